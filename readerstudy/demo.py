@@ -1,0 +1,370 @@
+"""A small ReXVQA-shaped demo dataset built on real radiographs from `pydicom-data`.
+
+`RG1_UNCR.dcm` is a real PA chest CR with multiple round masses in both lungs; `RG3_UNCR.dcm`
+is an extremity radiograph, used as the "image does not match the question" case that experts
+should find. The demo is written as a real ReXVQA file and imported through the normal path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+CHEST_FINDINGS = (
+    "Multiple round, well-circumscribed soft-tissue masses of varying size are present "
+    "throughout both lungs, most numerous in the mid and lower zones. No pleural effusion. "
+    "No pneumothorax. The cardiomediastinal silhouette is within normal limits. "
+    "The visualised bones are intact."
+)
+CHEST_IMPRESSION = "Multiple bilateral pulmonary masses, most consistent with metastatic disease."
+
+# (task name, category, question, options, correct, explanation)
+CHEST_QUESTIONS = [
+    (
+        "Presence Assessment",
+        "Lung",
+        "Are there pulmonary masses on this radiograph?",
+        [
+            "Yes, multiple bilateral round masses",
+            "No, the lungs are clear",
+            "Only a single solitary nodule",
+            "Only calcified granulomas",
+        ],
+        "A",
+        "Several round soft-tissue masses are seen in both lungs.",
+    ),
+    (
+        "Presence Assessment",
+        "Pleura",
+        "Is there a pneumothorax?",
+        [
+            "Yes, a large right pneumothorax",
+            "Yes, a small left apical pneumothorax",
+            "No pneumothorax is seen",
+            "Tension pneumothorax",
+        ],
+        "C",
+        "Lung markings extend to the chest wall on both sides; no pleural line.",
+    ),
+    (
+        "Presence Assessment",
+        "Pleura",
+        "Is there a pleural effusion?",
+        [
+            "Large left effusion",
+            "Bilateral small effusions",
+            "Right subpulmonic effusion",
+            "No pleural effusion",
+        ],
+        "D",
+        "Both costophrenic angles are sharp.",
+    ),
+    (
+        "Presence Assessment",
+        "Cardiac",
+        "Is the heart enlarged?",
+        [
+            "Yes, markedly",
+            "Yes, mildly",
+            "No, the heart size is normal",
+            "Cannot be assessed on a PA film",
+        ],
+        "C",
+        "The cardiothoracic ratio is below 0.5 on this PA view.",
+    ),
+    (
+        "Negation Assessment",
+        "Pleura",
+        "Which of the following findings is NOT present?",
+        [
+            "Multiple pulmonary masses",
+            "Bilateral lung involvement",
+            "Pleural effusion",
+            "Round opacities",
+        ],
+        "C",
+        "The report states there is no pleural effusion.",
+    ),
+    (
+        "Negation Assessment",
+        "Pleura",
+        "Which finding is absent on this study?",
+        ["Pneumothorax", "Pulmonary masses", "Bilateral opacities", "Mid-zone nodularity"],
+        "A",
+        "No pneumothorax is described or seen.",
+    ),
+    (
+        "Negation Assessment",
+        "Lung",
+        "Which of these is NOT a feature of the lung lesions?",
+        ["Round shape", "Multiplicity", "Air bronchograms", "Varying size"],
+        "C",
+        "The lesions are solid round masses, not consolidation with air bronchograms.",
+    ),
+    (
+        "Negation Assessment",
+        "Bone",
+        "Which of the following is NOT seen?",
+        ["Intact visualised bones", "Rib fracture", "Normal mediastinum", "Bilateral masses"],
+        "B",
+        "The bones are intact; there is no fracture.",
+    ),
+    (
+        "Differential Diagnosis",
+        "Lung",
+        "What is the most likely diagnosis?",
+        ["Haematogenous metastases", "Lobar pneumonia", "Pulmonary oedema", "Sarcoidosis"],
+        "A",
+        "Multiple round masses of varying size in both lungs are classic for metastases.",
+    ),
+    (
+        "Differential Diagnosis",
+        "Lung",
+        "Which diagnosis is LEAST likely to explain these findings?",
+        [
+            "Metastatic renal cell carcinoma",
+            "Septic emboli",
+            "Granulomatosis with polyangiitis",
+            "Spontaneous pneumothorax",
+        ],
+        "D",
+        "A pneumothorax does not produce multiple round masses.",
+    ),
+    (
+        "Differential Diagnosis",
+        "Lung",
+        "Which primary tumour classically gives this pattern?",
+        ["Basal cell carcinoma of the skin", "Renal cell carcinoma", "Meningioma", "Lipoma"],
+        "B",
+        "'Cannonball' metastases are typical of renal cell carcinoma among others.",
+    ),
+    (
+        "Differential Diagnosis",
+        "Lung",
+        "What is the best next imaging step?",
+        [
+            "Contrast-enhanced CT of the chest",
+            "Repeat radiograph in one year",
+            "No further imaging",
+            "Barium swallow",
+        ],
+        "A",
+        "CT characterises the masses and stages disease.",
+    ),
+    (
+        "Location and Distribution Assessment",
+        "Lung",
+        "How are the masses distributed?",
+        [
+            "Bilateral, most numerous in the mid and lower zones",
+            "Right upper lobe only",
+            "Left apex only",
+            "Confined to the hila",
+        ],
+        "A",
+        "Masses are seen in both lungs with mid and lower zone predominance.",
+    ),
+    (
+        "Location and Distribution Assessment",
+        "Lung",
+        "Which lung is involved?",
+        ["Right only", "Left only", "Both lungs", "Neither"],
+        "C",
+        "Both lungs contain masses.",
+    ),
+    (
+        "Location and Distribution Assessment",
+        "Lung",
+        "Where is the largest concentration of lesions?",
+        ["Lung apices", "Mid and lower zones", "Retrocardiac only", "Pleural surfaces"],
+        "B",
+        "Lesions are most numerous in the mid and lower zones.",
+    ),
+    (
+        "Location and Distribution Assessment",
+        "Lung",
+        "Are the lesions central or peripheral?",
+        [
+            "Exclusively central",
+            "Exclusively subpleural",
+            "Scattered, central and peripheral",
+            "Only in the hila",
+        ],
+        "C",
+        "Metastases are scattered throughout both lungs.",
+    ),
+    (
+        "Geometric Information Assessment",
+        "Lung",
+        "How would you describe the lesions' shape?",
+        ["Round and well circumscribed", "Linear", "Thick-walled and cavitating", "Spiculated"],
+        "A",
+        "The masses are round with smooth margins.",
+    ),
+    (
+        "Geometric Information Assessment",
+        "Lung",
+        "What is the approximate size of the largest masses?",
+        ["Under 5 mm", "About 2 to 5 cm", "Over 10 cm", "About 1 mm"],
+        "B",
+        "The largest masses measure a few centimetres.",
+    ),
+    (
+        "Geometric Information Assessment",
+        "Cardiac",
+        "What is the cardiothoracic ratio?",
+        ["Below 0.5", "About 0.6", "About 0.7", "Above 0.8"],
+        "A",
+        "The heart size is normal.",
+    ),
+    (
+        "Geometric Information Assessment",
+        "Lung",
+        "Are the lesions of uniform size?",
+        [
+            "Yes, all identical",
+            "No, they vary in size",
+            "There is a single lesion",
+            "There are no lesions",
+        ],
+        "B",
+        "The masses vary in size, as haematogenous metastases do.",
+    ),
+]
+MISMATCH_QUESTIONS = [
+    (
+        "Presence Assessment",
+        "Pleura",
+        "Is there a pleural effusion on this chest radiograph?",
+        ["Yes, on the left", "Yes, on the right", "Bilateral effusions", "No pleural effusion"],
+        "D",
+        "Both costophrenic angles are sharp.",
+    ),
+    (
+        "Location and Distribution Assessment",
+        "Lung",
+        "Where is the consolidation?",
+        ["Right lower lobe", "Left upper lobe", "Lingula", "There is no consolidation"],
+        "A",
+        "Consolidation in the right lower lobe obscures the right hemidiaphragm.",
+    ),
+]
+CHEST_CASES = [
+    ("demo-cxr-01", "Cough and weight loss for three months.", "058Y", "F"),
+    ("demo-cxr-02", "Known renal cell carcinoma; staging.", "61Y", "F"),
+    ("demo-cxr-03", "Shortness of breath.", "58", "F"),
+    ("demo-cxr-04", "Follow-up of lung nodules.", "059Y", "F"),
+    ("demo-cxr-05", "Chest pain.", "60Y", "F"),
+]
+USERS = {
+    "reader1": "reader",
+    "reader2": "reader",
+    "reader3": "reader",
+    "expert1": "expert",
+    "pi1": "pi",
+}
+DATASET_NAME = "ReXVQA demo"
+STUDY_SLUG = "demo"
+
+
+def _instance_path(patient: str, accession: str, uid: str, ext: str) -> str:
+    return (
+        f"deid_png/{patient}/{accession}/studies/1.2.826.0.1.{uid}/series/1.2.826.0.2.{uid}/"
+        f"instances/1.2.826.0.3.{uid}.{ext}"
+    )
+
+
+def _place(source: Path, target: Path) -> None:
+    """Hard-link when possible: the demo copies one radiograph into several case folders."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.exists():
+        return
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
+
+
+def _write_png16(source: Path, target: Path) -> None:
+    """A 16-bit PNG version of a MONOCHROME1 DICOM, as the ReXVQA deid_png files are."""
+    import pydicom
+    from PIL import Image
+
+    if target.exists():
+        return
+    ds = pydicom.dcmread(source)
+    stored = ds.pixel_array.astype(np.int64)
+    values = (stored.max() - stored) * (65535 // max(1, int(stored.max())))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    Image.fromarray(values.astype(np.uint16)).save(target)
+
+
+def write_demo_files(root: Path) -> Path:
+    """Write the demo ReXVQA file and images under root; return the JSON path."""
+    from pydicom.data import get_testdata_file
+
+    chest = Path(get_testdata_file("RG1_UNCR.dcm"))
+    extremity = Path(get_testdata_file("RG3_UNCR.dcm"))
+    records: dict[str, dict] = {}
+    for index, (study_id, indication, age, sex) in enumerate(CHEST_CASES):
+        uid = f"{index + 1}"
+        if index == 1:
+            rel = _instance_path("p0002", "a0002", uid, "png")
+            _write_png16(chest, root / rel)
+        else:
+            rel = _instance_path(f"p000{index + 1}", f"a000{index + 1}", uid, "dcm")
+            _place(chest, root / rel)
+        questions = CHEST_QUESTIONS[index::5]  # four questions, spread over the tasks
+        for qnum, q in enumerate(questions):
+            records[f"{study_id}-q{qnum + 1}"] = _record(
+                study_id, uid, rel, indication, age, sex, q, "PA", CHEST_FINDINGS, CHEST_IMPRESSION
+            )
+    rel = _instance_path("p0009", "a0009", "9", "dcm")
+    _place(extremity, root / rel)
+    for qnum, q in enumerate(MISMATCH_QUESTIONS):
+        records[f"demo-mismatch-q{qnum + 1}"] = _record(
+            "demo-mismatch",
+            "9",
+            rel,
+            "Shortness of breath.",
+            "047Y",
+            "M",
+            q,
+            "PA",
+            "Right lower lobe consolidation. No pleural effusion.",
+            "Right lower lobe pneumonia.",
+        )
+    json_path = root / "metadata" / "demo.json"
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    json_path.write_text(json.dumps(records, indent=1))
+    return json_path
+
+
+def _record(study_id, uid, rel, indication, age, sex, q, view, findings, impression) -> dict:
+    task, category, text, options, correct, explanation = q
+    return {
+        "question": text,
+        "options": [f"{letter}. {o}" for letter, o in zip("ABCD", options, strict=True)],
+        "correct_answer": correct,
+        "correct_answer_explanation": explanation,
+        "task_name": task,
+        "category": category,
+        "subcategory": "",
+        "class": "demo",
+        "study_id": study_id,
+        "StudyInstanceUid": f"1.2.826.0.1.{uid}",
+        "PatientID": f"demo-{uid}",
+        "PatientAge": age,
+        "PatientSex": sex,
+        "StudyDate": "20240101",
+        "Indication": indication,
+        "Findings": findings,
+        "Impression": impression,
+        "ImagePath": [f"../{rel}"],
+        "ImageModality": ["CR"],
+        "ImageViewPosition": [view],
+    }

@@ -1,0 +1,47 @@
+"""python manage.py import_rexvqa FILE [--dataset NAME] [--images-root DIR] [--json]"""
+
+import json
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from readerstudy.rexvqa import RexvqaError
+from readerstudy.services.importing import rexvqa_import
+
+
+class Command(BaseCommand):
+    help = "Import a ReXVQA question file (all or nothing). Re-importing changes nothing."
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", type=Path)
+        parser.add_argument("--dataset", default=None, help="Dataset name (default: file stem).")
+        parser.add_argument(
+            "--images-root",
+            type=Path,
+            default=None,
+            help="Folder holding deid_png/ (default: parent of the file's folder).",
+        )
+        parser.add_argument("--json", action="store_true", help="Print a JSON summary.")
+
+    def handle(self, *args, **opts):
+        path: Path = opts["file"]
+        name = opts["dataset"] or path.stem
+        progress = not opts["json"] and self.stderr.isatty()
+        try:
+            summary = rexvqa_import(
+                path=path, dataset_name=name, images_root=opts["images_root"], progress=progress
+            )
+        except RexvqaError as exc:
+            raise CommandError(f"Import failed, nothing was written. {exc}") from exc
+        if opts["json"]:
+            self.stdout.write(json.dumps(summary.as_dict(), indent=2))
+            return
+        s = summary
+        self.stdout.write(
+            self.style.SUCCESS(f"Imported into dataset {s.dataset!r}: ")
+            + f"questions {s.questions_created} new / {s.questions_unchanged} unchanged; "
+            f"cases {s.cases_created} / {s.cases_unchanged}; "
+            f"images {s.images_created} / {s.images_unchanged}."
+        )
+        for task, count in s.per_task.items():
+            self.stdout.write(f"  {task}: {count}")

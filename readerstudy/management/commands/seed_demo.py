@@ -1,0 +1,66 @@
+"""python manage.py seed_demo [--password PW]: demo dataset, study and users (idempotent)."""
+
+import secrets
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from readerstudy import demo
+from readerstudy.models import Dataset, ReaderStudy, Role
+from readerstudy.services.importing import rexvqa_import
+from readerstudy.services.studies import membership_add, study_create
+
+
+class Command(BaseCommand):
+    help = "Create the demo dataset, study and users (reader1-3, expert1, pi1)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--password", help="Password for every demo user (default: random).")
+
+    def handle(self, *args, **opts):
+        password = opts["password"] or secrets.token_urlsafe(9)
+        root = Path(settings.MEDIA_ROOT) / "demo-source"
+        json_path = demo.write_demo_files(root)
+        summary = rexvqa_import(path=json_path, dataset_name=demo.DATASET_NAME)
+        self.stdout.write(
+            f"Demo dataset: {summary.questions_created} questions new, "
+            f"{summary.questions_unchanged} already there."
+        )
+        User = get_user_model()
+        with transaction.atomic():
+            users = {}
+            for username in demo.USERS:
+                user, _ = User.objects.get_or_create(username=username)
+                user.set_password(password)
+                user.save()
+                users[username] = user
+        dataset = Dataset.objects.get(name=demo.DATASET_NAME)
+        study = ReaderStudy.objects.filter(slug=demo.STUDY_SLUG).first()
+        if study is None:
+            created = study_create(
+                slug=demo.STUDY_SLUG,
+                dataset=dataset,
+                n=dataset.questions.count(),
+                seed=7,
+                title="Demo reader study: chest X-ray MCQs",
+                instructions=(
+                    "Answer each question from the images. Rate how hard it was and whether "
+                    "the question fits the image. Keys: 1-4 or A-D choose, Enter submits, "
+                    "? lists every shortcut."
+                ),
+            )
+            study = created.study
+        for username, role in demo.USERS.items():
+            membership_add(study=study, user=users[username], role=role)
+        membership_add(study=study, user=users["pi1"], role=Role.EXPERT)
+        self._after_seed(study)
+        self.stdout.write(self.style.SUCCESS("Demo ready at http://127.0.0.1:8000/"))
+        self.stdout.write("Logins (username / password):")
+        for username, role in demo.USERS.items():
+            self.stdout.write(f"  {username:8} / {password}   ({role})")
+
+    def _after_seed(self, study) -> None:
+        """Hook for other apps' demo data (simulated readers, AI predictions)."""

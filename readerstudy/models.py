@@ -1,0 +1,242 @@
+"""Core domain: question banks, imaging studies (cases), images, questions, reader studies.
+
+Invariants live in database constraints so that no code path (import, admin, API, shell) can
+store a question without four options or with a correct option outside A-D.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+LETTERS = ("A", "B", "C", "D")
+
+
+class Task(models.TextChoices):
+    """The five ReXVQA task types; labels are the names used in the released files."""
+
+    PRESENCE = "presence", "Presence Assessment"
+    NEGATION = "negation", "Negation Assessment"
+    DIFFERENTIAL = "differential", "Differential Diagnosis"
+    LOCATION = "location", "Location and Distribution Assessment"
+    GEOMETRIC = "geometric", "Geometric Information Assessment"
+
+
+class Sex(models.TextChoices):
+    FEMALE = "F", "Female"
+    MALE = "M", "Male"
+    OTHER = "O", "Other"
+    UNKNOWN = "", "Unknown"
+
+
+class Dataset(models.Model):
+    """A question bank, e.g. "ReXVQA test"."""
+
+    name = models.CharField(max_length=200, unique=True)
+    description = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Case(models.Model):
+    """One imaging study. Findings and impression are the source report: never shown to readers."""
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="cases")
+    study_id = models.CharField(max_length=200)
+    study_instance_uid = models.CharField(max_length=200, blank=True)
+    patient_id = models.CharField(max_length=200, blank=True)
+    patient_age = models.PositiveSmallIntegerField(null=True, blank=True)
+    patient_sex = models.CharField(max_length=1, choices=Sex.choices, blank=True)
+    study_date = models.CharField(max_length=32, blank=True)
+    indication = models.TextField(blank=True)
+    findings = models.TextField(blank=True)
+    impression = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["dataset", "study_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["dataset", "study_id"], name="case_unique_study_id"),
+        ]
+
+    def __str__(self) -> str:
+        return self.study_id
+
+
+class Image(models.Model):
+    """One view of a case: the source file as imported and the display PNG derived from it."""
+
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="images")
+    position = models.PositiveSmallIntegerField(default=0)
+    view_position = models.CharField(max_length=32, blank=True)
+    modality = models.CharField(max_length=16, blank=True)
+    source_path = models.CharField(max_length=1000, help_text="Resolved absolute path.")
+    display = models.CharField(max_length=300, blank=True, help_text="Path under MEDIA_ROOT.")
+    thumbnail = models.CharField(max_length=300, blank=True, help_text="Path under MEDIA_ROOT.")
+    width = models.PositiveIntegerField(null=True, blank=True)
+    height = models.PositiveIntegerField(null=True, blank=True)
+    bits_stored = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["case", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["case", "position"], name="image_unique_position"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.case.study_id} {self.view_position or '?'}"
+
+    @property
+    def view_label(self) -> str:
+        return (self.view_position or "View").upper()
+
+
+class Question(models.Model):
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="questions")
+    case = models.ForeignKey(Case, on_delete=models.PROTECT, related_name="questions")
+    source_id = models.CharField(max_length=200, help_text="Question id in the source file.")
+    text = models.TextField()
+    option_a = models.TextField()
+    option_b = models.TextField()
+    option_c = models.TextField()
+    option_d = models.TextField()
+    correct = models.CharField(max_length=1)
+    explanation = models.TextField(blank=True)
+    task = models.CharField(max_length=20, choices=Task.choices)
+    category = models.CharField(max_length=200, blank=True)
+    subcategory = models.CharField(max_length=200, blank=True)
+    klass = models.CharField("class", max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["dataset", "source_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["dataset", "source_id"], name="question_unique_source"),
+            models.CheckConstraint(
+                condition=Q(correct__in=LETTERS), name="question_correct_in_range"
+            ),
+            models.CheckConstraint(
+                condition=~Q(option_a="") & ~Q(option_b="") & ~Q(option_c="") & ~Q(option_d=""),
+                name="question_four_options",
+            ),
+            models.CheckConstraint(condition=Q(task__in=Task.values), name="question_task_known"),
+        ]
+        indexes = [models.Index(fields=["dataset", "task"])]
+
+    def __str__(self) -> str:
+        return self.source_id
+
+    @property
+    def options(self) -> list[str]:
+        return [self.option_a, self.option_b, self.option_c, self.option_d]
+
+    @property
+    def labelled_options(self) -> list[tuple[str, str]]:
+        return list(zip(LETTERS, self.options, strict=True))
+
+
+class ReaderStudy(models.Model):
+    slug = models.SlugField(max_length=100, unique=True)
+    title = models.CharField(max_length=300)
+    dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="studies")
+    instructions = models.TextField(blank=True)
+    closing_text = models.TextField(
+        blank=True, default="Thank you: your answers are recorded. You may close this window."
+    )
+    random_order = models.BooleanField(
+        default=True, help_text="Each reader gets their own deterministic random order."
+    )
+    allow_revision = models.BooleanField(
+        default=True, help_text="Readers may go back and change answers before finishing."
+    )
+    show_indication = models.BooleanField(
+        default=True, help_text="Show the indication, age and sex to readers."
+    )
+    lock_on_finish = models.BooleanField(
+        default=True, help_text="Final submit locks the reader's answers."
+    )
+    seed = models.BigIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name_plural = "reader studies"
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class StudyQuestion(models.Model):
+    """A question in a reader study, in the study's order; may be excluded from analysis."""
+
+    study = models.ForeignKey(ReaderStudy, on_delete=models.CASCADE, related_name="items")
+    question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="study_items")
+    position = models.PositiveIntegerField()
+    excluded = models.BooleanField(default=False)
+    excluded_reason = models.TextField(blank=True)
+    excluded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    excluded_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["study", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "question"], name="studyq_unique_question"),
+            models.UniqueConstraint(fields=["study", "position"], name="studyq_unique_position"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.study.slug}#{self.position}"
+
+
+class Role(models.TextChoices):
+    READER = "reader", "Reader"
+    EXPERT = "expert", "Expert"
+    PI = "pi", "PI"
+
+
+class Membership(models.Model):
+    study = models.ForeignKey(ReaderStudy, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    role = models.CharField(max_length=10, choices=Role.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["study", "role", "user__username"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "user", "role"], name="membership_unique"),
+            models.CheckConstraint(condition=Q(role__in=Role.values), name="membership_role"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.role} of {self.study.slug}"
+
+
+class AuditEvent(models.Model):
+    """Who did what and when, for actions that change a study's meaning (roles, exclusions)."""
+
+    study = models.ForeignKey(
+        ReaderStudy, null=True, blank=True, on_delete=models.CASCADE, related_name="audit"
+    )
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    action = models.CharField(max_length=64)
+    detail = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.actor} {self.action}"

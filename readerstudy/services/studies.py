@@ -1,0 +1,184 @@
+"""Create reader studies, derive their display images, manage memberships."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from readerstudy.imaging import derive_display_image
+from readerstudy.models import (
+    AuditEvent,
+    Dataset,
+    Image,
+    Membership,
+    Question,
+    ReaderStudy,
+    Role,
+    StudyQuestion,
+    Task,
+)
+from readerstudy.sampling import Candidate, SamplingError, sample
+
+
+class StudyError(ValueError):
+    pass
+
+
+@dataclass
+class StudyCreated:
+    study: ReaderStudy
+    question_ids: list[str]
+    per_task: dict[str, int]
+    images_derived: int
+
+
+def _users(usernames: list[str]) -> list:
+    User = get_user_model()
+    found = {u.username: u for u in User.objects.filter(username__in=usernames)}
+    missing = [name for name in usernames if name not in found]
+    if missing:
+        raise StudyError(f"unknown user(s): {', '.join(missing)}")
+    return [found[name] for name in usernames]
+
+
+def derive_images(images: list[Image]) -> int:
+    """Derive display PNGs for images that have none yet; return how many were derived."""
+    media_root = Path(settings.MEDIA_ROOT)
+    derived = 0
+    for image in images:
+        if image.display and (media_root / image.display).exists():
+            continue
+        result = derive_display_image(
+            Path(image.source_path),
+            media_root,
+            max_size=settings.DISPLAY_MAX_SIZE,
+            thumb_size=settings.THUMBNAIL_MAX_SIZE,
+        )
+        image.display = result.display
+        image.thumbnail = result.thumbnail
+        image.width, image.height = result.width, result.height
+        image.bits_stored = result.bits_stored
+        image.save(update_fields=["display", "thumbnail", "width", "height", "bits_stored"])
+        derived += 1
+    return derived
+
+
+def study_create(
+    *,
+    slug: str,
+    dataset: Dataset,
+    n: int,
+    seed: int = 0,
+    stratify: str = "task",
+    one_per_case: bool = False,
+    title: str = "",
+    readers: list[str] = (),
+    experts: list[str] = (),
+    pis: list[str] = (),
+    created_by=None,
+    **options,
+) -> StudyCreated:
+    if ReaderStudy.objects.filter(slug=slug).exists():
+        raise StudyError(f"a study with slug {slug!r} already exists")
+    if stratify not in {"task", "category", "none"}:
+        raise StudyError("stratify must be task, category or none")
+    members = [
+        (user, role)
+        for names, role in ((readers, Role.READER), (experts, Role.EXPERT), (pis, Role.PI))
+        for user in _users(list(names))
+    ]
+    rows = list(dataset.questions.values_list("id", "source_id", "task", "category", "case_id"))
+    if not rows:
+        raise StudyError(f"dataset {dataset.name!r} has no questions")
+    candidates = [
+        Candidate(
+            question_id=source_id,
+            stratum=(task if stratify == "task" else category or "(none)"),
+            case_id=str(case_id),
+        )
+        for _, source_id, task, category, case_id in rows
+    ]
+    try:
+        chosen = sample(
+            candidates,
+            n,
+            seed=seed,
+            stratified=stratify != "none",
+            one_per_case=one_per_case,
+        )
+    except SamplingError as exc:
+        raise StudyError(str(exc)) from exc
+    pk_by_source = {source_id: pk for pk, source_id, *_ in rows}
+    task_by_source = {source_id: task for _, source_id, task, *_ in rows}
+    with transaction.atomic():
+        study = ReaderStudy.objects.create(
+            slug=slug,
+            title=title or slug.replace("-", " ").title(),
+            dataset=dataset,
+            seed=seed,
+            created_by=created_by,
+            **options,
+        )
+        StudyQuestion.objects.bulk_create(
+            StudyQuestion(study=study, question_id=pk_by_source[qid], position=i)
+            for i, qid in enumerate(chosen)
+        )
+        for user, role in members:
+            membership_add(study=study, user=user, role=role, actor=created_by)
+        case_ids = Question.objects.filter(study_items__study=study).values("case_id")
+        derived = derive_images(list(Image.objects.filter(case_id__in=case_ids)))
+    per_task = Counter(Task(task_by_source[qid]).label for qid in chosen)
+    return StudyCreated(study, chosen, dict(sorted(per_task.items())), derived)
+
+
+def membership_add(*, study: ReaderStudy, user, role: str, actor=None) -> Membership:
+    membership, created = Membership.objects.get_or_create(study=study, user=user, role=role)
+    if created:
+        AuditEvent.objects.create(
+            study=study,
+            actor=actor,
+            action="membership.add",
+            detail={"user": user.username, "role": role},
+        )
+    return membership
+
+
+@transaction.atomic
+def membership_remove(*, study: ReaderStudy, user, role: str, actor=None) -> bool:
+    deleted, _ = Membership.objects.filter(study=study, user=user, role=role).delete()
+    if deleted:
+        AuditEvent.objects.create(
+            study=study,
+            actor=actor,
+            action="membership.remove",
+            detail={"user": user.username, "role": role},
+        )
+    return bool(deleted)
+
+
+@transaction.atomic
+def study_question_set_excluded(
+    *, item: StudyQuestion, excluded: bool, reason: str, actor
+) -> StudyQuestion:
+    """Exclude a question from analysis (or include it again); the reason is required."""
+    reason = reason.strip()
+    if not reason:
+        raise StudyError("a reason is required")
+    item.excluded = excluded
+    item.excluded_reason = reason
+    item.excluded_by = actor
+    item.excluded_at = timezone.now()
+    item.save(update_fields=["excluded", "excluded_reason", "excluded_by", "excluded_at"])
+    AuditEvent.objects.create(
+        study=item.study,
+        actor=actor,
+        action="question.exclude" if excluded else "question.include",
+        detail={"question": item.question.source_id, "reason": reason},
+    )
+    return item

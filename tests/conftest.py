@@ -1,0 +1,68 @@
+"""Shared fixtures: isolated media, personas around one study."""
+
+from pathlib import Path
+
+import pytest
+
+from readerstudy.models import Role
+from tests.factories import MembershipFactory, UserFactory, build_study
+
+RESOURCES = Path(__file__).parent / "resources"
+
+
+@pytest.fixture(autouse=True)
+def _media_root(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    settings.MEDIA_ROOT.mkdir()
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    return settings.MEDIA_ROOT
+
+
+@pytest.fixture
+def resources() -> Path:
+    return RESOURCES
+
+
+@pytest.fixture
+def study(db):
+    return build_study(4, images_per_case=2)
+
+
+def _member(study, username, role):
+    user = UserFactory(username=username)
+    MembershipFactory(study=study, user=user, role=role)
+    return user
+
+
+@pytest.fixture
+def reader(study):
+    return _member(study, "reader", Role.READER)
+
+
+@pytest.fixture
+def other_reader(study):
+    return _member(study, "other_reader", Role.READER)
+
+
+@pytest.fixture
+def expert(study):
+    return _member(study, "expert", Role.EXPERT)
+
+
+@pytest.fixture
+def pi(study):
+    return _member(study, "pi", Role.PI)
+
+
+@pytest.fixture
+def outsider(db):
+    return UserFactory(username="outsider")
+
+
+@pytest.fixture
+def reader_client(client, reader):
+    client.force_login(reader)
+    return client

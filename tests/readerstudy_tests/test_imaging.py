@@ -1,0 +1,101 @@
+"""The display pipeline on real radiographs from pydicom-data and on 8/16-bit PNGs."""
+
+from pathlib import Path
+
+import numpy as np
+import pydicom
+import pytest
+from PIL import Image
+from pydicom.data import get_testdata_file
+from pydicom.pixels import apply_modality_lut
+
+from readerstudy.imaging import ImagingError, derive_display_image, display_pixels
+
+
+def test_rg1_monochrome1_chest_shows_lungs_darker_than_spine():
+    path = get_testdata_file("RG1_UNCR.dcm")
+    ds = pydicom.dcmread(path)
+    assert ds.PhotometricInterpretation == "MONOCHROME1"
+    px = display_pixels(Path(path)).pixels
+    h, w = px.shape
+    assert px.dtype == np.uint8 and px.shape == (1955, 1841)
+    # Sample boxes in the mid zones: the spine in the middle, the lungs either side.
+    band = slice(int(h * 0.35), int(h * 0.45))
+    spine = px[band, int(w * 0.47) : int(w * 0.53)].mean()
+    right_lung = px[band, int(w * 0.2) : int(w * 0.3)].mean()
+    left_lung = px[band, int(w * 0.7) : int(w * 0.8)].mean()
+    assert spine > right_lung + 20
+    assert spine > left_lung + 20
+
+
+def test_rg1_uses_the_header_window():
+    path = get_testdata_file("RG1_UNCR.dcm")
+    ds = pydicom.dcmread(path)
+    stored = apply_modality_lut(ds.pixel_array, ds).astype(float)
+    centre, width = float(ds.WindowCenter), float(ds.WindowWidth)
+    expected = np.clip(((stored - (centre - 0.5)) / (width - 1) + 0.5), 0, 1)
+    expected = 255 - np.rint(expected * 255)  # MONOCHROME1
+    px = display_pixels(Path(path)).pixels.astype(float)
+    assert np.abs(px - expected).max() <= 1
+
+
+def test_modality_lut_is_applied(tmp_path):
+    path = get_testdata_file("mlut_18.dcm")
+    ds = pydicom.dcmread(path)
+    assert "ModalityLUTSequence" in ds
+    px = display_pixels(Path(path)).pixels
+    lut_values = apply_modality_lut(ds.pixel_array, ds).astype(float)
+    # No VOI in the header: the full range of the modality LUT output is shown.
+    expected = np.rint((lut_values - lut_values.min()) / np.ptp(lut_values) * 255)
+    assert np.abs(px.astype(float) - expected).max() <= 1
+    # The LUT really drives the output: reversing its data inverts the picture.
+    item = ds.ModalityLUTSequence[0]
+    item.LUTData = list(reversed(list(item.LUTData)))
+    reversed_path = tmp_path / "mlut_reversed.dcm"
+    ds.save_as(reversed_path)
+    px_reversed = display_pixels(reversed_path).pixels.astype(int)
+    assert np.abs(px_reversed - (255 - px.astype(int))).max() <= 1
+
+
+def test_voi_lut_sequence_is_applied():
+    path = get_testdata_file("vlut_04.dcm")
+    ds = pydicom.dcmread(path)
+    assert "VOILUTSequence" in ds
+    lut = np.asarray(ds.VOILUTSequence[0].LUTData, dtype=float)
+    first = int(ds.VOILUTSequence[0].LUTDescriptor[1])
+    idx = np.clip(ds.pixel_array.astype(int) - first, 0, len(lut) - 1)
+    mapped = lut[idx]
+    expected = np.rint((mapped - lut.min()) / (lut.max() - lut.min()) * 255)
+    px = display_pixels(Path(path)).pixels.astype(float)
+    assert np.abs(px - expected).max() <= 1
+
+
+def test_16bit_png_is_scaled_to_full_8bit_range(resources):
+    px = display_pixels(resources / "tiny_16bit.png").pixels
+    assert px.dtype == np.uint8 and px.min() == 0 and px.max() == 255
+    assert (np.diff(px[0].astype(int)) >= 0).all()  # monotone along the gradient
+
+
+def test_8bit_png_is_unchanged(resources):
+    px = display_pixels(resources / "tiny_8bit.png").pixels
+    assert (px == np.asarray(Image.open(resources / "tiny_8bit.png"))).all()
+
+
+def test_not_an_image_is_rejected(resources):
+    with pytest.raises(ImagingError, match="neither a PNG nor a DICOM"):
+        display_pixels(resources / "not_an_image.png")
+
+
+def test_derive_caps_size_writes_once_and_names_by_content(tmp_path):
+    source = Path(get_testdata_file("RG1_UNCR.dcm"))
+    first = derive_display_image(source, tmp_path, max_size=512, thumb_size=64)
+    assert max(first.width, first.height) == 512
+    display = tmp_path / first.display
+    thumb = Image.open(tmp_path / first.thumbnail)
+    assert max(thumb.size) == 64
+    assert Image.open(display).mode == "L"
+    mtime = display.stat().st_mtime_ns
+    second = derive_display_image(source, tmp_path, max_size=512, thumb_size=64)
+    assert second.display == first.display
+    assert display.stat().st_mtime_ns == mtime
+    assert first.bits_stored == 15

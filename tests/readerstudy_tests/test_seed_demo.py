@@ -1,0 +1,36 @@
+"""seed_demo: real radiographs, all five tasks, users, idempotent."""
+
+from io import StringIO
+
+import pytest
+from django.contrib.auth import authenticate
+from django.core.management import call_command
+
+from readerstudy.models import Image, Membership, Question, ReaderStudy, Task
+
+pytestmark = pytest.mark.django_db
+
+
+def test_seed_demo_is_complete_and_idempotent():
+    out = StringIO()
+    call_command("seed_demo", "--password", "pw-for-tests-1", stdout=out)
+    assert "reader1" in out.getvalue() and "pw-for-tests-1" in out.getvalue()
+    study = ReaderStudy.objects.get(slug="demo")
+    assert study.items.count() == Question.objects.count() >= 20
+    assert set(Question.objects.values_list("task", flat=True)) == set(Task.values)
+    assert Image.objects.exclude(display="").count() == Image.objects.count() >= 6
+    assert Image.objects.filter(source_path__endswith=".png").exists()  # the 16-bit PNG case
+    for username in ["reader1", "reader2", "reader3", "expert1", "pi1"]:
+        assert authenticate(username=username, password="pw-for-tests-1") is not None
+    counts = (Question.objects.count(), Image.objects.count(), Membership.objects.count())
+    call_command("seed_demo", "--password", "pw-for-tests-2", stdout=StringIO())
+    assert (Question.objects.count(), Image.objects.count(), Membership.objects.count()) == counts
+    assert authenticate(username="reader1", password="pw-for-tests-2") is not None
+
+
+def test_random_password_is_printed():
+    out = StringIO()
+    call_command("seed_demo", stdout=out)
+    line = next(line for line in out.getvalue().splitlines() if "reader1" in line)
+    password = line.split("/")[1].split()[0]
+    assert authenticate(username="reader1", password=password) is not None

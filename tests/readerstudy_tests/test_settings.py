@@ -1,0 +1,47 @@
+"""Settings fail loudly on bad environment values."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def load_settings(**env) -> subprocess.CompletedProcess:
+    clean = {
+        k: v for k, v in os.environ.items() if k not in {"DEBUG", "SECRET_KEY", "DATABASE_URL"}
+    }
+    clean.update(env)
+    code = "import readerstudy.settings as s; print(s.DATABASES['default']['ENGINE'], s.DEBUG)"
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=clean, capture_output=True, text=True
+    )
+
+
+def test_secret_key_required_when_debug_off():
+    result = load_settings(DEBUG="0")
+    assert result.returncode != 0
+    assert "SECRET_KEY is required when DEBUG is off" in result.stderr
+
+
+def test_debug_must_be_a_boolean():
+    result = load_settings(DEBUG="maybe", SECRET_KEY="x")
+    assert result.returncode != 0 and "DEBUG='maybe' is not a boolean" in result.stderr
+
+
+def test_bad_database_url_fails():
+    result = load_settings(DEBUG="1", DATABASE_URL="nosuchdb://x")
+    assert result.returncode != 0 and "DATABASE_URL" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("url", "engine"),
+    [("sqlite:///tmp.db", "sqlite3"), ("postgres://postgres@127.0.0.1:5432/x", "postgresql")],
+)
+def test_database_url_selects_engine(url, engine):
+    result = load_settings(DEBUG="1", DATABASE_URL=url)
+    assert result.returncode == 0, result.stderr
+    assert engine in result.stdout
