@@ -1,0 +1,94 @@
+"""What people record: reader answers with their revision history, and reader completion.
+
+One answer per reader per study question is a database constraint; every change of an answer
+is kept as a revision so that the study's audit trail survives "I changed my mind" edits.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from readerstudy.models import LETTERS, ReaderStudy, StudyQuestion
+
+
+class Difficulty(models.TextChoices):
+    EASY = "easy", "Easy"
+    MEDIUM = "medium", "Medium"
+    HARD = "hard", "Hard"
+
+
+class Alignment(models.TextChoices):
+    """Does the question fit this image?"""
+
+    YES = "yes", "Yes"
+    PARTLY = "partly", "Partly"
+    NO = "no", "No"
+
+
+class Answer(models.Model):
+    item = models.ForeignKey(StudyQuestion, on_delete=models.CASCADE, related_name="answers")
+    reader = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="answers"
+    )
+    choice = models.CharField(max_length=1)
+    difficulty = models.CharField(max_length=10, choices=Difficulty.choices, blank=True)
+    alignment = models.CharField(max_length=10, choices=Alignment.choices, blank=True)
+    comment = models.TextField(blank=True)
+    time_ms = models.PositiveIntegerField(default=0, help_text="Total visible time on the case.")
+    revisions_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["item__study", "reader", "item__position"]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "reader"], name="answer_one_per_reader"),
+            models.CheckConstraint(condition=Q(choice__in=LETTERS), name="answer_choice_letter"),
+            models.CheckConstraint(
+                condition=Q(difficulty__in=[*Difficulty.values, ""]), name="answer_difficulty"
+            ),
+            models.CheckConstraint(
+                condition=Q(alignment__in=[*Alignment.values, ""]), name="answer_alignment"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.reader} {self.item}: {self.choice}"
+
+
+class AnswerRevision(models.Model):
+    """One change of an answer: who, when, old and new values, time spent on the change."""
+
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="revisions")
+    editor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    old = models.JSONField()
+    new = models.JSONField()
+    time_ms = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["answer", "created_at"]
+
+    def __str__(self) -> str:
+        return f"revision of {self.answer_id} at {self.created_at:%Y-%m-%d %H:%M}"
+
+
+class ReaderCompletion(models.Model):
+    """A reader's final submit of a study; locks their answers when the study says so."""
+
+    study = models.ForeignKey(ReaderStudy, on_delete=models.CASCADE, related_name="completions")
+    reader = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="completions"
+    )
+    finished_at = models.DateTimeField(auto_now_add=True)
+    locked = models.BooleanField(default=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["study", "reader"], name="completion_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.reader} finished {self.study.slug}"

@@ -4,4 +4,10 @@ from annotation import views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("s/<slug:slug>/read/", views.study_start, name="reader-start"),
+    path("s/<slug:slug>/read/<int:number>/", views.case_page, name="reader-case"),
+    path("s/<slug:slug>/read/<int:number>/answer/", views.case_answer, name="reader-answer"),
+    path("s/<slug:slug>/read/review/", views.review, name="reader-review"),
+    path("s/<slug:slug>/read/done/", views.done, name="reader-done"),
+    path("img/<path:path>", views.media_image, name="media-image"),
 ]

@@ -1,0 +1,197 @@
+"""Reader-facing reads. Everything a reader's page shows is built here, from a view-model
+that simply has no field for the correct answer, explanation, report or anyone else's answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.urls import reverse
+
+from annotation.models import Answer, ReaderCompletion
+from readerstudy.models import Image, ReaderStudy, StudyQuestion
+from readerstudy.sampling import reader_order
+
+
+@dataclass(frozen=True)
+class ReaderImage:
+    url: str
+    thumbnail_url: str
+    label: str
+    width: int
+    height: int
+
+
+@dataclass(frozen=True)
+class ReaderAnswer:
+    choice: str
+    difficulty: str
+    alignment: str
+    comment: str
+
+
+@dataclass(frozen=True)
+class ReaderCase:
+    """Everything a reader may see about one case. No truth, no report, no other readers."""
+
+    study_slug: str
+    study_title: str
+    number: int  # 1-based position in this reader's order
+    total: int
+    question: str
+    options: list[tuple[str, str]]
+    images: list[ReaderImage]
+    indication: str | None
+    age: int | None
+    sex: str | None
+    answer: ReaderAnswer | None
+    editable: bool
+    allow_revision: bool
+    prev_number: int | None
+    next_number: int | None
+    answered_count: int
+    preload: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ReaderProgress:
+    answered: int
+    total: int
+    finished: bool
+    locked: bool
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.answered / self.total) if self.total else 0
+
+    @property
+    def complete(self) -> bool:
+        return self.total > 0 and self.answered >= self.total
+
+
+def image_url(relative: str) -> str:
+    return reverse("media-image", kwargs={"path": relative})
+
+
+def ordered_item_ids(study: ReaderStudy, reader) -> list[int]:
+    """The reader's order of study items: per-reader random when the study says so."""
+    ids = list(study.items.order_by("position").values_list("id", flat=True))
+    if not study.random_order:
+        return ids
+    order = reader_order(len(ids), study_seed=study.seed, study_id=study.id, reader_id=reader.id)
+    return [ids[i] for i in order]
+
+
+def answered_item_ids(study: ReaderStudy, reader) -> set[int]:
+    return set(
+        Answer.objects.filter(item__study=study, reader=reader).values_list("item_id", flat=True)
+    )
+
+
+def completion_of(study: ReaderStudy, reader) -> ReaderCompletion | None:
+    return ReaderCompletion.objects.filter(study=study, reader=reader).first()
+
+
+def progress_of(study: ReaderStudy, reader, total: int | None = None) -> ReaderProgress:
+    if total is None:
+        total = study.items.count()
+    answered = Answer.objects.filter(item__study=study, reader=reader).count()
+    completion = completion_of(study, reader)
+    return ReaderProgress(
+        answered=answered,
+        total=total,
+        finished=completion is not None,
+        locked=bool(completion and completion.locked),
+    )
+
+
+def first_unanswered(order: list[int], answered: set[int], after: int = 0) -> int | None:
+    """1-based number of the first unanswered case after `after` (wrapping), else None."""
+    n = len(order)
+    for step in range(n):
+        index = (after + step) % n
+        if order[index] not in answered:
+            return index + 1
+    return None
+
+
+def _images(case_id: int) -> list[ReaderImage]:
+    images = Image.objects.filter(case_id=case_id).exclude(display="").order_by("position")
+    return [
+        ReaderImage(
+            url=image_url(img.display),
+            thumbnail_url=image_url(img.thumbnail) if img.thumbnail else "",
+            label=img.view_label,
+            width=img.width or 0,
+            height=img.height or 0,
+        )
+        for img in images
+    ]
+
+
+def reader_case(study: ReaderStudy, reader, number: int) -> ReaderCase | None:
+    """The case at `number` in the reader's order, or None when out of range."""
+    order = ordered_item_ids(study, reader)
+    if not 1 <= number <= len(order):
+        return None
+    item = StudyQuestion.objects.select_related("question__case").get(id=order[number - 1])
+    question, case = item.question, item.question.case
+    answers = {
+        a.item_id: a
+        for a in Answer.objects.filter(item__study=study, reader=reader).only(
+            "item_id", "choice", "difficulty", "alignment", "comment"
+        )
+    }
+    mine = answers.get(item.id)
+    locked = ReaderCompletion.objects.filter(study=study, reader=reader, locked=True).exists()
+    editable = not locked and (mine is None or study.allow_revision)
+    next_open = first_unanswered(order, set(answers) | {item.id}, after=number)
+    preload: list[str] = []
+    if next_open is not None:
+        next_case_id = (
+            StudyQuestion.objects.filter(id=order[next_open - 1])
+            .values_list("question__case_id", flat=True)
+            .first()
+        )
+        preload = [img.url for img in _images(next_case_id)]
+    return ReaderCase(
+        study_slug=study.slug,
+        study_title=study.title,
+        number=number,
+        total=len(order),
+        question=question.text,
+        options=question.labelled_options,
+        images=_images(case.id),
+        indication=case.indication if study.show_indication else None,
+        age=case.patient_age if study.show_indication else None,
+        sex=case.get_patient_sex_display() if study.show_indication else None,
+        answer=(
+            ReaderAnswer(mine.choice, mine.difficulty, mine.alignment, mine.comment)
+            if mine
+            else None
+        ),
+        editable=editable,
+        allow_revision=study.allow_revision,
+        prev_number=number - 1 if number > 1 else None,
+        next_number=number + 1 if number < len(order) else None,
+        answered_count=len(answers),
+        preload=preload,
+    )
+
+
+@dataclass(frozen=True)
+class ReviewRow:
+    number: int
+    answered: bool
+    choice: str
+
+
+def review_rows(study: ReaderStudy, reader) -> list[ReviewRow]:
+    order = ordered_item_ids(study, reader)
+    mine = dict(
+        Answer.objects.filter(item__study=study, reader=reader).values_list("item_id", "choice")
+    )
+    return [
+        ReviewRow(number=i + 1, answered=item_id in mine, choice=mine.get(item_id, ""))
+        for i, item_id in enumerate(order)
+    ]

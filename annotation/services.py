@@ -1,0 +1,118 @@
+"""Writes of reader answers. The pages, the API and tests all call these functions.
+
+Rules: one answer per reader per question (database constraint); a repeat of the same values
+(double click, second tab) is a no-op, not an error; a change is a revision, kept, and only
+allowed while the study allows revision and the reader has not locked their answers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from annotation.models import Alignment, Answer, AnswerRevision, Difficulty, ReaderCompletion
+from readerstudy.models import LETTERS, ReaderStudy, StudyQuestion
+
+FIELDS = ("choice", "difficulty", "alignment", "comment")
+
+
+class AnswerRejected(ValueError):
+    """The answer was not saved; the message says why in words a reader understands."""
+
+
+@dataclass(frozen=True)
+class AnswerOutcome:
+    answer: Answer
+    created: bool
+    revised: bool
+
+
+def clamp_time(time_ms: int | None) -> int:
+    """Visible time on a case, bounded: a tab left open overnight is not reading time."""
+    if time_ms is None or time_ms < 0:
+        return 0
+    return min(int(time_ms), settings.MAX_CASE_TIME_MS)
+
+
+def _validate(choice: str, difficulty: str, alignment: str, comment: str) -> dict:
+    choice = (choice or "").strip().upper()
+    if choice not in LETTERS:
+        raise AnswerRejected("Choose one of the options A-D.")
+    if difficulty not in {*Difficulty.values, ""}:
+        raise AnswerRejected("Difficulty must be easy, medium or hard.")
+    if alignment not in {*Alignment.values, ""}:
+        raise AnswerRejected("Image alignment must be yes, partly or no.")
+    if len(comment) > 10_000:
+        raise AnswerRejected("The comment is too long (10,000 characters at most).")
+    return {
+        "choice": choice,
+        "difficulty": difficulty,
+        "alignment": alignment,
+        "comment": comment.strip(),
+    }
+
+
+def _values(answer: Answer) -> dict:
+    return {f: getattr(answer, f) for f in FIELDS}
+
+
+def is_locked(study: ReaderStudy, reader) -> bool:
+    return ReaderCompletion.objects.filter(study=study, reader=reader, locked=True).exists()
+
+
+def answer_submit(
+    *,
+    reader,
+    item: StudyQuestion,
+    choice: str,
+    difficulty: str = "",
+    alignment: str = "",
+    comment: str = "",
+    time_ms: int | None = 0,
+) -> AnswerOutcome:
+    values = _validate(choice, difficulty or "", alignment or "", comment or "")
+    spent = clamp_time(time_ms)
+    study = item.study
+    try:
+        with transaction.atomic():
+            if is_locked(study, reader):
+                raise AnswerRejected("Your answers for this study are final and locked.")
+            existing = Answer.objects.select_for_update().filter(item=item, reader=reader).first()
+            if existing is None:
+                answer = Answer.objects.create(item=item, reader=reader, time_ms=spent, **values)
+                return AnswerOutcome(answer, created=True, revised=False)
+            return _revise(existing, reader, values, spent, study)
+    except IntegrityError:
+        # Two requests raced to create the same answer; the other one won. Treat this one as
+        # a repeat of it, or as a revision if the values differ.
+        with transaction.atomic():
+            existing = Answer.objects.select_for_update().get(item=item, reader=reader)
+            return _revise(existing, reader, values, spent, study)
+
+
+def _revise(existing: Answer, reader, values: dict, spent: int, study) -> AnswerOutcome:
+    old = _values(existing)
+    if old == values:
+        return AnswerOutcome(existing, created=False, revised=False)
+    if not study.allow_revision:
+        raise AnswerRejected("This study does not allow changing an answer once given.")
+    AnswerRevision.objects.create(
+        answer=existing, editor=reader, old=old, new=values, time_ms=spent
+    )
+    for name, value in values.items():
+        setattr(existing, name, value)
+    existing.time_ms = min(existing.time_ms + spent, 2**31 - 1)
+    existing.revisions_count += 1
+    existing.save()
+    return AnswerOutcome(existing, created=False, revised=True)
+
+
+@transaction.atomic
+def reader_finish(*, reader, study: ReaderStudy) -> ReaderCompletion:
+    """The final submit: records completion and locks answers if the study says so."""
+    completion, _ = ReaderCompletion.objects.get_or_create(
+        study=study, reader=reader, defaults={"locked": study.lock_on_finish}
+    )
+    return completion

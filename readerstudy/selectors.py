@@ -1,0 +1,60 @@
+"""Reads of the core domain, and the one access function every view and API goes through."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db.models import Count, Q
+from django.http import Http404
+
+from readerstudy.models import Membership, ReaderStudy, Role
+
+
+def roles_of(user, study: ReaderStudy) -> set[str]:
+    if not user.is_authenticated:
+        return set()
+    return set(Membership.objects.filter(study=study, user=user).values_list("role", flat=True))
+
+
+def study_for_user(user, slug: str, roles: Iterable[str]) -> ReaderStudy:
+    """The study if `user` holds one of `roles` in it; otherwise 404, never 403.
+
+    A 404 does not tell an outsider that the study exists.
+    """
+    wanted = list(roles)
+    if not user.is_authenticated:
+        raise Http404("No such study.")
+    study = (
+        ReaderStudy.objects.select_related("dataset")
+        .filter(slug=slug, memberships__user=user, memberships__role__in=wanted)
+        .distinct()
+        .first()
+    )
+    if study is None:
+        raise Http404("No such study.")
+    return study
+
+
+def studies_of(user) -> list[tuple[ReaderStudy, list[str]]]:
+    """Every study the user belongs to, with their roles in it (for the home page)."""
+    memberships = (
+        Membership.objects.filter(user=user)
+        .select_related("study")
+        .order_by("-study__created_at", "role")
+    )
+    by_study: dict[int, tuple[ReaderStudy, list[str]]] = {}
+    for m in memberships:
+        by_study.setdefault(m.study_id, (m.study, []))[1].append(m.role)
+    return list(by_study.values())
+
+
+def study_sizes(study_ids: list[int]) -> dict[int, int]:
+    rows = (
+        ReaderStudy.objects.filter(id__in=study_ids)
+        .annotate(n=Count("items", filter=Q(items__excluded=False) | Q(items__excluded=True)))
+        .values_list("id", "n")
+    )
+    return dict(rows)
+
+
+ROLE_ORDER = [Role.READER, Role.EXPERT, Role.PI]
