@@ -1,0 +1,64 @@
+"""Shared set-up for browser tests: a study whose images are real derived radiographs."""
+
+from pathlib import Path
+
+from django.conf import settings
+from pydicom.data import get_testdata_file
+
+from readerstudy.imaging import derive_display_image
+from readerstudy.models import Image, Role
+from tests.factories import PASSWORD, MembershipFactory, UserFactory, build_study
+
+
+def study_with_radiographs(n_questions: int = 6, **kwargs):
+    study = build_study(n_questions, **kwargs)
+    derived = derive_display_image(
+        Path(get_testdata_file("RG1_UNCR.dcm")), Path(settings.MEDIA_ROOT), max_size=1024
+    )
+    Image.objects.filter(case__dataset=study.dataset).update(
+        display=derived.display,
+        thumbnail=derived.thumbnail,
+        width=derived.width,
+        height=derived.height,
+    )
+    return study
+
+
+def reader_of(study, username: str = "resident"):
+    user = UserFactory(username=username)
+    MembershipFactory(study=study, user=user, role=Role.READER)
+    return user
+
+
+def sign_in(page, live_server, username: str) -> None:
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.keyboard.type(username)
+    page.keyboard.press("Tab")
+    page.keyboard.type(PASSWORD)
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{live_server.url}/")
+
+
+def canvas_pixels(page, index: int = 0) -> list[int]:
+    """Grey values of a 16x16 grid of points over the first view's canvas."""
+    return page.evaluate(
+        """(i) => {
+          const c = document.querySelectorAll('.view canvas')[i];
+          const ctx = c.getContext('2d');
+          const out = [];
+          for (let y = 1; y <= 16; y++) for (let x = 1; x <= 16; x++) {
+            out.push(ctx.getImageData(Math.floor(c.width * x / 17), Math.floor(c.height * y / 17), 1, 1).data[0]);
+          }
+          return out;
+        }""",
+        index,
+    )
+
+
+def wait_for_image(page) -> None:
+    page.wait_for_function(
+        """() => { const c = document.querySelector('.view canvas');
+                   if (!c) return false;
+                   const d = c.getContext('2d').getImageData(c.width/2, c.height/2, 1, 1).data;
+                   return d[0] > 0; }"""
+    )
