@@ -1,0 +1,57 @@
+"""Answer extraction: each documented rule, their order, and failures."""
+
+import pytest
+
+from analysis.extraction import extract_letter
+
+OPTIONS = ["Pleural effusion", "Pneumothorax", "Cardiomegaly", "No acute finding"]
+
+
+@pytest.mark.parametrize(
+    ("text", "letter", "rule"),
+    [
+        ("B", "B", "bare_letter"),
+        (" (c) ", "C", "bare_letter"),
+        ("D.", "D", "bare_letter"),
+        ("I think <answer>C</answer> is right", "C", "answer_tag"),
+        ("so the result is \\boxed{A}", "A", "boxed"),
+        ("Reasoning... Final answer: (D) No acute finding", "D", "final_answer"),
+        ("The final answer is B", "B", "final_answer"),
+        ("Answer: C", "C", "answer"),
+        ("the answer is (a).", "A", "answer"),
+        ("I would pick option B here", "B", "option"),
+        ("choice (d)", "D", "option"),
+        ("pneumothorax", "B", "option_text"),
+        ("C. Cardiomegaly", "C", "option_text"),
+        ("Considering the film, B seems more likely than D, so B", "B", "last_standalone"),
+    ],
+)
+def test_rules(text, letter, rule):
+    result = extract_letter(text, OPTIONS)
+    assert (result.letter, result.rule) == (letter, rule)
+
+
+def test_rules_apply_in_order():
+    # An answer tag wins over a later "option" mention and the last standalone letter.
+    result = extract_letter("<answer>A</answer> not option C, not D", OPTIONS)
+    assert (result.letter, result.rule) == ("A", "answer_tag")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        None,
+        "   ",
+        "I cannot determine this from the image.",
+        "Effusion maybe",
+        "Ambiguous; E or F",
+    ],
+)
+def test_failed_extraction(text):
+    result = extract_letter(text, OPTIONS)
+    assert result.failed and result.letter == "" and result.rule == "failed"
+
+
+def test_lowercase_words_are_not_letters():
+    assert extract_letter("a big heart, could be anything", OPTIONS).failed

@@ -1,0 +1,44 @@
+"""Obuchowski-Rockette / Hillis against MRMCaov on the Van Dyke data."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis import mrmc
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+
+
+def vandyke_scores():
+    data = pd.read_csv(SHARED / "vandyke.csv")
+    diseased = data[data["truth"] == 1]
+    cube = diseased.pivot_table(index=["treatment", "reader"], columns="case", values="rating")
+    scores = (cube.to_numpy() >= 3).astype(float)
+    return scores.reshape(2, 5, -1)
+
+
+def test_two_treatments_matches_mrmcaov():
+    result = mrmc.or_two_treatments(vandyke_scores())
+    assert result.f == pytest.approx(6.689493, abs=1e-6)
+    assert result.df2 == pytest.approx(15.71732, abs=1e-5)
+    assert result.p_value == pytest.approx(0.02008822, abs=1e-8)
+    assert result.ci_low < result.difference < result.ci_high
+
+
+def test_ai_versus_readers():
+    rng = np.random.default_rng(0)
+    truth_hard = rng.random(200) < 0.3
+    readers = np.array([(rng.random(200) < np.where(truth_hard, 0.5, 0.9)) for _ in range(4)])
+    perfect_ai = np.ones(200)
+    result = mrmc.ai_versus_readers(readers, perfect_ai)
+    assert result.mean == pytest.approx(readers.mean() - 1.0)
+    assert result.p_value < 1e-6 and result.ci_high < 0
+    same = mrmc.ai_versus_readers(readers, readers[0])
+    assert same.ci_low < same.mean < same.ci_high
+
+
+def test_needs_two_readers():
+    with pytest.raises(ValueError, match="two readers"):
+        mrmc.or_single_treatment(np.ones((1, 10)))

@@ -1,0 +1,257 @@
+"""analysis.stats against hand-computed values, published values, scikit-learn and statsmodels.
+
+No database: these are pure functions on DataFrames.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import cohen_kappa_score
+from statsmodels.stats.inter_rater import cohens_kappa
+from statsmodels.stats.proportion import proportion_confint
+
+from analysis import stats
+
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
+if not SHARED.exists():
+    SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+
+
+def long_frame(answers: dict[str, list], truth: list[str], tasks: list[str] | None = None):
+    rows = []
+    for rater, values in answers.items():
+        for i, value in enumerate(values):
+            rows.append(
+                {
+                    "question_id": f"q{i}",
+                    "rater": rater,
+                    "answer": value,
+                    "correct_answer": truth[i],
+                    "task": (tasks or ["T"] * len(truth))[i],
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def random_frame(n=300, raters=5, seed=0, missing=0.1, tasks=("T1", "T2", "T3")):
+    rng = np.random.default_rng(seed)
+    truth = rng.choice(list("ABCD"), size=n)
+    rows = []
+    for r in range(raters):
+        skill = 0.4 + 0.1 * r
+        for q in range(n):
+            answer = truth[q] if rng.random() < skill else rng.choice(list("ABCD"))
+            if rng.random() < missing:
+                answer = None
+            rows.append(
+                {
+                    "question_id": f"q{q}",
+                    "rater": f"r{r}",
+                    "answer": answer,
+                    "correct_answer": truth[q],
+                    "task": tasks[q % len(tasks)],
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def test_paper_reader_accuracy_with_two_cases_dropped():
+    # 200 cases, two unanswered; 166 correct -> 83.84% when missing answers are excluded.
+    truth = ["A"] * 200
+    answers = ["A"] * 166 + ["B"] * 32 + [None, None]
+    df = long_frame({"resident 1": answers}, truth)
+    excluded = stats.accuracy_table(df, missing="exclude")
+    row = excluded[excluded["task"] == "All"].iloc[0]
+    assert (row["n"], row["correct"]) == (198, 166)
+    assert round(row["accuracy"] * 100, 2) == 83.84
+    wrong = stats.accuracy_table(df, missing="wrong")
+    row = wrong[wrong["task"] == "All"].iloc[0]
+    assert (row["n"], row["correct"], row["accuracy"]) == (200, 166, 0.83)
+
+
+def test_accuracy_table_per_task_with_wilson_and_clopper_pearson():
+    df = long_frame(
+        {"r1": ["A", "B", "C", "D", "A"], "r2": ["A", "A", "A", "A", None]},
+        truth=["A", "B", "C", "A", "A"],
+        tasks=["X", "X", "Y", "Y", "Y"],
+    )
+    table = stats.accuracy_table(df)
+    assert list(table.columns) == ["rater", "task", "n", "correct", "accuracy", "ci_low", "ci_high"]
+    assert table[["rater", "task", "n", "correct"]].values.tolist() == [
+        ["r1", "X", 2, 2],
+        ["r1", "Y", 3, 2],
+        ["r1", "All", 5, 4],
+        ["r2", "X", 2, 1],
+        ["r2", "Y", 3, 1],
+        ["r2", "All", 5, 2],
+    ]
+    low, high = proportion_confint(4, 5, method="wilson")
+    r1_all = table.iloc[2]
+    assert r1_all["ci_low"] == pytest.approx(low) and r1_all["ci_high"] == pytest.approx(high)
+    cp = stats.accuracy_table(df, method="clopper-pearson").iloc[2]
+    low, high = proportion_confint(4, 5, method="beta")
+    assert cp["ci_low"] == pytest.approx(low) and cp["ci_high"] == pytest.approx(high)
+
+
+def test_absent_rows_count_as_missing():
+    df = long_frame({"r1": ["A", "A"], "r2": ["A", "A"]}, ["A", "A"])
+    df = df[~((df["rater"] == "r2") & (df["question_id"] == "q1"))]
+    table = stats.accuracy_table(df, missing="wrong")
+    assert table.query("rater == 'r2' and task == 'All'")["n"].item() == 2
+    assert table.query("rater == 'r2' and task == 'All'")["correct"].item() == 1
+
+
+def test_duplicate_rows_are_rejected():
+    df = long_frame({"r1": ["A"]}, ["A"])
+    with pytest.raises(stats.AnalysisInputError, match="more than one row"):
+        stats.accuracy_table(pd.concat([df, df]))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_kappa_matrix_matches_sklearn_with_pairwise_deletion(seed):
+    df = random_frame(seed=seed)
+    matrix = stats.kappa_matrix(df)
+    wide = df.pivot(index="question_id", columns="rater", values="answer")
+    for a in wide.columns:
+        assert matrix.loc[a, a] == pytest.approx(1.0)
+        for b in wide.columns.drop(a):
+            both = wide[[a, b]].dropna()
+            expected = cohen_kappa_score(both[a], both[b])
+            assert matrix.loc[a, b] == pytest.approx(expected, abs=1e-12)
+
+
+def test_kappa_per_task_and_correct_scale_match_sklearn():
+    df = random_frame(seed=5)
+    sub = df[df["task"] == "T2"]
+    matrix = stats.kappa_matrix(df, task="T2", scale="correct")
+    wide = sub.assign(c=(sub["answer"] == sub["correct_answer"]).where(sub["answer"].notna()))
+    wide = wide.pivot(index="question_id", columns="rater", values="c")
+    both = wide[["r0", "r3"]].dropna()
+    expected = cohen_kappa_score(both["r0"].astype(int), both["r3"].astype(int))
+    assert matrix.loc["r0", "r3"] == pytest.approx(expected, abs=1e-12)
+    assert list(matrix.index) == list(matrix.columns) == ["r0", "r1", "r2", "r3", "r4"]
+
+
+def test_kappa_undefined_is_nan_not_an_error():
+    df = long_frame(
+        {"r1": ["A", "A", "A"], "r2": ["A", "A", "A"], "r3": ["A", "B", "C"]}, ["A", "B", "C"]
+    )
+    matrix = stats.kappa_matrix(df)
+    assert np.isnan(matrix.loc["r1", "r2"])
+    assert matrix.loc["r3", "r3"] == pytest.approx(1.0)
+
+
+def test_kappa_se_matches_statsmodels_sas_example():
+    # statsmodels' SAS example: table [[0,4,1],[0,8,0],[0,1,5]]: kappa 0.4842, ASE 0.1380.
+    table = np.array([[0, 4, 1], [0, 8, 0], [0, 1, 5]])
+    rows = []
+    q = 0
+    for i, a in enumerate("ABC"):
+        for j, b in enumerate("ABC"):
+            for _ in range(table[i, j]):
+                rows += [
+                    {
+                        "question_id": q,
+                        "rater": "x",
+                        "answer": a,
+                        "correct_answer": "A",
+                        "task": "T",
+                    },
+                    {
+                        "question_id": q,
+                        "rater": "y",
+                        "answer": b,
+                        "correct_answer": "A",
+                        "task": "T",
+                    },
+                ]
+                q += 1
+    result = stats.kappa_matrix_ci(pd.DataFrame(rows))
+    assert result.kappa.loc["x", "y"] == pytest.approx(0.4842, abs=5e-5)
+    assert result.se.loc["x", "y"] == pytest.approx(0.1380, abs=5e-5)
+    reference = cohens_kappa(table)
+    assert result.se.loc["x", "y"] == pytest.approx(reference.std_kappa, abs=1e-12)
+    assert result.ci_low.loc["x", "y"] == pytest.approx(reference.kappa_low, abs=1e-12)
+    assert result.ci_high.loc["x", "y"] == pytest.approx(reference.kappa_upp, abs=1e-12)
+    assert result.n.loc["x", "y"] == table.sum() == 19
+
+
+def test_kappa_se_matches_statsmodels_on_random_pairs():
+    df = random_frame(seed=9, raters=3)
+    result = stats.kappa_matrix_ci(df)
+    wide = df.pivot(index="question_id", columns="rater", values="answer").dropna(
+        subset=["r0", "r2"]
+    )
+    table = pd.crosstab(wide["r0"], wide["r2"]).reindex(
+        index=list("ABCD"), columns=list("ABCD"), fill_value=0
+    )
+    reference = cohens_kappa(table.to_numpy())
+    assert result.kappa.loc["r0", "r2"] == pytest.approx(reference.kappa, abs=1e-12)
+    assert result.se.loc["r0", "r2"] == pytest.approx(reference.std_kappa, abs=1e-12)
+
+
+def test_kappa_matrices_has_all_tasks_and_each_task():
+    matrices = stats.kappa_matrices(random_frame(seed=3))
+    assert list(matrices) == ["All tasks", "T1", "T2", "T3"]
+
+
+def test_fleiss_kappa_on_fleiss_1971():
+    data = pd.read_csv(SHARED / "fleiss1971_diagnoses.csv")
+    long = data.melt(id_vars="patient", var_name="rater", value_name="answer")
+    long = long.rename(columns={"patient": "question_id"})
+    assert stats.fleiss_kappa(long) == pytest.approx(0.4302445, abs=1e-7)
+
+
+def test_mcnemar_exact():
+    # a right on 10 where b is wrong; b right on 2 where a is wrong; 20 both right.
+    truth = ["A"] * 40
+    a = ["A"] * 20 + ["A"] * 10 + ["B"] * 2 + ["B"] * 8
+    b = ["A"] * 20 + ["B"] * 10 + ["A"] * 2 + ["B"] * 8
+    df = long_frame({"a": a, "b": b}, truth)
+    table = stats.mcnemar_table(df, "a", "b")
+    assert table.to_numpy().tolist() == [[20, 10], [2, 8]]
+    result = stats.mcnemar_test(df, "a", "b")
+    from scipy.stats import binomtest
+
+    assert result.pvalue == pytest.approx(binomtest(2, 12, 0.5).pvalue)
+    assert result.pvalue == pytest.approx(0.03857421875)
+
+
+def test_bootstrap_ci_is_seeded_and_brackets_the_difference():
+    df = random_frame(seed=4, raters=2, missing=0)
+    first = stats.bootstrap_accuracy_difference(df, "r1", "r0", seed=1)
+    again = stats.bootstrap_accuracy_difference(df, "r1", "r0", seed=1)
+    other = stats.bootstrap_accuracy_difference(df, "r1", "r0", seed=2)
+    assert first == again and first != other
+    acc = stats.accuracy_table(df).query("task == 'All'").set_index("rater")["accuracy"]
+    assert first.difference == pytest.approx(acc["r1"] - acc["r0"])
+    assert first.ci_low < first.difference < first.ci_high
+
+
+def test_bootstrap_resamples_whole_cases():
+    df = random_frame(seed=4, raters=2, missing=0)
+    df["case_id"] = df["question_id"].str[1:].astype(int) // 4  # four questions per case
+    clustered = stats.bootstrap_accuracy_difference(df, "r1", "r0", seed=1)
+    plain = stats.bootstrap_accuracy_difference(df.drop(columns="case_id"), "r1", "r0", seed=1)
+    assert clustered.difference == pytest.approx(plain.difference)
+    assert (clustered.ci_low, clustered.ci_high) != (plain.ci_low, plain.ci_high)
+
+
+def test_failed_extractions():
+    df = long_frame({"m": ["A", None, None, "B"]}, ["A", "A", "A", "A"])
+    out = stats.failed_extractions(df)
+    assert out[["rater", "n", "failed"]].values.tolist() == [["m", 4, 2]]
+    assert out["rate"].item() == 0.5
+
+
+def test_accuracy_by_category():
+    df = long_frame({"r": ["A", "B", "A"]}, ["A", "A", "A"])
+    df["category"] = ["Lung", "Lung", "Bone"]
+    table = stats.accuracy_table(df, by="category")
+    assert table[["category", "n", "correct"]].values.tolist() == [
+        ["Bone", 1, 1],
+        ["Lung", 2, 1],
+        ["All", 3, 2],
+    ]
