@@ -106,7 +106,7 @@ def accuracy_table(
     table.index.names = ["rater", by]
     table = table.reset_index()
     raters = list(pd.unique(df["rater"]))
-    groups = sorted(set(table[by]) - {ALL}) + [ALL]
+    groups = [*sorted(set(table[by]) - {ALL}), ALL]
     table["_r"] = table["rater"].map({r: i for i, r in enumerate(raters)})
     table["_g"] = table[by].map({g: i for i, g in enumerate(groups)})
     table = table.sort_values(["_r", "_g"]).drop(columns=["_r", "_g"]).reset_index(drop=True)

@@ -47,7 +47,8 @@ def canvas_pixels(page, index: int = 0) -> list[int]:
           const ctx = c.getContext('2d');
           const out = [];
           for (let y = 1; y <= 16; y++) for (let x = 1; x <= 16; x++) {
-            out.push(ctx.getImageData(Math.floor(c.width * x / 17), Math.floor(c.height * y / 17), 1, 1).data[0]);
+            const px = Math.floor(c.width * x / 17), py = Math.floor(c.height * y / 17);
+            out.push(ctx.getImageData(px, py, 1, 1).data[0]);
           }
           return out;
         }""",
