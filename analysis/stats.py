@@ -38,32 +38,75 @@ class AnalysisInputError(ValueError):
     pass
 
 
-def validate(df: pd.DataFrame) -> pd.DataFrame:
-    """Check the long format; normalise answers to A-D or NaN."""
+@dataclass(frozen=True)
+class Prepared:
+    """The long frame as arrays: questions x raters answer codes (0-3, -1 = missing).
+
+    Built once by `prepare`; every statistic below works on it, so a notebook that computes
+    many tables can prepare once and pass the result instead of the DataFrame.
+    """
+
+    question_ids: np.ndarray
+    raters: list[str]
+    answers: np.ndarray  # int8, questions x raters
+    truth: np.ndarray  # int8, questions; -1 where unknown
+    attributes: dict[str, np.ndarray]  # per-question columns: task, category, case_id
+
+    @property
+    def present(self) -> np.ndarray:
+        return self.answers >= 0
+
+    @property
+    def correct(self) -> np.ndarray:
+        return (self.answers == self.truth[:, None]) & self.present
+
+
+def _letter_codes(values: pd.Series) -> np.ndarray:
+    codes = pd.Categorical(values, categories=LETTERS).codes.astype(np.int8)
+    odd = (codes < 0) & values.notna().to_numpy()
+    if odd.any():  # only unusual spellings (" b", "c") pay for string normalisation
+        fixed = values[odd].map(lambda v: str(v).strip().upper())
+        codes[odd] = pd.Categorical(fixed, categories=LETTERS).codes
+    return codes
+
+
+def prepare(df: pd.DataFrame | Prepared) -> Prepared:
+    """Validate the long format and turn it into arrays (see module docstring)."""
+    if isinstance(df, Prepared):
+        return df
     missing = [c for c in REQUIRED if c not in df.columns]
     if missing:
         raise AnalysisInputError(f"missing column(s): {', '.join(missing)}")
-    dupes = df.duplicated(["question_id", "rater"])
-    if dupes.any():
-        first = df.loc[dupes, ["question_id", "rater"]].iloc[0].tolist()
-        raise AnalysisInputError(f"more than one row for question/rater {first}")
-    out = df.copy()
-    answer = out["answer"].astype(object)
-    odd = ~answer.isin(LETTERS) & answer.notna()
-    if odd.any():  # only the unusual values pay for string normalisation
-        answer.loc[odd] = answer.loc[odd].map(lambda v: str(v).strip().upper())
-    out["answer"] = answer.where(answer.isin(LETTERS), None)
-    return out
+    q_codes, q_ids = pd.factorize(df["question_id"])
+    r_codes, raters = pd.factorize(df["rater"])
+    if (q_codes < 0).any() or (r_codes < 0).any():
+        raise AnalysisInputError("question_id and rater must not be empty")
+    n_q, n_r = len(q_ids), len(raters)
+    flat = q_codes.astype(np.int64) * n_r + r_codes
+    counts = np.bincount(flat, minlength=n_q * n_r)
+    if counts.max(initial=0) > 1:
+        q, r = divmod(int(np.argmax(counts)), n_r)
+        raise AnalysisInputError(f"more than one row for question/rater {[q_ids[q], raters[r]]}")
+    answers = np.full((n_q, n_r), -1, dtype=np.int8)
+    answers[q_codes, r_codes] = _letter_codes(df["answer"])
+    truth_rows = _letter_codes(df["correct_answer"])
+    truth = np.full(n_q, -1, dtype=np.int8)
+    truth[q_codes] = truth_rows
+    if (truth[q_codes] != truth_rows).any():
+        raise AnalysisInputError("a question has different correct answers in different rows")
+    attributes = {}
+    for column in ("task", "category", "case_id"):
+        if column in df.columns:
+            values = np.empty(n_q, dtype=object)
+            values[q_codes] = df[column].to_numpy(dtype=object)
+            attributes[column] = values
+    return Prepared(np.asarray(q_ids), [str(r) for r in raters], answers, truth, attributes)
 
 
-def _complete(df: pd.DataFrame) -> pd.DataFrame:
-    """Give every rater a row for every question (absent rows become missing answers)."""
-    questions = df.drop_duplicates("question_id").set_index("question_id")
-    raters = pd.unique(df["rater"])
-    grid = pd.MultiIndex.from_product([questions.index, raters], names=["question_id", "rater"])
-    full = df.set_index(["question_id", "rater"])[["answer"]].reindex(grid).reset_index()
-    extra = [c for c in ("correct_answer", "task", "category", "case_id") if c in questions]
-    return full.join(questions[extra], on="question_id")
+def validate(df: pd.DataFrame) -> pd.DataFrame:
+    """Check the long format (raises AnalysisInputError) and return it unchanged."""
+    prepare(df)
+    return df
 
 
 def _interval(correct: np.ndarray, n: np.ndarray, method: str, alpha: float):
@@ -81,7 +124,7 @@ def _interval(correct: np.ndarray, n: np.ndarray, method: str, alpha: float):
 
 
 def accuracy_table(
-    df: pd.DataFrame,
+    df: pd.DataFrame | Prepared,
     missing: Missing = "wrong",
     method: Literal["wilson", "clopper-pearson"] = "wilson",
     alpha: float = 0.05,
@@ -93,59 +136,43 @@ def accuracy_table(
     """
     if missing not in ("wrong", "exclude"):
         raise AnalysisInputError("missing must be 'wrong' or 'exclude'")
-    data = _complete(validate(df))
-    if by not in data.columns:
+    data = prepare(df)
+    if by not in data.attributes:
         raise AnalysisInputError(f"no column {by!r}")
-    if missing == "exclude":
-        data = data[data["answer"].notna()]
-    data = data.assign(is_correct=(data["answer"] == data["correct_answer"]).astype(int))
-    per = data.groupby(["rater", by], sort=False)["is_correct"].agg(["size", "sum"])
-    overall = data.groupby("rater", sort=False)["is_correct"].agg(["size", "sum"])
-    overall.index = pd.MultiIndex.from_arrays([overall.index, [ALL] * len(overall)])
-    table = pd.concat([per, overall]).rename(columns={"size": "n", "sum": "correct"})
-    table.index.names = ["rater", by]
-    table = table.reset_index()
-    raters = list(pd.unique(df["rater"]))
-    groups = [*sorted(set(table[by]) - {ALL}), ALL]
-    table["_r"] = table["rater"].map({r: i for i, r in enumerate(raters)})
-    table["_g"] = table[by].map({g: i for i, g in enumerate(groups)})
-    table = table.sort_values(["_r", "_g"]).drop(columns=["_r", "_g"]).reset_index(drop=True)
-    n = table["n"].to_numpy(dtype=float)
-    correct = table["correct"].to_numpy(dtype=float)
+    groups = pd.Series(data.attributes[by]).fillna("(none)").astype(str).to_numpy()
+    names = sorted(set(groups) - {ALL})
+    onehot = (groups[:, None] == np.array(names, dtype=object)[None, :]).astype(np.float64)
+    onehot = np.hstack([onehot, np.ones((len(groups), 1))])  # the "All" column
+    counted = data.present if missing == "exclude" else np.ones_like(data.present)
+    n = onehot.T @ counted.astype(np.float64)  # groups x raters
+    correct = onehot.T @ data.correct.astype(np.float64)
+    labels = [*names, ALL]
+    table = pd.DataFrame(
+        {
+            "rater": np.repeat(data.raters, len(labels)),
+            by: labels * len(data.raters),
+            "n": n.T.ravel().astype(int),
+            "correct": correct.T.ravel().astype(int),
+        }
+    )
+    nn, cc = n.T.ravel(), correct.T.ravel()
     with np.errstate(invalid="ignore", divide="ignore"):
-        table["accuracy"] = np.where(n > 0, correct / np.where(n > 0, n, 1), np.nan)
-    table["ci_low"], table["ci_high"] = _interval(correct, n, method, alpha)
-    table["n"] = table["n"].astype(int)
-    table["correct"] = table["correct"].astype(int)
-    return table[["rater", by, "n", "correct", "accuracy", "ci_low", "ci_high"]]
+        table["accuracy"] = np.where(nn > 0, cc / np.where(nn > 0, nn, 1), np.nan)
+    table["ci_low"], table["ci_high"] = _interval(cc, nn, method, alpha)
+    return table
 
 
 # --- Cohen's kappa, every pair at once ------------------------------------------------------
 
 
-def _codes(data: pd.DataFrame, scale: str, task: str | None) -> tuple[np.ndarray, list[str], int]:
-    """Questions x raters matrix of category codes (-1 = missing), and the number of levels.
-
-    `data` must have been through validate().
-    """
-    raters = list(pd.unique(data["rater"]))
-    data = _complete(data)
-    if task is not None:
-        data = data[data["task"] == task]
-    wide = data.pivot(index="question_id", columns="rater", values="answer").reindex(columns=raters)
-    answers = wide.to_numpy(dtype=object)
-    present = pd.notna(wide).to_numpy()
+def _codes(data: Prepared, scale: str, task: str | None) -> tuple[np.ndarray, list[str], int]:
+    """Questions x raters category codes (-1 = missing) and the number of levels."""
+    rows = slice(None) if task is None else data.attributes["task"] == task
     if scale == "answer":
-        lookup = {letter: i for i, letter in enumerate(LETTERS)}
-        codes = np.full(answers.shape, -1, dtype=np.int8)
-        for letter, code in lookup.items():
-            codes[answers == letter] = code
-        return codes, raters, len(LETTERS)
+        return data.answers[rows], data.raters, len(LETTERS)
     if scale == "correct":
-        truth = data.drop_duplicates("question_id").set_index("question_id")["correct_answer"]
-        truth = truth.reindex(wide.index).to_numpy(dtype=object)[:, None]
-        codes = np.where(present, (answers == truth).astype(np.int8), -1).astype(np.int8)
-        return codes, raters, 2
+        codes = np.where(data.present, data.correct.astype(np.int8), np.int8(-1))
+        return codes[rows], data.raters, 2
     raise AnalysisInputError("scale must be 'answer' or 'correct'")
 
 
@@ -196,13 +223,13 @@ def _kappa_from_tables(tables: np.ndarray, with_se: bool, alpha: float):
 
 
 def kappa_matrix_ci(
-    df: pd.DataFrame,
+    df: pd.DataFrame | Prepared,
     task: str | None = None,
     scale: Literal["answer", "correct"] = "answer",
     alpha: float = 0.05,
 ) -> KappaResult:
     """Kappa for every pair with the asymptotic SE and a Wald (1 - alpha) interval."""
-    codes, raters, levels = _codes(validate(df), scale, task)
+    codes, raters, levels = _codes(prepare(df), scale, task)
     kappa, n, se = _kappa_from_tables(_pair_tables(codes, levels), True, alpha)
     z = sps.norm.ppf(1 - alpha / 2)
 
@@ -215,7 +242,7 @@ def kappa_matrix_ci(
 
 
 def kappa_matrix(
-    df: pd.DataFrame,
+    df: pd.DataFrame | Prepared,
     task: str | None = None,
     scale: Literal["answer", "correct"] = "answer",
 ) -> pd.DataFrame:
@@ -223,26 +250,19 @@ def kappa_matrix(
 
     scale="answer" compares the A-D answers; scale="correct" compares correct/incorrect.
     """
-    codes, raters, levels = _codes(validate(df), scale, task)
+    codes, raters, levels = _codes(prepare(df), scale, task)
     kappa, _, _ = _kappa_from_tables(_pair_tables(codes, levels), False, 0.05)
     return pd.DataFrame(kappa, index=raters, columns=raters)
 
 
 def kappa_matrices(
-    df: pd.DataFrame, scale: Literal["answer", "correct"] = "answer"
+    df: pd.DataFrame | Prepared, scale: Literal["answer", "correct"] = "answer"
 ) -> dict[str, pd.DataFrame]:
-    """ "All tasks" and one matrix per task: the code matrix is built once and sliced by task."""
-    data = validate(df)
-    codes, raters, levels = _codes(data, scale, None)
-    question_ids = np.sort(pd.unique(data["question_id"]))
-    tasks = data.drop_duplicates("question_id").set_index("question_id")["task"]
-    tasks = tasks.reindex(question_ids).to_numpy()
-    out = {}
-    for name, rows in [("All tasks", slice(None))] + [
-        (task, tasks == task) for task in sorted(pd.unique(data["task"].dropna()))
-    ]:
-        kappa, _, _ = _kappa_from_tables(_pair_tables(codes[rows], levels), False, 0.05)
-        out[name] = pd.DataFrame(kappa, index=raters, columns=raters)
+    """ "All tasks" and one matrix per task, from one code matrix sliced by task."""
+    data = prepare(df)
+    out = {"All tasks": kappa_matrix(data, None, scale)}
+    for task in sorted(set(data.attributes["task"]) - {None}):
+        out[task] = kappa_matrix(data, task, scale)
     return out
 
 
@@ -269,12 +289,12 @@ def fleiss_kappa(df: pd.DataFrame, raters: Sequence[str] | None = None, task: st
     return float(_fleiss_kappa(counts, method="fleiss"))
 
 
-def _correct_wide(df: pd.DataFrame, missing: Missing) -> pd.DataFrame:
-    data = _complete(validate(df))
-    data["is_correct"] = (data["answer"] == data["correct_answer"]).astype(float)
+def _correct_wide(df: pd.DataFrame | Prepared, missing: Missing) -> pd.DataFrame:
+    data = prepare(df)
+    values = data.correct.astype(float)
     if missing == "exclude":
-        data.loc[data["answer"].isna(), "is_correct"] = np.nan
-    return data.pivot(index="question_id", columns="rater", values="is_correct")
+        values[~data.present] = np.nan
+    return pd.DataFrame(values, index=data.question_ids, columns=data.raters)
 
 
 @dataclass(frozen=True)
@@ -327,15 +347,12 @@ def bootstrap_accuracy_difference(
 
     Questions on the same case (X-ray) move together when a `case_id` column is present.
     """
-    wide = _correct_wide(df, missing)[[a, b]].dropna()
-    clusters = (
-        validate(df)
-        .drop_duplicates("question_id")
-        .set_index("question_id")["case_id"]
-        .reindex(wide.index)
-        if "case_id" in df.columns
-        else pd.Series(wide.index, index=wide.index)
-    )
+    data = prepare(df)
+    wide = _correct_wide(data, missing)
+    if "case_id" in data.attributes:
+        wide.index = pd.Index(data.attributes["case_id"])
+    wide = wide[[a, b]].dropna()
+    clusters = pd.Series(wide.index, index=wide.index)
     diff = (wide[a] - wide[b]).groupby(clusters.to_numpy()).agg(["sum", "size"])
     sums, sizes = diff["sum"].to_numpy(), diff["size"].to_numpy()
     rng = np.random.default_rng(seed)
@@ -345,10 +362,9 @@ def bootstrap_accuracy_difference(
     return BootstrapResult(float(sums.sum() / sizes.sum()), float(low), float(high), n_boot)
 
 
-def failed_extractions(df: pd.DataFrame) -> pd.DataFrame:
+def failed_extractions(df: pd.DataFrame | Prepared) -> pd.DataFrame:
     """Per rater: n questions, failed (missing answers), rate."""
-    data = _complete(validate(df))
-    grouped = data.groupby("rater", sort=False)["answer"]
-    out = pd.DataFrame({"n": grouped.size(), "failed": grouped.apply(lambda s: s.isna().sum())})
-    out["rate"] = out["failed"] / out["n"]
-    return out.reset_index()
+    data = prepare(df)
+    failed = (~data.present).sum(axis=0)
+    n = np.full(len(data.raters), len(data.question_ids))
+    return pd.DataFrame({"rater": data.raters, "n": n, "failed": failed, "rate": failed / n})
