@@ -206,6 +206,8 @@ def _kappa_from_tables(tables: np.ndarray, with_se: bool, alpha: float):
         p_e = (row * col).sum(axis=2)
         kappa = (p_o - p_e) / (1.0 - p_e)
         kappa[(n == 0) | np.isclose(p_e, 1.0)] = np.nan
+        self_pairs = np.eye(len(kappa), dtype=bool) & ~np.isnan(kappa)
+        kappa[self_pairs] = 1.0  # exactly, not 0.9999999999999999
         if not with_se:
             return kappa, n, None
         # Fleiss, Cohen & Everitt (1969) asymptotic variance, as statsmodels' cohens_kappa.

@@ -10,6 +10,7 @@ import re
 import pytest
 from django.urls import reverse
 
+from analysis.services import predictions_import
 from annotation.services import answer_submit
 from readerstudy.models import Case, Question
 
@@ -35,6 +36,12 @@ def sentinel_study(study, other_reader):
     )
     for item in study.items.all():
         answer_submit(reader=other_reader, item=item, choice="D", comment="OTHER-READER-COMMENT")
+    rows = "\n".join(f"{i.question.source_id},SENTINEL-MODEL says B" for i in study.items.all())
+    predictions_import(
+        dataset=study.dataset,
+        model_name="SENTINEL-MODEL",
+        content=f"question_id,prediction\n{rows}\n".encode(),
+    )
     return study
 
 

@@ -8,6 +8,9 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
+from analysis.demo import MODELS as MODEL_NAMES
+from analysis.demo import seed_predictions
+from annotation.demo import simulate_readers
 from readerstudy import demo
 from readerstudy.models import Dataset, ReaderStudy, Role
 from readerstudy.services.importing import rexvqa_import
@@ -56,11 +59,13 @@ class Command(BaseCommand):
         for username, role in demo.USERS.items():
             membership_add(study=study, user=users[username], role=role)
         membership_add(study=study, user=users["pi1"], role=Role.EXPERT)
-        self._after_seed(study)
+        answered = simulate_readers(study, users)
+        predictions = seed_predictions(dataset)
+        self.stdout.write(
+            f"Simulated readers reader2 and reader3 ({answered} new answers); "
+            f"{predictions} AI predictions from {len(MODEL_NAMES)} demo models."
+        )
         self.stdout.write(self.style.SUCCESS("Demo ready at http://127.0.0.1:8000/"))
         self.stdout.write("Logins (username / password):")
         for username, role in demo.USERS.items():
             self.stdout.write(f"  {username:8} / {password}   ({role})")
-
-    def _after_seed(self, study) -> None:
-        """Hook for other apps' demo data (simulated readers, AI predictions)."""

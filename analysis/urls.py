@@ -1,0 +1,18 @@
+from django.urls import path
+
+from analysis import views
+
+urlpatterns = [
+    path("s/<slug:slug>/analysis/", views.analysis_page, name="analysis"),
+    path("s/<slug:slug>/analysis/export.zip", views.export_zip, name="analysis-zip"),
+    path(
+        "s/<slug:slug>/analysis/figure/<str:name>.<str:fmt>",
+        views.figure_download,
+        name="analysis-figure",
+    ),
+    path(
+        "s/<slug:slug>/analysis/table/<str:name>.<str:fmt>",
+        views.table_download,
+        name="analysis-table",
+    ),
+]

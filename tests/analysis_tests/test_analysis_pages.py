@@ -1,0 +1,197 @@
+"""The PI analysis page, its downloads, export_analysis and the responses selector."""
+
+import io
+import zipfile
+from io import StringIO
+
+import pandas as pd
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from analysis.selectors import study_responses
+from analysis.services import predictions_import
+from annotation.services import answer_submit
+from readerstudy.models import Role
+from tests.factories import MembershipFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def analysed_study(study, reader, other_reader, pi):
+    items = list(study.items.order_by("position"))
+    for item in items:
+        answer_submit(reader=reader, item=item, choice=item.question.correct, difficulty="easy")
+    for item in items[:3]:
+        answer_submit(reader=other_reader, item=item, choice="A")
+    rows = "\n".join(f"{i.question.source_id},{'ABCD'[n % 4]}" for n, i in enumerate(items))
+    predictions_import(
+        dataset=study.dataset,
+        model_name="model-x",
+        content=f"question_id,prediction\n{rows}\n".encode(),
+    )
+    return study
+
+
+def test_responses_selector_has_every_rater_and_question(analysed_study):
+    df = study_responses(analysed_study)
+    assert set(df["rater"]) == {"reader", "other_reader", "model-x"}
+    assert len(df) == 3 * 4
+    assert df.loc[df.rater == "other_reader", "answer"].isna().sum() == 1
+    assert set(df.loc[df.rater == "model-x", "rater_kind"]) == {"model"}
+    assert (
+        df.loc[df.rater == "reader", "answer"] == df.loc[df.rater == "reader", "correct_answer"]
+    ).all()
+
+
+def test_only_pis_see_the_analysis(client, analysed_study, reader, expert, outsider):
+    url = reverse("analysis", args=[analysed_study.slug])
+    for user in (reader, expert, outsider):
+        client.force_login(user)
+        assert client.get(url).status_code == 404
+        assert (
+            client.get(
+                reverse("analysis-figure", args=[analysed_study.slug, "kappa", "png"])
+            ).status_code
+            == 404
+        )
+        assert (
+            client.get(
+                reverse("analysis-table", args=[analysed_study.slug, "responses", "csv"])
+            ).status_code
+            == 404
+        )
+
+
+def test_analysis_page_shows_tables_and_policy(client, pi, analysed_study):
+    client.force_login(pi)
+    html = client.get(reverse("analysis", args=[analysed_study.slug])).content.decode()
+    assert "missing answers count as wrong" in html
+    assert "100.0%" in html and "4/4" in html  # reader answered everything correctly
+    assert "model-x" in html and "other_reader" in html and "1/4" in html
+    html = client.get(
+        reverse("analysis", args=[analysed_study.slug]), {"missing": "exclude"}
+    ).content.decode()
+    assert "missing answers are excluded" in html and "1/3" in html and "1/4" not in html
+
+
+def test_missing_policy_changes_the_numbers(client, pi, analysed_study):
+    client.force_login(pi)
+    url = reverse("analysis-table", args=[analysed_study.slug, "accuracy", "csv"])
+    wrong = pd.read_csv(io.StringIO(client.get(url).content.decode()))
+    excl = pd.read_csv(io.StringIO(client.get(url, {"missing": "exclude"}).content.decode()))
+    row = lambda t: t.query("rater == 'other_reader' and task == 'All'").iloc[0]  # noqa: E731
+    assert row(wrong)["n"] == 4 and row(excl)["n"] == 3
+
+
+@pytest.mark.parametrize(
+    ("fmt", "magic"), [("png", b"\x89PNG"), ("svg", b"<?xml"), ("pdf", b"%PDF")]
+)
+def test_figure_downloads(client, pi, analysed_study, fmt, magic):
+    client.force_login(pi)
+    for name in ("accuracy", "kappa"):
+        response = client.get(
+            reverse("analysis-figure", args=[analysed_study.slug, name, fmt]), {"download": "1"}
+        )
+        assert response.status_code == 200 and response.content.startswith(magic)
+        assert "attachment" in response["Content-Disposition"]
+
+
+def test_table_downloads_csv_and_xlsx(client, pi, analysed_study):
+    client.force_login(pi)
+    csv = client.get(reverse("analysis-table", args=[analysed_study.slug, "kappa_all", "csv"]))
+    matrix = pd.read_csv(io.StringIO(csv.content.decode()), index_col="rater")
+    assert list(matrix.index) == list(matrix.columns) == ["other_reader", "reader", "model-x"]
+    xlsx = client.get(reverse("analysis-table", args=[analysed_study.slug, "accuracy", "xlsx"]))
+    frame = pd.read_excel(io.BytesIO(xlsx.content))
+    assert {"rater", "task", "n", "correct", "accuracy", "ci_low", "ci_high"} <= set(frame.columns)
+
+
+def test_zip_has_every_export(client, pi, analysed_study):
+    client.force_login(pi)
+    response = client.get(reverse("analysis-zip", args=[analysed_study.slug]))
+    names = set(zipfile.ZipFile(io.BytesIO(response.content)).namelist())
+    assert {"accuracy.csv", "kappa_all.csv", "report.xlsx", "responses.csv"} <= names
+
+
+def test_export_analysis_writes_every_file(tmp_path, analysed_study):
+    out = tmp_path / "out"
+    call_command("export_analysis", analysed_study.slug, "--out", str(out), stdout=StringIO())
+    tasks = [
+        "presence-assessment",
+        "negation-assessment",
+        "differential-diagnosis",
+        "location-and-distribution-assessment",
+    ]
+    expected = {
+        "accuracy.csv",
+        "accuracy_by_category.csv",
+        "kappa_all.csv",
+        "accuracy.png",
+        "responses.csv",
+        "questions.csv",
+        "report.xlsx",
+    }
+    for slug in ["all", *tasks]:
+        expected |= {
+            f"kappa_{slug}.csv",
+            f"kappa_{slug}.png",
+            f"kappa_{slug}.svg",
+            f"kappa_{slug}.pdf",
+        }
+    assert expected <= {p.name for p in out.iterdir()}
+    responses = pd.read_csv(out / "responses.csv")
+    assert list(responses.columns) == [
+        "question_id",
+        "rater",
+        "rater_kind",
+        "answer",
+        "correct",
+        "difficulty",
+        "alignment",
+        "time_ms",
+        "excluded",
+    ]
+    questions = pd.read_csv(out / "questions.csv")
+    assert list(questions.columns) == [
+        "question_id",
+        "task",
+        "category",
+        "correct_answer",
+        "excluded",
+    ]
+    sheets = pd.ExcelFile(out / "report.xlsx").sheet_names
+    assert {"accuracy", "kappa_all", "responses", "questions", "settings"} <= set(sheets)
+
+
+def test_excluded_questions_are_left_out_by_default(tmp_path, analysed_study):
+    item = analysed_study.items.first()
+    item.excluded = True
+    item.save()
+    out = tmp_path / "out"
+    call_command("export_analysis", analysed_study.slug, "--out", str(out), stdout=StringIO())
+    accuracy = pd.read_csv(out / "accuracy.csv")
+    assert accuracy.query("rater == 'reader' and task == 'All'")["n"].item() == 3
+    questions = pd.read_csv(out / "questions.csv")
+    assert questions["excluded"].sum() == 1  # still listed, and marked
+    call_command(
+        "export_analysis",
+        analysed_study.slug,
+        "--out",
+        str(out),
+        "--include-excluded",
+        stdout=StringIO(),
+    )
+    accuracy = pd.read_csv(out / "accuracy.csv")
+    assert accuracy.query("rater == 'reader' and task == 'All'")["n"].item() == 4
+
+
+def test_pi_of_another_study_cannot_see_this_one(client, analysed_study):
+    from tests.factories import build_study
+
+    other = build_study(1)
+    boss = UserFactory(username="boss")
+    MembershipFactory(study=other, user=boss, role=Role.PI)
+    client.force_login(boss)
+    assert client.get(reverse("analysis", args=[analysed_study.slug])).status_code == 404
