@@ -17,7 +17,7 @@ from analysis.exports import analyse, kappa_slug, write_analysis
 from analysis.forms import AnalysisSettingsForm
 from analysis.selectors import study_responses
 from readerstudy.models import Role
-from readerstudy.selectors import study_for_user
+from readerstudy.selectors import roles_of, study_for_user
 
 
 def _result(request: HttpRequest, slug: str):
@@ -63,6 +63,7 @@ def analysis_page(request: HttpRequest, slug: str) -> HttpResponse:
     }
     context = {
         "study": study,
+        "roles": roles_of(request.user, study),
         "form": form,
         "result": result,
         "accuracy": _table_rows(result.accuracy),

@@ -92,3 +92,86 @@ class ReaderCompletion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.reader} finished {self.study.slug}"
+
+
+class ReviewFlag(models.TextChoices):
+    """Problems the ReXVQA expert review found in questions."""
+
+    MULTIPLE_VALID = "multiple_valid", "Multiple valid answers"
+    COMPARISON = "comparison", "Unnecessary comparison content"
+    CLINICALLY_INVALID = "clinically_invalid", "Clinically invalid"
+    HALLUCINATED = "hallucinated", "Finding not supported by the report"
+    IMAGE_MISMATCH = "image_mismatch", "Image does not match the question"
+    OTHER = "other", "Other"
+
+
+class Decision(models.TextChoices):
+    ACCEPT = "accept", "Accept"
+    REVISE = "revise", "Revise"
+    REJECT = "reject", "Reject"
+
+
+RATING_FIELDS = (
+    "clinical_quality",
+    "explanation_clarity",
+    "factual_correctness",
+    "image_alignment",
+)
+
+
+def _rating(label: str) -> models.PositiveSmallIntegerField:
+    return models.PositiveSmallIntegerField(label, help_text="1 (poor) to 5 (excellent)")
+
+
+class ExpertReview(models.Model):
+    """One expert's structured review of one study question (one per expert, updatable)."""
+
+    item = models.ForeignKey(StudyQuestion, on_delete=models.CASCADE, related_name="reviews")
+    expert = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="reviews"
+    )
+    flag_multiple_valid = models.BooleanField(default=False)
+    flag_comparison = models.BooleanField(default=False)
+    flag_clinically_invalid = models.BooleanField(default=False)
+    flag_hallucinated = models.BooleanField(default=False)
+    flag_image_mismatch = models.BooleanField(default=False)
+    flag_other = models.BooleanField(default=False)
+    other_text = models.CharField(max_length=500, blank=True)
+    clinical_quality = _rating("clinical quality")
+    explanation_clarity = _rating("explanation clarity")
+    factual_correctness = _rating("factual correctness")
+    image_alignment = _rating("image alignment")
+    difficulty = models.CharField(max_length=10, choices=Difficulty.choices)
+    decision = models.CharField(max_length=10, choices=Decision.choices)
+    comment = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["item", "expert"]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "expert"], name="review_one_per_expert"),
+            models.CheckConstraint(
+                condition=Q(decision__in=Decision.values), name="review_decision"
+            ),
+            models.CheckConstraint(
+                condition=Q(difficulty__in=Difficulty.values), name="review_difficulty"
+            ),
+            *[
+                models.CheckConstraint(
+                    condition=Q(**{f"{name}__gte": 1, f"{name}__lte": 5}),
+                    name=f"review_{name}_1_5",
+                )
+                for name in RATING_FIELDS
+            ],
+            models.CheckConstraint(
+                condition=Q(flag_other=False) | ~Q(other_text=""), name="review_other_has_text"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.expert} on {self.item}: {self.decision}"
+
+    @property
+    def flags(self) -> list[str]:
+        return [flag for flag in ReviewFlag.values if getattr(self, f"flag_{flag}")]

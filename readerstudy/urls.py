@@ -2,10 +2,27 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from readerstudy import views as study_views
+
 urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
     path("", include("annotation.urls")),
     path("", include("analysis.urls")),
+]
+
+urlpatterns += [
+    path("studies/new/", study_views.create, name="study-create"),
+    path("s/<slug:slug>/dashboard/", study_views.study_dashboard, name="pi-dashboard"),
+    path("s/<slug:slug>/dashboard/members/", study_views.members, name="pi-members"),
+    path(
+        "s/<slug:slug>/dashboard/items/<int:item_id>/exclusion/",
+        study_views.item_exclusion,
+        name="pi-exclusion",
+    ),
+    path("s/<slug:slug>/dashboard/reviews.csv", study_views.export_reviews, name="pi-reviews-csv"),
+    path(
+        "s/<slug:slug>/dashboard/feedback.csv", study_views.export_feedback, name="pi-feedback-csv"
+    ),
 ]

@@ -5,6 +5,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
@@ -40,6 +41,7 @@ class Command(BaseCommand):
                 user.set_password(password)
                 user.save()
                 users[username] = user
+            users["pi1"].user_permissions.add(Permission.objects.get(codename="add_readerstudy"))
         dataset = Dataset.objects.get(name=demo.DATASET_NAME)
         study = ReaderStudy.objects.filter(slug=demo.STUDY_SLUG).first()
         if study is None:

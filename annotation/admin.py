@@ -1,0 +1,64 @@
+from django.contrib import admin
+
+from annotation.models import Answer, AnswerRevision, ExpertReview, ReaderCompletion
+
+
+class RevisionInline(admin.TabularInline):
+    model = AnswerRevision
+    extra = 0
+    readonly_fields = ["editor", "created_at", "old", "new", "time_ms"]
+    can_delete = False
+
+
+@admin.register(Answer)
+class AnswerAdmin(admin.ModelAdmin):
+    list_display = [
+        "item",
+        "reader",
+        "choice",
+        "difficulty",
+        "alignment",
+        "time_ms",
+        "revisions_count",
+        "updated_at",
+    ]
+    list_filter = ["item__study", "difficulty", "alignment"]
+    search_fields = ["reader__username", "item__question__source_id", "comment"]
+    list_select_related = ["item__study", "reader"]
+    inlines = [RevisionInline]
+
+
+@admin.register(AnswerRevision)
+class AnswerRevisionAdmin(admin.ModelAdmin):
+    list_display = ["answer", "editor", "created_at", "time_ms"]
+    search_fields = ["editor__username"]
+
+
+@admin.register(ReaderCompletion)
+class ReaderCompletionAdmin(admin.ModelAdmin):
+    list_display = ["study", "reader", "finished_at", "locked"]
+    list_filter = ["study", "locked"]
+
+
+@admin.register(ExpertReview)
+class ExpertReviewAdmin(admin.ModelAdmin):
+    list_display = [
+        "item",
+        "expert",
+        "decision",
+        "difficulty",
+        "flag_multiple_valid",
+        "flag_image_mismatch",
+        "updated_at",
+    ]
+    list_filter = [
+        "item__study",
+        "decision",
+        "flag_multiple_valid",
+        "flag_comparison",
+        "flag_clinically_invalid",
+        "flag_hallucinated",
+        "flag_image_mismatch",
+    ]
+    search_fields = ["expert__username", "item__question__source_id", "comment"]
+    list_select_related = ["item__study", "expert"]

@@ -1,0 +1,106 @@
+"""Expert pages: the review queue and the structured review of one question.
+
+Experts and PIs of the study see the truth, explanation and report here; readers never reach
+these views (study_for_user with expert/PI roles only).
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+
+from annotation.models import ExpertReview
+from annotation.review_forms import ReviewForm
+from annotation.reviews import (
+    ReviewRejected,
+    expert_agreement,
+    reader_feedback,
+    review_queue,
+    review_submit,
+)
+from annotation.selectors import _images
+from readerstudy.models import Role, StudyQuestion
+from readerstudy.selectors import roles_of, study_for_user
+
+REVIEWERS = [Role.EXPERT, Role.PI]
+
+
+@login_required
+@require_GET
+def queue(request: HttpRequest, slug: str) -> HttpResponse:
+    study = study_for_user(request.user, slug, REVIEWERS)
+    rows = review_queue(study, request.user)
+    roles = roles_of(request.user, study)
+    context = {
+        "study": study,
+        "roles": roles,
+        "rows": rows,
+        "reviewed": sum(r.reviewed_by_me for r in rows),
+        "agreement": expert_agreement(study),
+        "can_review": Role.EXPERT in roles,
+    }
+    return render(request, "annotation/expert_queue.html", context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def review_question(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+    study = study_for_user(request.user, slug, REVIEWERS)
+    item = get_object_or_404(
+        StudyQuestion.objects.select_related("question__case", "excluded_by"),
+        id=item_id,
+        study=study,
+    )
+    roles = roles_of(request.user, study)
+    can_review = Role.EXPERT in roles
+    mine = ExpertReview.objects.filter(item=item, expert=request.user).first()
+    form = ReviewForm(request.POST or None, initial=ReviewForm.initial_from(mine))
+    if request.method == "POST":
+        if not can_review:
+            raise Http404("Only the study's experts review questions.")
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                review_submit(
+                    expert=request.user,
+                    item=item,
+                    flags=data["flags"],
+                    other_text=data["other_text"],
+                    ratings=form.ratings(),
+                    difficulty=data["difficulty"],
+                    decision=data["decision"],
+                    comment=data["comment"],
+                )
+            except ReviewRejected as exc:
+                form.add_error(None, str(exc))
+            else:
+                messages.success(request, f"Review of {item.question.source_id} saved.")
+                next_row = next(
+                    (r for r in review_queue(study, request.user) if not r.reviewed_by_me), None
+                )
+                if next_row is None:
+                    return redirect("expert-queue", slug=slug)
+                return redirect("expert-review", slug=slug, item_id=next_row.item.id)
+    others = (
+        ExpertReview.objects.filter(item=item).exclude(expert=request.user).select_related("expert")
+        if mine is not None or not can_review
+        else ExpertReview.objects.none()
+    )
+    case = item.question.case
+    context = {
+        "study": study,
+        "item": item,
+        "question": item.question,
+        "case": case,
+        "images": _images(case.id),
+        "feedback": reader_feedback(item),
+        "form": form,
+        "mine": mine,
+        "others": list(others),
+        "can_review": can_review,
+        "roles": roles,
+    }
+    return render(request, "annotation/expert_review.html", context)

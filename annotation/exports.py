@@ -1,0 +1,96 @@
+"""CSV exports of what people recorded: expert reviews and reader feedback (for PIs)."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from annotation.models import RATING_FIELDS, Answer, ExpertReview, ReviewFlag
+from readerstudy.models import ReaderStudy
+
+
+def reviews_csv(study: ReaderStudy) -> str:
+    """One row per expert review."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    flags = [f"flag_{v}" for v in ReviewFlag.values]
+    writer.writerow(
+        [
+            "question_id",
+            "task",
+            "excluded",
+            "expert",
+            *flags,
+            "other_text",
+            *RATING_FIELDS,
+            "difficulty",
+            "decision",
+            "comment",
+            "updated_at",
+        ]
+    )
+    reviews = (
+        ExpertReview.objects.filter(item__study=study)
+        .select_related("item__question", "expert")
+        .order_by("item__position", "expert__username")
+    )
+    for r in reviews:
+        writer.writerow(
+            [
+                r.item.question.source_id,
+                r.item.question.get_task_display(),
+                r.item.excluded,
+                r.expert.username,
+                *[getattr(r, f) for f in flags],
+                r.other_text,
+                *[getattr(r, f) for f in RATING_FIELDS],
+                r.difficulty,
+                r.decision,
+                r.comment,
+                r.updated_at.isoformat(),
+            ]
+        )
+    return out.getvalue()
+
+
+def feedback_csv(study: ReaderStudy) -> str:
+    """One row per reader answer with its ratings and comment (not the correctness)."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(
+        [
+            "question_id",
+            "task",
+            "excluded",
+            "reader",
+            "choice",
+            "difficulty",
+            "alignment",
+            "comment",
+            "time_ms",
+            "revisions",
+            "updated_at",
+        ]
+    )
+    answers = (
+        Answer.objects.filter(item__study=study)
+        .select_related("item__question", "reader")
+        .order_by("item__position", "reader__username")
+    )
+    for a in answers:
+        writer.writerow(
+            [
+                a.item.question.source_id,
+                a.item.question.get_task_display(),
+                a.item.excluded,
+                a.reader.username,
+                a.choice,
+                a.difficulty,
+                a.alignment,
+                a.comment,
+                a.time_ms,
+                a.revisions_count,
+                a.updated_at.isoformat(),
+            ]
+        )
+    return out.getvalue()

@@ -1,0 +1,104 @@
+from django.contrib import admin
+
+from readerstudy.models import (
+    AuditEvent,
+    Case,
+    Dataset,
+    Image,
+    Membership,
+    Question,
+    ReaderStudy,
+    StudyQuestion,
+)
+
+
+@admin.register(Dataset)
+class DatasetAdmin(admin.ModelAdmin):
+    list_display = ["name", "created_at"]
+    search_fields = ["name"]
+
+
+class ImageInline(admin.TabularInline):
+    model = Image
+    extra = 0
+    fields = [
+        "position",
+        "view_position",
+        "modality",
+        "width",
+        "height",
+        "bits_stored",
+        "source_path",
+    ]
+    readonly_fields = fields
+
+
+@admin.register(Case)
+class CaseAdmin(admin.ModelAdmin):
+    list_display = ["study_id", "dataset", "patient_age", "patient_sex", "study_date"]
+    list_filter = ["dataset", "patient_sex"]
+    search_fields = ["study_id", "study_instance_uid", "patient_id", "indication"]
+    inlines = [ImageInline]
+
+
+@admin.register(Image)
+class ImageAdmin(admin.ModelAdmin):
+    list_display = [
+        "case",
+        "position",
+        "view_position",
+        "modality",
+        "width",
+        "height",
+        "bits_stored",
+    ]
+    list_filter = ["view_position", "modality", "bits_stored"]
+    search_fields = ["case__study_id", "source_path"]
+    list_select_related = ["case"]
+
+
+@admin.register(Question)
+class QuestionAdmin(admin.ModelAdmin):
+    list_display = ["source_id", "dataset", "task", "category", "correct"]
+    list_filter = ["dataset", "task", "category"]
+    search_fields = ["source_id", "text", "case__study_id"]
+    list_select_related = ["dataset"]
+    raw_id_fields = ["case"]
+
+
+class MembershipInline(admin.TabularInline):
+    model = Membership
+    extra = 0
+    raw_id_fields = ["user"]
+
+
+@admin.register(ReaderStudy)
+class ReaderStudyAdmin(admin.ModelAdmin):
+    list_display = ["slug", "title", "dataset", "random_order", "allow_revision", "created_at"]
+    list_filter = ["dataset", "random_order", "allow_revision", "lock_on_finish"]
+    search_fields = ["slug", "title"]
+    inlines = [MembershipInline]
+
+
+@admin.register(StudyQuestion)
+class StudyQuestionAdmin(admin.ModelAdmin):
+    list_display = ["study", "position", "question", "excluded", "excluded_by", "excluded_at"]
+    list_filter = ["study", "excluded", "question__task"]
+    search_fields = ["question__source_id", "question__text", "excluded_reason"]
+    list_select_related = ["study", "question", "excluded_by"]
+    raw_id_fields = ["question"]
+
+
+@admin.register(Membership)
+class MembershipAdmin(admin.ModelAdmin):
+    list_display = ["study", "user", "role", "created_at"]
+    list_filter = ["role", "study"]
+    search_fields = ["user__username", "study__slug"]
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(admin.ModelAdmin):
+    list_display = ["created_at", "study", "actor", "action"]
+    list_filter = ["action", "study"]
+    search_fields = ["actor__username", "action"]
+    readonly_fields = ["study", "actor", "action", "detail", "created_at"]

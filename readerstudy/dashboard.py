@@ -1,0 +1,122 @@
+"""Reads for the PI dashboard: progress of readers and experts, flagged questions."""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Count, Max, Q
+
+from annotation.models import Answer, ExpertReview, ReaderCompletion, ReviewFlag
+from readerstudy.models import Membership, ReaderStudy, Role, StudyQuestion
+
+
+@dataclass(frozen=True)
+class ReaderRow:
+    username: str
+    answered: int
+    total: int
+    median_ms: float | None
+    total_ms: int
+    last_activity: datetime | None
+    finished: datetime | None
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.answered / self.total) if self.total else 0
+
+
+def reader_rows(study: ReaderStudy) -> list[ReaderRow]:
+    total = study.items.count()
+    readers = list(
+        Membership.objects.filter(study=study, role=Role.READER)
+        .order_by("user__username")
+        .values_list("user__username", flat=True)
+    )
+    times: dict[str, list[int]] = defaultdict(list)
+    last: dict[str, datetime] = {}
+    for username, time_ms, updated in Answer.objects.filter(item__study=study).values_list(
+        "reader__username", "time_ms", "updated_at"
+    ):
+        times[username].append(time_ms)
+        last[username] = max(last.get(username, updated), updated)
+    finished = dict(
+        ReaderCompletion.objects.filter(study=study).values_list("reader__username", "finished_at")
+    )
+    names = readers + sorted(set(times) - set(readers))
+    return [
+        ReaderRow(
+            username=name,
+            answered=len(times[name]),
+            total=total,
+            median_ms=statistics.median(times[name]) if times[name] else None,
+            total_ms=sum(times[name]),
+            last_activity=last.get(name),
+            finished=finished.get(name),
+        )
+        for name in names
+    ]
+
+
+def expert_rows(study: ReaderStudy) -> list[dict]:
+    total = study.items.count()
+    experts = Membership.objects.filter(study=study, role=Role.EXPERT).values_list(
+        "user__username", flat=True
+    )
+    done = {
+        row["expert__username"]: row
+        for row in ExpertReview.objects.filter(item__study=study)
+        .values("expert__username")
+        .annotate(n=Count("id"), last=Max("updated_at"))
+    }
+    return [
+        {
+            "username": name,
+            "reviewed": done.get(name, {}).get("n", 0),
+            "total": total,
+            "last": done.get(name, {}).get("last"),
+        }
+        for name in experts
+    ]
+
+
+FLAG_FIELDS = [(f"flag_{value}", label) for value, label in ReviewFlag.choices]
+
+
+def flagged_items(study: ReaderStudy) -> tuple[list[dict], dict[str, int]]:
+    """Questions any expert flagged or rejected, with counts per flag; and totals per flag."""
+    annotations = {
+        field: Count("reviews", filter=Q(**{f"reviews__{field}": True})) for field, _ in FLAG_FIELDS
+    }
+    items = (
+        StudyQuestion.objects.filter(study=study)
+        .select_related("question", "excluded_by")
+        .annotate(
+            **annotations,
+            n_reviews=Count("reviews"),
+            n_reject=Count("reviews", filter=Q(reviews__decision="reject")),
+            n_misfit=Count("answers", filter=Q(answers__alignment="no"), distinct=True),
+        )
+        .order_by("position")
+    )
+    rows, totals = [], {label: 0 for _, label in FLAG_FIELDS}
+    for item in items:
+        flags = {label: getattr(item, field) for field, label in FLAG_FIELDS}
+        for label, n in flags.items():
+            totals[label] += 1 if n else 0
+        if any(flags.values()) or item.n_reject or item.excluded or item.n_misfit:
+            rows.append(
+                {
+                    "item": item,
+                    "flags": {k: v for k, v in flags.items() if v},
+                    "reviews": item.n_reviews,
+                    "rejects": item.n_reject,
+                    "misfit": item.n_misfit,
+                }
+            )
+    rows.sort(
+        key=lambda r: (-(sum(r["flags"].values()) + r["rejects"] + r["misfit"]), r["item"].position)
+    )
+    return rows, totals

@@ -1,0 +1,18 @@
+from django import template
+
+register = template.Library()
+
+
+@register.filter
+def seconds(ms) -> str:
+    """Milliseconds as a short duration: 42 s, 3 min 5 s, 1 h 02 min."""
+    if ms is None:
+        return "–"
+    total = round(float(ms) / 1000)
+    if total < 60:
+        return f"{total} s"
+    minutes, secs = divmod(total, 60)
+    if minutes < 60:
+        return f"{minutes} min {secs} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"

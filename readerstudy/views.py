@@ -1,0 +1,149 @@
+"""PI study management: dashboard, exclusions, memberships, study creation, exports."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required, permission_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from annotation.exports import feedback_csv, reviews_csv
+from readerstudy import dashboard
+from readerstudy.forms import ExclusionForm, MembershipForm, StudyCreateForm
+from readerstudy.imaging import ImagingError
+from readerstudy.models import AuditEvent, Membership, Role, StudyQuestion
+from readerstudy.selectors import roles_of, study_for_user
+from readerstudy.services.studies import (
+    StudyError,
+    membership_add,
+    membership_remove,
+    study_create,
+    study_question_set_excluded,
+)
+
+
+def _pi_study(request: HttpRequest, slug: str):
+    return study_for_user(request.user, slug, [Role.PI])
+
+
+@login_required
+@require_GET
+def study_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
+    study = _pi_study(request, slug)
+    flagged, flag_totals = dashboard.flagged_items(study)
+    context = {
+        "study": study,
+        "roles": roles_of(request.user, study),
+        "readers": dashboard.reader_rows(study),
+        "experts": dashboard.expert_rows(study),
+        "flagged": flagged,
+        "flag_totals": flag_totals,
+        "members": Membership.objects.filter(study=study).select_related("user"),
+        "membership_form": MembershipForm(),
+        "audit": AuditEvent.objects.filter(study=study).select_related("actor")[:20],
+        "excluded": study.items.filter(excluded=True).count(),
+    }
+    return render(request, "readerstudy/dashboard.html", context)
+
+
+@login_required
+@require_POST
+def item_exclusion(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+    study = _pi_study(request, slug)
+    item = get_object_or_404(
+        StudyQuestion.objects.select_related("question"), id=item_id, study=study
+    )
+    form = ExclusionForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "To exclude or include a question, give a reason.")
+    else:
+        excluded = form.cleaned_data["action"] == "exclude"
+        study_question_set_excluded(
+            item=item, excluded=excluded, reason=form.cleaned_data["reason"], actor=request.user
+        )
+        verb = "excluded from" if excluded else "included again in"
+        messages.success(request, f"{item.question.source_id} {verb} the analysis.")
+    return redirect("pi-dashboard", slug=slug)
+
+
+@login_required
+@require_POST
+def members(request: HttpRequest, slug: str) -> HttpResponse:
+    study = _pi_study(request, slug)
+    if "remove" in request.POST:
+        membership = get_object_or_404(Membership, id=request.POST["remove"], study=study)
+        last_pi = (
+            membership.role == Role.PI
+            and Membership.objects.filter(study=study, role=Role.PI).count() == 1
+        )
+        if last_pi:
+            messages.error(request, "A study needs at least one PI.")
+        else:
+            membership_remove(
+                study=study, user=membership.user, role=membership.role, actor=request.user
+            )
+            messages.success(request, f"Removed {membership.user} as {membership.role}.")
+        return redirect("pi-dashboard", slug=slug)
+    form = MembershipForm(request.POST)
+    if form.is_valid():
+        user, role = form.cleaned_data["username"], form.cleaned_data["role"]
+        membership_add(study=study, user=user, role=role, actor=request.user)
+        messages.success(request, f"Added {user} as {role}.")
+    else:
+        messages.error(request, " ".join(e for errs in form.errors.values() for e in errs))
+    return redirect("pi-dashboard", slug=slug)
+
+
+@login_required
+@require_GET
+def export_reviews(request: HttpRequest, slug: str) -> HttpResponse:
+    study = _pi_study(request, slug)
+    response = HttpResponse(reviews_csv(study), content_type="text/csv")
+    response["Content-Disposition"] = f'attachment; filename="{study.slug}-reviews.csv"'
+    return response
+
+
+@login_required
+@require_GET
+def export_feedback(request: HttpRequest, slug: str) -> HttpResponse:
+    study = _pi_study(request, slug)
+    response = HttpResponse(feedback_csv(study), content_type="text/csv")
+    response["Content-Disposition"] = f'attachment; filename="{study.slug}-reader-feedback.csv"'
+    return response
+
+
+@login_required
+@permission_required("readerstudy.add_readerstudy", raise_exception=True)
+@require_http_methods(["GET", "POST"])
+def create(request: HttpRequest) -> HttpResponse:
+    """The same service as `manage.py create_study`; the creator becomes the study's PI."""
+    form = StudyCreateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            created = study_create(
+                slug=data["slug"],
+                dataset=data["dataset"],
+                n=data["sample"],
+                seed=data["seed"],
+                stratify=data["stratify"],
+                one_per_case=data["one_per_case"],
+                title=data["title"],
+                pis=[request.user.username],
+                created_by=request.user,
+                random_order=data["random_order"],
+                allow_revision=data["allow_revision"],
+                show_indication=data["show_indication"],
+                lock_on_finish=data["lock_on_finish"],
+                instructions=data["instructions"],
+            )
+        except (StudyError, ImagingError) as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(
+                request,
+                f"Created {created.study.title} with {len(created.question_ids)} questions.",
+            )
+            return redirect("pi-dashboard", slug=created.study.slug)
+    return render(request, "readerstudy/create.html", {"form": form})

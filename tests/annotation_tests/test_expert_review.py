@@ -1,0 +1,170 @@
+"""Expert review: service rules, the queue order, the review page, agreement, permissions."""
+
+import pytest
+from django.urls import reverse
+
+from annotation.models import ExpertReview, ReviewFlag
+from annotation.reviews import ReviewRejected, expert_agreement, review_queue, review_submit
+from annotation.services import answer_submit
+from readerstudy.models import Case, Question, Role
+from tests.factories import MembershipFactory, UserFactory, build_study
+
+pytestmark = pytest.mark.django_db
+RATINGS = {
+    "clinical_quality": 4,
+    "explanation_clarity": 3,
+    "factual_correctness": 5,
+    "image_alignment": 2,
+}
+FORM = {
+    "clinical_quality": "4",
+    "explanation_clarity": "3",
+    "factual_correctness": "5",
+    "image_alignment": "2",
+    "difficulty": "hard",
+    "decision": "reject",
+}
+
+
+def review(expert, item, decision="accept", flags=()):
+    return review_submit(
+        expert=expert,
+        item=item,
+        flags=list(flags),
+        ratings=RATINGS,
+        difficulty="medium",
+        decision=decision,
+    )
+
+
+def test_review_is_created_then_updated_not_duplicated(study, expert):
+    item = study.items.first()
+    review(expert, item, "accept")
+    review(expert, item, "reject", flags=[ReviewFlag.MULTIPLE_VALID])
+    saved = ExpertReview.objects.get()
+    assert saved.decision == "reject" and saved.flags == ["multiple_valid"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"flags": ["other"]}, "Describe"),
+        ({"flags": ["made_up"]}, "unknown flag"),
+        ({"ratings": {**RATINGS, "clinical_quality": 6}}, "1 to 5"),
+        ({"ratings": {"clinical_quality": 3}}, "1 to 5"),
+        ({"decision": "maybe"}, "decision"),
+    ],
+)
+def test_invalid_reviews_are_rejected(study, expert, kwargs, message):
+    args = {"flags": [], "ratings": RATINGS, "difficulty": "easy", "decision": "accept", **kwargs}
+    with pytest.raises(ReviewRejected, match=message):
+        review_submit(expert=expert, item=study.items.first(), **args)
+    assert not ExpertReview.objects.exists()
+
+
+def test_queue_puts_reader_complaints_first_then_unreviewed(study, reader, other_reader, expert):
+    items = list(study.items.order_by("position"))
+    answer_submit(reader=reader, item=items[2], choice="A", alignment="no")
+    answer_submit(reader=other_reader, item=items[2], choice="A", alignment="no")
+    answer_submit(reader=reader, item=items[3], choice="A", alignment="partly")
+    review(expert, items[0])
+    order = [row.item.id for row in review_queue(study, expert)]
+    assert order == [items[2].id, items[3].id, items[1].id, items[0].id]
+
+
+def test_expert_page_shows_truth_report_and_anonymous_reader_feedback(
+    client, study, reader, expert
+):
+    item = study.items.first()
+    Question.objects.filter(pk=item.question_id).update(explanation="EXPLAINED-HERE")
+    Case.objects.filter(pk=item.question.case_id).update(
+        findings="FINDINGS-HERE", impression="IMPRESSION-HERE"
+    )
+    answer_submit(reader=reader, item=item, choice="A", alignment="no", comment="wrong film")
+    client.force_login(expert)
+    html = client.get(reverse("expert-review", args=[study.slug, item.id])).content.decode()
+    correct = item.question.correct
+    assert f"{correct}. " in html and "✓ correct" in html
+    for text in ("EXPLAINED-HERE", "FINDINGS-HERE", "IMPRESSION-HERE", "wrong film"):
+        assert text in html
+    assert "reader" not in html.split("What readers said")[1].split("Your review")[0].replace(
+        "readers", ""
+    )
+
+
+def test_submit_review_through_the_page_goes_to_next_unreviewed(client, study, expert):
+    items = list(study.items.order_by("position"))
+    client.force_login(expert)
+    response = client.post(
+        reverse("expert-review", args=[study.slug, items[0].id]),
+        {**FORM, "flags": ["image_mismatch"], "comment": "leg film"},
+    )
+    assert response.status_code == 302
+    assert response.url == reverse("expert-review", args=[study.slug, items[1].id])
+    saved = ExpertReview.objects.get()
+    assert saved.flag_image_mismatch and saved.decision == "reject" and saved.comment == "leg film"
+    response = client.post(reverse("expert-review", args=[study.slug, items[1].id]), {})
+    assert response.status_code == 200 and ExpertReview.objects.count() == 1
+
+
+def test_other_experts_reviews_hidden_until_own_review(client, study, expert):
+    item = study.items.first()
+    colleague = UserFactory(username="colleague")
+    MembershipFactory(study=study, user=colleague, role=Role.EXPERT)
+    review(colleague, item, "reject")
+    client.force_login(expert)
+    url = reverse("expert-review", args=[study.slug, item.id])
+    assert "colleague" not in client.get(url).content.decode()
+    review(expert, item, "accept")
+    assert "colleague" in client.get(url).content.decode()
+
+
+def test_agreement_between_experts(study, expert):
+    colleague = UserFactory(username="colleague")
+    MembershipFactory(study=study, user=colleague, role=Role.EXPERT)
+    items = list(study.items.order_by("position"))
+    for item, (a, b) in zip(
+        items,
+        [("accept", "accept"), ("reject", "reject"), ("accept", "reject"), ("revise", "revise")],
+        strict=True,
+    ):
+        review(expert, item, a)
+        review(colleague, item, b)
+    decision = expert_agreement(study)[0]
+    assert decision["what"] == "Decision" and decision["questions"] == 4
+    assert decision["agreement"] == pytest.approx(0.75)
+    assert -1 <= decision["fleiss_kappa"] <= 1
+
+
+@pytest.mark.parametrize("persona", ["reader", "outsider"])
+def test_readers_and_outsiders_never_reach_review_pages(client, study, request, persona):
+    user = request.getfixturevalue(persona)
+    client.force_login(user)
+    item = study.items.first()
+    assert client.get(reverse("expert-queue", args=[study.slug])).status_code == 404
+    assert client.get(reverse("expert-review", args=[study.slug, item.id])).status_code == 404
+    assert (
+        client.post(reverse("expert-review", args=[study.slug, item.id]), FORM).status_code == 404
+    )
+    assert not ExpertReview.objects.exists()
+
+
+def test_expert_of_one_study_sees_nothing_of_another(client, study, expert):
+    other = build_study(2)
+    client.force_login(expert)
+    assert client.get(reverse("expert-queue", args=[other.slug])).status_code == 404
+    item = other.items.first()
+    assert client.get(reverse("expert-review", args=[other.slug, item.id])).status_code == 404
+    # An item of another study through this study's URL is not found either.
+    assert client.get(reverse("expert-review", args=[study.slug, item.id])).status_code == 404
+
+
+def test_pi_can_read_reviews_but_not_write_them(client, study, pi, expert):
+    item = study.items.first()
+    review(expert, item, "reject")
+    client.force_login(pi)
+    html = client.get(reverse("expert-review", args=[study.slug, item.id])).content.decode()
+    assert "expert" in html and "Reject" in html and "Your review" not in html
+    assert (
+        client.post(reverse("expert-review", args=[study.slug, item.id]), FORM).status_code == 404
+    )
