@@ -195,3 +195,55 @@ def review_rows(study: ReaderStudy, reader) -> list[ReviewRow]:
         ReviewRow(number=i + 1, answered=item_id in mine, choice=mine.get(item_id, ""))
         for i, item_id in enumerate(order)
     ]
+
+
+def reader_cases(study: ReaderStudy, reader, numbers: list[int]) -> list[ReaderCase]:
+    """Several cases in one go (for the API list): a fixed number of queries per page."""
+    order = ordered_item_ids(study, reader)
+    wanted = {order[n - 1]: n for n in numbers if 1 <= n <= len(order)}
+    items = StudyQuestion.objects.filter(id__in=wanted).select_related("question__case")
+    case_ids = [item.question.case_id for item in items]
+    images: dict[int, list[ReaderImage]] = {}
+    for img in (
+        Image.objects.filter(case_id__in=case_ids)
+        .exclude(display="")
+        .order_by("case_id", "position")
+    ):
+        images.setdefault(img.case_id, []).append(
+            ReaderImage(
+                image_url(img.display),
+                image_url(img.thumbnail) if img.thumbnail else "",
+                img.view_label,
+                img.width or 0,
+                img.height or 0,
+            )
+        )
+    answers = {a.item_id: a for a in Answer.objects.filter(item__study=study, reader=reader)}
+    locked = ReaderCompletion.objects.filter(study=study, reader=reader, locked=True).exists()
+    out = []
+    for item in sorted(items, key=lambda i: wanted[i.id]):
+        question, case, mine = item.question, item.question.case, answers.get(item.id)
+        number = wanted[item.id]
+        out.append(
+            ReaderCase(
+                study_slug=study.slug,
+                study_title=study.title,
+                number=number,
+                total=len(order),
+                question=question.text,
+                options=question.labelled_options,
+                images=images.get(case.id, []),
+                indication=case.indication if study.show_indication else None,
+                age=case.patient_age if study.show_indication else None,
+                sex=case.get_patient_sex_display() if study.show_indication else None,
+                answer=ReaderAnswer(mine.choice, mine.difficulty, mine.alignment, mine.comment)
+                if mine
+                else None,
+                editable=not locked and (mine is None or study.allow_revision),
+                allow_revision=study.allow_revision,
+                prev_number=number - 1 if number > 1 else None,
+                next_number=number + 1 if number < len(order) else None,
+                answered_count=len(answers),
+            )
+        )
+    return out

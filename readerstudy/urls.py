@@ -3,11 +3,16 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from readerstudy import views as study_views
+from readerstudy.api_urls import v1 as api_v1
+from readerstudy.health import health
 
 urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
+    path("api/v1/", include(api_v1)),
+    path("api/", include("readerstudy.api_urls")),
+    path("healthz", health, name="health"),
     path("", include("annotation.urls")),
     path("", include("analysis.urls")),
 ]

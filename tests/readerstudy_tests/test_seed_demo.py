@@ -3,12 +3,17 @@
 from io import StringIO
 
 import pytest
-from django.contrib.auth import authenticate
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from readerstudy.models import Image, Membership, Question, ReaderStudy, Task
 
 pytestmark = pytest.mark.django_db
+
+
+def authenticate(*, username: str, password: str):
+    user = get_user_model().objects.get(username=username)
+    return user if user.check_password(password) else None
 
 
 def test_seed_demo_is_complete_and_idempotent():

@@ -1,0 +1,147 @@
+"""PI API: upload AI predictions, fetch analysis results as JSON."""
+
+from __future__ import annotations
+
+import math
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.generics import GenericAPIView
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.response import Response
+
+from analysis.exports import AnalysisSettings, analyse
+from analysis.selectors import study_responses
+from analysis.services import PredictionImportError, predictions_import
+from readerstudy.models import Role
+from readerstudy.selectors import study_for_user
+
+
+class PredictionUploadSerializer(serializers.Serializer):
+    model = serializers.CharField(max_length=200)
+    file = serializers.FileField(
+        help_text="CSV (question_id,prediction[,raw_response]) or ReXVQA inference JSON, UTF-8."
+    )
+    replace = serializers.BooleanField(default=False)
+
+
+class PredictionSummarySerializer(serializers.Serializer):
+    model = serializers.CharField()
+    dataset = serializers.CharField()
+    predictions = serializers.IntegerField()
+    failed_extractions = serializers.IntegerField()
+    replaced = serializers.IntegerField()
+    rules = serializers.DictField(child=serializers.IntegerField())
+
+
+class PredictionUpload(GenericAPIView):
+    """Upload one model's predictions for the study's dataset (all or nothing)."""
+
+    serializer_class = PredictionUploadSerializer
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(responses={201: PredictionSummarySerializer})
+    def post(self, request, slug: str):
+        from django.conf import settings
+
+        study = study_for_user(request.user, slug, [Role.PI])
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        upload = serializer.validated_data["file"]
+        if upload.size > settings.PREDICTION_UPLOAD_MAX_BYTES:
+            return Response(
+                {
+                    "detail": f"File too large ({upload.size} bytes; the limit is "
+                    f"{settings.PREDICTION_UPLOAD_MAX_BYTES})."
+                },
+                status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+            )
+        try:
+            summary = predictions_import(
+                dataset=study.dataset,
+                model_name=serializer.validated_data["model"],
+                content=upload.read(),
+                source=upload.name,
+                replace=serializer.validated_data["replace"],
+            )
+        except PredictionImportError as exc:
+            return Response(
+                {"detail": f"Nothing was imported. {exc}"}, status=status.HTTP_400_BAD_REQUEST
+            )
+        return Response(
+            PredictionSummarySerializer(summary.as_dict()).data, status=status.HTTP_201_CREATED
+        )
+
+
+def _clean(value):
+    """JSON has no NaN or infinity: undefined statistics become null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if hasattr(value, "item"):
+        return _clean(value.item())
+    return value
+
+
+def _records(frame) -> list[dict]:
+    return [{k: _clean(v) for k, v in row.items()} for row in frame.to_dict("records")]
+
+
+class AnalysisResults(GenericAPIView):
+    """Accuracy tables, kappa matrices and AI-vs-reader tests as JSON (PIs only)."""
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("missing", str, enum=["wrong", "exclude"]),
+            OpenApiParameter("scale", str, enum=["answer", "correct"]),
+            OpenApiParameter("excluded", str, enum=["drop", "keep"]),
+        ],
+        responses=inline_serializer(
+            "AnalysisResults",
+            {
+                "policy": serializers.CharField(),
+                "accuracy": serializers.ListField(child=serializers.DictField()),
+                "accuracy_by_category": serializers.ListField(child=serializers.DictField()),
+                "kappa": serializers.DictField(),
+                "ai_vs_readers": serializers.ListField(child=serializers.DictField()),
+                "failed_extractions": serializers.ListField(child=serializers.DictField()),
+            },
+        ),
+    )
+    def get(self, request, slug: str):
+        study = study_for_user(request.user, slug, [Role.PI])
+        params = request.query_params
+        missing = params.get("missing", "wrong")
+        scale = params.get("scale", "answer")
+        excluded = params.get("excluded", "drop")
+        if (
+            missing not in ("wrong", "exclude")
+            or scale not in ("answer", "correct")
+            or (excluded not in ("drop", "keep"))
+        ):
+            return Response(
+                {
+                    "detail": "missing must be wrong|exclude, scale answer|correct, "
+                    "excluded drop|keep."
+                },
+                status=400,
+            )
+        settings = AnalysisSettings(
+            missing=missing, scale=scale, include_excluded=excluded == "keep"
+        )
+        result = analyse(study_responses(study), settings)
+        return Response(
+            {
+                "policy": settings.describe(),
+                "accuracy": _records(result.accuracy),
+                "accuracy_by_category": _records(result.accuracy_by_category),
+                "kappa": {
+                    name: {
+                        "raters": list(m.index),
+                        "values": [[_clean(v) for v in row] for row in m.to_numpy().tolist()],
+                    }
+                    for name, m in result.kappas.items()
+                },
+                "ai_vs_readers": _records(result.ai_vs_readers),
+                "failed_extractions": _records(result.failed),
+            }
+        )

@@ -1,0 +1,150 @@
+"""Reader and expert API endpoints: thin wrappers over the selectors and services."""
+
+from __future__ import annotations
+
+from django.http import Http404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.generics import GenericAPIView, ListAPIView, ListCreateAPIView
+from rest_framework.response import Response
+
+from annotation import selectors
+from annotation.models import ExpertReview
+from annotation.reviews import ReviewRejected, review_submit
+from annotation.serializers import (
+    AnswerInputSerializer,
+    AnswerResultSerializer,
+    ReaderCaseSerializer,
+    ReviewSerializer,
+)
+from annotation.services import AnswerRejected, answer_submit
+from readerstudy.models import Role, StudyQuestion
+from readerstudy.selectors import roles_of, study_for_user
+
+
+class ReaderCaseList(ListAPIView):
+    """The reader's cases in their order, blinded like the reader pages."""
+
+    serializer_class = ReaderCaseSerializer
+    filter_backends = []
+
+    def list(self, request, slug: str):
+        study = study_for_user(request.user, slug, [Role.READER])
+        numbers = list(range(1, study.items.count() + 1))
+        page = self.paginate_queryset(numbers)
+        cases = selectors.reader_cases(study, request.user, page)
+        return self.get_paginated_response(self.get_serializer(cases, many=True).data)
+
+
+class ReaderCaseDetail(GenericAPIView):
+    serializer_class = ReaderCaseSerializer
+
+    def get(self, request, slug: str, number: int):
+        study = study_for_user(request.user, slug, [Role.READER])
+        case = selectors.reader_case(study, request.user, number)
+        if case is None:
+            raise Http404("No such case.")
+        return Response(self.get_serializer(case).data)
+
+
+class AnswerView(GenericAPIView):
+    """Submit or revise the answer to one case (the same rules as the reader page)."""
+
+    serializer_class = AnswerInputSerializer
+
+    @extend_schema(
+        request=AnswerInputSerializer,
+        responses={201: AnswerResultSerializer, 200: AnswerResultSerializer},
+    )
+    def put(self, request, slug: str, number: int):
+        study = study_for_user(request.user, slug, [Role.READER])
+        order = selectors.ordered_item_ids(study, request.user)
+        if not 1 <= number <= len(order):
+            raise Http404("No such case.")
+        data = AnswerInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        item = StudyQuestion.objects.select_related("study").get(id=order[number - 1])
+        try:
+            outcome = answer_submit(reader=request.user, item=item, **data.validated_data)
+        except AnswerRejected as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        answer = outcome.answer
+        result = {
+            "number": number,
+            "outcome": "created"
+            if outcome.created
+            else "revised"
+            if outcome.revised
+            else "unchanged",
+            **{
+                f: getattr(answer, f)
+                for f in (
+                    "choice",
+                    "difficulty",
+                    "alignment",
+                    "comment",
+                    "time_ms",
+                    "revisions_count",
+                )
+            },
+        }
+        code = status.HTTP_201_CREATED if outcome.created else status.HTTP_200_OK
+        return Response(AnswerResultSerializer(result).data, status=code)
+
+
+class ReviewList(ListCreateAPIView):
+    """Experts' reviews of a study's questions: experts and PIs read, experts write."""
+
+    serializer_class = ReviewSerializer
+    filter_backends = []
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("decision", str, enum=["accept", "revise", "reject"]),
+            OpenApiParameter("expert", str),
+        ]
+    )
+    def list(self, request, slug: str):
+        study = study_for_user(request.user, slug, [Role.EXPERT, Role.PI])
+        reviews = (
+            ExpertReview.objects.filter(item__study=study)
+            .select_related("item__question", "expert")
+            .order_by("item__position", "expert__username")
+        )
+        if decision := request.query_params.get("decision"):
+            reviews = reviews.filter(decision=decision)
+        if expert := request.query_params.get("expert"):
+            reviews = reviews.filter(expert__username=expert)
+        page = self.paginate_queryset(reviews)
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+
+    def create(self, request, slug: str):
+        study = study_for_user(request.user, slug, [Role.EXPERT, Role.PI])
+        if Role.EXPERT not in roles_of(request.user, study):
+            raise Http404("Only the study's experts review questions.")
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        item = StudyQuestion.objects.filter(study=study, id=data["item_id"]).first()
+        if item is None:
+            return Response(
+                {
+                    "detail": "No such question in this study.",
+                    "errors": {"item_id": ["not in this study"]},
+                },
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        try:
+            review = review_submit(
+                expert=request.user,
+                item=item,
+                flags=sorted(data.get("flags", [])),
+                other_text=data.get("other_text", ""),
+                ratings=serializer.ratings(),
+                difficulty=data["difficulty"],
+                decision=data["decision"],
+                comment=data.get("comment", ""),
+            )
+        except ReviewRejected as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(self.get_serializer(review).data, status=status.HTTP_201_CREATED)

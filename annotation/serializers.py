@@ -1,0 +1,91 @@
+"""API representations of what readers and experts see and record.
+
+The reader case serializer is built from the same blinded view-model as the reader pages
+(annotation.selectors.ReaderCase): there is no field for the truth to leak from.
+"""
+
+from rest_framework import serializers
+
+from annotation.models import RATING_FIELDS, Alignment, Decision, Difficulty, ReviewFlag
+from readerstudy.models import LETTERS
+
+
+class OptionSerializer(serializers.Serializer):
+    letter = serializers.CharField()
+    text = serializers.CharField()
+
+
+class ReaderImageSerializer(serializers.Serializer):
+    url = serializers.CharField()
+    label = serializers.CharField()
+    width = serializers.IntegerField()
+    height = serializers.IntegerField()
+
+
+class ReaderAnswerSerializer(serializers.Serializer):
+    choice = serializers.CharField()
+    difficulty = serializers.CharField(allow_blank=True)
+    alignment = serializers.CharField(allow_blank=True)
+    comment = serializers.CharField(allow_blank=True)
+
+
+class ReaderCaseSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    total = serializers.IntegerField()
+    question = serializers.CharField()
+    options = serializers.SerializerMethodField()
+    images = ReaderImageSerializer(many=True)
+    indication = serializers.CharField(allow_null=True)
+    age = serializers.IntegerField(allow_null=True)
+    sex = serializers.CharField(allow_null=True)
+    answer = ReaderAnswerSerializer(allow_null=True)
+    editable = serializers.BooleanField()
+
+    def get_options(self, case) -> list[dict[str, str]]:
+        return [{"letter": letter, "text": text} for letter, text in case.options]
+
+
+class AnswerInputSerializer(serializers.Serializer):
+    choice = serializers.ChoiceField(choices=LETTERS)
+    difficulty = serializers.ChoiceField(
+        choices=[*Difficulty.values, ""], required=False, default=""
+    )
+    alignment = serializers.ChoiceField(choices=[*Alignment.values, ""], required=False, default="")
+    comment = serializers.CharField(required=False, allow_blank=True, max_length=10_000, default="")
+    time_ms = serializers.IntegerField(required=False, min_value=0, max_value=2**31 - 1, default=0)
+
+
+class AnswerResultSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    outcome = serializers.ChoiceField(choices=["created", "revised", "unchanged"])
+    choice = serializers.CharField()
+    difficulty = serializers.CharField(allow_blank=True)
+    alignment = serializers.CharField(allow_blank=True)
+    comment = serializers.CharField(allow_blank=True)
+    time_ms = serializers.IntegerField()
+    revisions_count = serializers.IntegerField()
+
+
+class ReviewSerializer(serializers.Serializer):
+    id = serializers.IntegerField(read_only=True)
+    item_id = serializers.IntegerField()
+    question_id = serializers.CharField(source="item.question.source_id", read_only=True)
+    expert = serializers.CharField(source="expert.username", read_only=True)
+    flags = serializers.MultipleChoiceField(choices=ReviewFlag.values, required=False)
+    other_text = serializers.CharField(required=False, allow_blank=True, max_length=500)
+    clinical_quality = serializers.IntegerField(min_value=1, max_value=5)
+    explanation_clarity = serializers.IntegerField(min_value=1, max_value=5)
+    factual_correctness = serializers.IntegerField(min_value=1, max_value=5)
+    image_alignment = serializers.IntegerField(min_value=1, max_value=5)
+    difficulty = serializers.ChoiceField(choices=Difficulty.values)
+    decision = serializers.ChoiceField(choices=Decision.values)
+    comment = serializers.CharField(required=False, allow_blank=True, max_length=10_000)
+    updated_at = serializers.DateTimeField(read_only=True)
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        data["flags"] = sorted(instance.flags)
+        return data
+
+    def ratings(self) -> dict[str, int]:
+        return {name: self.validated_data[name] for name in RATING_FIELDS}

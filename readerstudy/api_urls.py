@@ -1,0 +1,44 @@
+"""/api/v1/ routes, the OpenAPI schema and its interactive docs."""
+
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from rest_framework.authtoken.views import obtain_auth_token
+
+from analysis import api as analysis_api
+from annotation import api as annotation_api
+from readerstudy import api as core_api
+
+v1 = [
+    path("auth/token/", obtain_auth_token, name="api-token"),
+    path("studies/", core_api.StudyList.as_view(), name="api-studies"),
+    path("studies/<slug:slug>/cases/", annotation_api.ReaderCaseList.as_view(), name="api-cases"),
+    path(
+        "studies/<slug:slug>/cases/<int:number>/",
+        annotation_api.ReaderCaseDetail.as_view(),
+        name="api-case",
+    ),
+    path(
+        "studies/<slug:slug>/cases/<int:number>/answer/",
+        annotation_api.AnswerView.as_view(),
+        name="api-answer",
+    ),
+    path(
+        "studies/<slug:slug>/questions/",
+        core_api.ExpertQuestionList.as_view(),
+        name="api-questions",
+    ),
+    path("studies/<slug:slug>/reviews/", annotation_api.ReviewList.as_view(), name="api-reviews"),
+    path(
+        "studies/<slug:slug>/predictions/",
+        analysis_api.PredictionUpload.as_view(),
+        name="api-predictions",
+    ),
+    path(
+        "studies/<slug:slug>/analysis/", analysis_api.AnalysisResults.as_view(), name="api-analysis"
+    ),
+]
+
+urlpatterns = [
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+]

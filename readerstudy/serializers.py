@@ -1,0 +1,59 @@
+from rest_framework import serializers
+
+from readerstudy.models import StudyQuestion
+
+
+class ProgressSerializer(serializers.Serializer):
+    answered = serializers.IntegerField()
+    total = serializers.IntegerField()
+    finished = serializers.BooleanField()
+    locked = serializers.BooleanField()
+
+
+class StudySerializer(serializers.Serializer):
+    slug = serializers.SlugField()
+    title = serializers.CharField()
+    dataset = serializers.CharField()
+    roles = serializers.ListField(child=serializers.CharField())
+    instructions = serializers.CharField(allow_blank=True)
+    progress = ProgressSerializer(allow_null=True, help_text="Only for readers of the study.")
+
+
+class CaseReportSerializer(serializers.Serializer):
+    study_id = serializers.CharField()
+    indication = serializers.CharField(allow_blank=True)
+    findings = serializers.CharField(allow_blank=True)
+    impression = serializers.CharField(allow_blank=True)
+    patient_age = serializers.IntegerField(allow_null=True)
+    patient_sex = serializers.CharField(allow_blank=True)
+
+
+class ExpertQuestionSerializer(serializers.ModelSerializer):
+    """A study question with its truth: only for the study's experts and PIs."""
+
+    item_id = serializers.IntegerField(source="id")
+    question_id = serializers.CharField(source="question.source_id")
+    text = serializers.CharField(source="question.text")
+    options = serializers.ListField(source="question.options", child=serializers.CharField())
+    correct = serializers.CharField(source="question.correct")
+    explanation = serializers.CharField(source="question.explanation")
+    task = serializers.CharField(source="question.get_task_display")
+    category = serializers.CharField(source="question.category")
+    case = CaseReportSerializer(source="question.case")
+
+    class Meta:
+        model = StudyQuestion
+        fields = [
+            "item_id",
+            "position",
+            "question_id",
+            "text",
+            "options",
+            "correct",
+            "explanation",
+            "task",
+            "category",
+            "case",
+            "excluded",
+            "excluded_reason",
+        ]
