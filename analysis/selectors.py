@@ -70,27 +70,33 @@ def study_questions(study: ReaderStudy) -> pd.DataFrame:
     )
 
 
+def readers_not_started(study: ReaderStudy) -> list[str]:
+    """Reader members without a single answer: not in the analysis until they start."""
+    return list(
+        Membership.objects.filter(study=study, role=Role.READER)
+        .exclude(user__answers__item__study=study)
+        .order_by("user__username")
+        .values_list("user__username", flat=True)
+    )
+
+
 def study_responses(study: ReaderStudy, *, include_models: bool = True) -> pd.DataFrame:
     """Long format: every reader and every AI model x every study question.
 
     A reader with no answer to a question has a row with answer None (a missing answer);
-    a model's failed extraction is also None. Readers are the study's reader members plus
-    anyone who has answered (a reader removed later keeps their answers in the analysis).
+    a model's failed extraction is also None. Readers are everyone who has answered at least
+    one question, members or not (a reader removed later keeps their answers in the
+    analysis); a reader who has not started would only show as 0% under "missing = wrong",
+    so they are left out and listed by `readers_not_started`.
     """
     questions = study_questions(study)
     answers = Answer.objects.filter(item__study=study).values_list(
         "item_id", "reader__username", "choice", "difficulty", "alignment", "time_ms"
     )
-    readers = list(
-        Membership.objects.filter(study=study, role=Role.READER)
-        .order_by("user__username")
-        .values_list("user__username", flat=True)
-    )
     given: dict[tuple[int, str], tuple] = {}
     for item_id, username, choice, difficulty, alignment, time_ms in answers:
         given[(item_id, username)] = (choice, difficulty, alignment, time_ms)
-        if username not in readers:
-            readers.append(username)
+    readers = sorted({username for _, username in given})
     rows = []
     for q in questions.itertuples(index=False):
         for reader in readers:

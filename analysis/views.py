@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET
 from analysis import plots
 from analysis.exports import analyse, kappa_slug, write_analysis
 from analysis.forms import AnalysisSettingsForm
-from analysis.selectors import study_responses
+from analysis.selectors import readers_not_started, study_responses
 from readerstudy.models import Role
 from readerstudy.selectors import roles_of, study_for_user
 
@@ -72,6 +72,7 @@ def analysis_page(request: HttpRequest, slug: str) -> HttpResponse:
         "failed": _table_rows(result.failed),
         "kappas": kappas,
         "query": query,
+        "not_started": readers_not_started(study),
         "excluded_count": int(result.responses.drop_duplicates("question_id")["excluded"].sum())
         if not result.responses.empty
         else 0,

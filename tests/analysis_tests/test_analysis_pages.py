@@ -45,6 +45,21 @@ def test_responses_selector_has_every_rater_and_question(analysed_study):
     ).all()
 
 
+def test_a_reader_who_has_not_started_is_left_out_and_named(client, analysed_study, pi):
+    """Under "missing = wrong" a reader who has not begun would show as 0%, which reads as a
+    result; they are named on the page instead."""
+    newcomer = UserFactory(username="newcomer")
+    MembershipFactory(study=analysed_study, user=newcomer, role=Role.READER)
+    assert "newcomer" not in set(study_responses(analysed_study)["rater"])
+    client.force_login(pi)
+    html = client.get(reverse("analysis", args=[analysed_study.slug])).content.decode()
+    assert "left out: newcomer" in html
+    answer_submit(reader=newcomer, item=analysed_study.items.first(), choice="B")
+    assert "newcomer" in set(study_responses(analysed_study)["rater"])
+    html = client.get(reverse("analysis", args=[analysed_study.slug])).content.decode()
+    assert "left out: newcomer" not in html
+
+
 def test_only_pis_see_the_analysis(client, analysed_study, reader, expert, outsider):
     url = reverse("analysis", args=[analysed_study.slug])
     for user in (reader, expert, outsider):
