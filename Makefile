@@ -21,7 +21,7 @@ install: $(STAMP)
 
 demo: $(STAMP)
 	$(DEMO_ENV) $(BIN)/python manage.py migrate --noinput -v0
-	$(DEMO_ENV) $(BIN)/python manage.py seed_demo
+	$(DEMO_ENV) $(BIN)/python manage.py seed_demo $(if $(DEMO_PASSWORD),--password $(DEMO_PASSWORD))
 	@echo "Serving on http://127.0.0.1:$(PORT)/  (Ctrl-C to stop)"
 	$(DEMO_ENV) $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 

@@ -1,0 +1,70 @@
+"""Screenshots for the README, taken from a running `make demo` (Debian's Chromium).
+
+Run: .venv/bin/python docs/take_screenshots.py PASSWORD [BASE_URL]
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+OUT = Path(__file__).resolve().parent / "screenshots"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+
+
+def sign_in(page, base: str, username: str, password: str) -> None:
+    page.goto(f"{base}/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{base}/")
+
+
+def shoot(browser, base: str, password: str, username: str, shots: list[tuple[str, str]]):
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    sign_in(page, base, username, password)
+    for path, name in shots:
+        page.goto(base + path)
+        page.wait_for_load_state("networkidle")
+        page.wait_for_timeout(400)  # the viewer draws after the images decode
+        page.screenshot(path=OUT / f"{name}.png")
+    context.close()
+
+
+def expert_first_question(browser, base: str, password: str) -> None:
+    """The top of the queue: the question readers complained about most."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    sign_in(page, base, "expert1", password)
+    page.goto(f"{base}/s/demo/expert/")
+    page.locator("table a").first.click()
+    page.wait_for_load_state("networkidle")
+    page.wait_for_timeout(400)
+    page.screenshot(path=OUT / "expert-review.png")
+    context.close()
+
+
+def main() -> None:
+    password = sys.argv[1]
+    base = sys.argv[2] if len(sys.argv) > 2 else "http://127.0.0.1:8000"
+    OUT.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        shoot(browser, base, password, "reader1", [("/s/demo/read/", "reader-case")])
+        shoot(browser, base, password, "expert1", [("/s/demo/expert/", "expert-queue")])
+        expert_first_question(browser, base, password)
+        shoot(
+            browser,
+            base,
+            password,
+            "pi1",
+            [("/s/demo/dashboard/", "pi-dashboard"), ("/s/demo/analysis/", "pi-analysis")],
+        )
+        browser.close()
+
+
+if __name__ == "__main__":
+    main()
