@@ -11,7 +11,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
 from analysis.exports import AnalysisSettings, analyse
-from analysis.selectors import study_responses
+from analysis.selectors import readers_not_started, study_responses
 from analysis.services import PredictionImportError, predictions_import
 from readerstudy.models import Role
 from readerstudy.selectors import study_for_user
@@ -104,6 +104,7 @@ class AnalysisResults(GenericAPIView):
                 "kappa": serializers.DictField(),
                 "ai_vs_readers": serializers.ListField(child=serializers.DictField()),
                 "failed_extractions": serializers.ListField(child=serializers.DictField()),
+                "readers_not_started": serializers.ListField(child=serializers.CharField()),
             },
         ),
     )
@@ -143,5 +144,6 @@ class AnalysisResults(GenericAPIView):
                 },
                 "ai_vs_readers": _records(result.ai_vs_readers),
                 "failed_extractions": _records(result.failed),
+                "readers_not_started": readers_not_started(study),
             }
         )

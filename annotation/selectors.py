@@ -115,18 +115,58 @@ def first_unanswered(order: list[int], answered: set[int], after: int = 0) -> in
     return None
 
 
+def _reader_image(img: Image) -> ReaderImage:
+    return ReaderImage(
+        url=image_url(img.display),
+        thumbnail_url=image_url(img.thumbnail) if img.thumbnail else "",
+        label=img.view_label,
+        width=img.width or 0,
+        height=img.height or 0,
+    )
+
+
 def _images(case_id: int) -> list[ReaderImage]:
     images = Image.objects.filter(case_id=case_id).exclude(display="").order_by("position")
-    return [
-        ReaderImage(
-            url=image_url(img.display),
-            thumbnail_url=image_url(img.thumbnail) if img.thumbnail else "",
-            label=img.view_label,
-            width=img.width or 0,
-            height=img.height or 0,
-        )
-        for img in images
-    ]
+    return [_reader_image(img) for img in images]
+
+
+def _build_case(
+    study: ReaderStudy,
+    item: StudyQuestion,
+    *,
+    number: int,
+    total: int,
+    images: list[ReaderImage],
+    mine: Answer | None,
+    locked: bool,
+    answered_count: int,
+    preload: list[str] | None = None,
+) -> ReaderCase:
+    """The one place that decides what a reader sees of a case: nothing of the truth."""
+    question, case = item.question, item.question.case
+    return ReaderCase(
+        study_slug=study.slug,
+        study_title=study.title,
+        number=number,
+        total=total,
+        question=question.text,
+        options=question.labelled_options,
+        images=images,
+        indication=case.indication if study.show_indication else None,
+        age=case.patient_age if study.show_indication else None,
+        sex=case.get_patient_sex_display() if study.show_indication else None,
+        answer=(
+            ReaderAnswer(mine.choice, mine.difficulty, mine.alignment, mine.comment)
+            if mine
+            else None
+        ),
+        editable=not locked and (mine is None or study.allow_revision),
+        allow_revision=study.allow_revision,
+        prev_number=number - 1 if number > 1 else None,
+        next_number=number + 1 if number < total else None,
+        answered_count=answered_count,
+        preload=preload or [],
+    )
 
 
 def reader_case(study: ReaderStudy, reader, number: int) -> ReaderCase | None:
@@ -135,16 +175,13 @@ def reader_case(study: ReaderStudy, reader, number: int) -> ReaderCase | None:
     if not 1 <= number <= len(order):
         return None
     item = StudyQuestion.objects.select_related("question__case").get(id=order[number - 1])
-    question, case = item.question, item.question.case
     answers = {
         a.item_id: a
         for a in Answer.objects.filter(item__study=study, reader=reader).only(
             "item_id", "choice", "difficulty", "alignment", "comment"
         )
     }
-    mine = answers.get(item.id)
     locked = ReaderCompletion.objects.filter(study=study, reader=reader, locked=True).exists()
-    editable = not locked and (mine is None or study.allow_revision)
     next_open = first_unanswered(order, set(answers) | {item.id}, after=number)
     preload: list[str] = []
     if next_open is not None:
@@ -154,26 +191,14 @@ def reader_case(study: ReaderStudy, reader, number: int) -> ReaderCase | None:
             .first()
         )
         preload = [img.url for img in _images(next_case_id)]
-    return ReaderCase(
-        study_slug=study.slug,
-        study_title=study.title,
+    return _build_case(
+        study,
+        item,
         number=number,
         total=len(order),
-        question=question.text,
-        options=question.labelled_options,
-        images=_images(case.id),
-        indication=case.indication if study.show_indication else None,
-        age=case.patient_age if study.show_indication else None,
-        sex=case.get_patient_sex_display() if study.show_indication else None,
-        answer=(
-            ReaderAnswer(mine.choice, mine.difficulty, mine.alignment, mine.comment)
-            if mine
-            else None
-        ),
-        editable=editable,
-        allow_revision=study.allow_revision,
-        prev_number=number - 1 if number > 1 else None,
-        next_number=number + 1 if number < len(order) else None,
+        images=_images(item.question.case_id),
+        mine=answers.get(item.id),
+        locked=locked,
         answered_count=len(answers),
         preload=preload,
     )
@@ -209,41 +234,19 @@ def reader_cases(study: ReaderStudy, reader, numbers: list[int]) -> list[ReaderC
         .exclude(display="")
         .order_by("case_id", "position")
     ):
-        images.setdefault(img.case_id, []).append(
-            ReaderImage(
-                image_url(img.display),
-                image_url(img.thumbnail) if img.thumbnail else "",
-                img.view_label,
-                img.width or 0,
-                img.height or 0,
-            )
-        )
+        images.setdefault(img.case_id, []).append(_reader_image(img))
     answers = {a.item_id: a for a in Answer.objects.filter(item__study=study, reader=reader)}
     locked = ReaderCompletion.objects.filter(study=study, reader=reader, locked=True).exists()
-    out = []
-    for item in sorted(items, key=lambda i: wanted[i.id]):
-        question, case, mine = item.question, item.question.case, answers.get(item.id)
-        number = wanted[item.id]
-        out.append(
-            ReaderCase(
-                study_slug=study.slug,
-                study_title=study.title,
-                number=number,
-                total=len(order),
-                question=question.text,
-                options=question.labelled_options,
-                images=images.get(case.id, []),
-                indication=case.indication if study.show_indication else None,
-                age=case.patient_age if study.show_indication else None,
-                sex=case.get_patient_sex_display() if study.show_indication else None,
-                answer=ReaderAnswer(mine.choice, mine.difficulty, mine.alignment, mine.comment)
-                if mine
-                else None,
-                editable=not locked and (mine is None or study.allow_revision),
-                allow_revision=study.allow_revision,
-                prev_number=number - 1 if number > 1 else None,
-                next_number=number + 1 if number < len(order) else None,
-                answered_count=len(answers),
-            )
+    return [
+        _build_case(
+            study,
+            item,
+            number=wanted[item.id],
+            total=len(order),
+            images=images.get(item.question.case_id, []),
+            mine=answers.get(item.id),
+            locked=locked,
+            answered_count=len(answers),
         )
-    return out
+        for item in sorted(items, key=lambda i: wanted[i.id])
+    ]

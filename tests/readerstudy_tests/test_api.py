@@ -143,6 +143,11 @@ def test_pi_uploads_predictions_and_reads_analysis(study, pi, reader, settings):
     assert response.status_code == 201 and response.json()["predictions"] == 4
     assert Prediction.objects.count() == 4
     analysis = api(pi).get(f"/api/v1/studies/{study.slug}/analysis/").json()
+    assert analysis["readers_not_started"] == ["reader"]
+    assert {row["rater"] for row in analysis["accuracy"]} == {"gpt"}
+    api(reader).put(f"/api/v1/studies/{study.slug}/cases/1/answer/", {"choice": "A"})
+    analysis = api(pi).get(f"/api/v1/studies/{study.slug}/analysis/").json()
+    assert analysis["readers_not_started"] == []
     raters = {row["rater"] for row in analysis["accuracy"]}
     assert "gpt" in raters and "reader" in raters
     assert analysis["kappa"]["All tasks"]["raters"] == ["reader", "gpt"]
