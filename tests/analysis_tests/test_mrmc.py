@@ -8,11 +8,11 @@ import pytest
 
 from analysis import mrmc
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+ORACLES = Path(__file__).resolve().parents[1] / "resources" / "oracles"
 
 
 def vandyke_scores():
-    data = pd.read_csv(SHARED / "vandyke.csv")
+    data = pd.read_csv(ORACLES / "vandyke.csv")
     diseased = data[data["truth"] == 1]
     cube = diseased.pivot_table(index=["treatment", "reader"], columns="case", values="rating")
     scores = (cube.to_numpy() >= 3).astype(float)

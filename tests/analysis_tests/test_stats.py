@@ -14,9 +14,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from analysis import stats
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
-if not SHARED.exists():
-    SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+ORACLES = Path(__file__).resolve().parents[1] / "resources" / "oracles"
 
 
 def long_frame(answers: dict[str, list], truth: list[str], tasks: list[str] | None = None):
@@ -198,7 +196,7 @@ def test_kappa_matrices_has_all_tasks_and_each_task():
 
 
 def test_fleiss_kappa_on_fleiss_1971():
-    data = pd.read_csv(SHARED / "fleiss1971_diagnoses.csv")
+    data = pd.read_csv(ORACLES / "fleiss1971_diagnoses.csv")
     long = data.melt(id_vars="patient", var_name="rater", value_name="answer")
     long = long.rename(columns={"patient": "question_id"})
     assert stats.fleiss_kappa(long) == pytest.approx(0.4302445, abs=1e-7)

@@ -32,11 +32,16 @@ def reader_of(study, username: str = "resident"):
 
 def sign_in(page, live_server, username: str) -> None:
     page.goto(f"{live_server.url}/accounts/login/")
+    # Type only once autofocus has landed: on a busy machine keys pressed earlier go nowhere.
+    page.wait_for_function("document.activeElement && document.activeElement.name === 'username'")
     page.keyboard.type(username)
     page.keyboard.press("Tab")
     page.keyboard.type(PASSWORD)
     page.keyboard.press("Enter")
-    page.wait_for_url(f"{live_server.url}/")
+    try:
+        page.wait_for_url(f"{live_server.url}/")
+    except Exception as exc:  # say what the page said instead of a bare timeout
+        raise AssertionError(f"{username} could not sign in: {page.inner_text('body')}") from exc
 
 
 def canvas_pixels(page, index: int = 0) -> list[int]:
