@@ -8,6 +8,8 @@ Driven through Hypothesis directly, with the operation's own strategy.
 
 import pytest
 import schemathesis
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework.authtoken.models import Token
@@ -63,6 +65,18 @@ def _run(strategy, token: str, label: str, calls: dict[str, int]) -> None:
         calls[label] = calls.get(label, 0) + 1
 
     run()
+
+
+@pytest.fixture(autouse=True)
+def _keep_the_test_connection():
+    """Calls go straight to the WSGI app, so do what Django's test client does: keep the
+    request signals from closing the connection that holds the test's transaction (on
+    PostgreSQL it would be closed after the first request)."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
 
 
 @pytest.mark.parametrize("persona", ["reader", "pi", "expert"])
