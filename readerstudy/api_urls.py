@@ -2,11 +2,11 @@
 
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
-from rest_framework.authtoken.views import obtain_auth_token
 
 from analysis import api as analysis_api
 from annotation import api as annotation_api
 from readerstudy import api as core_api
+from readerstudy.api_auth import obtain_auth_token
 
 v1 = [
     path("auth/token/", obtain_auth_token, name="api-token"),

@@ -180,3 +180,15 @@ def test_schema_and_docs_are_served(client):
     docs = client.get("/api/docs/")
     assert docs.status_code == 200 and b"<script" in docs.content
     assert b"cdn" not in docs.content.lower()
+
+
+def test_token_endpoint_rejects_oversized_credentials_cleanly(reader):
+    """A 300-character username once overflowed the login-failure record on PostgreSQL (500)."""
+    response = APIClient().post(
+        "/api/v1/auth/token/", {"username": "u" * 300, "password": "x"}, format="json"
+    )
+    assert response.status_code == 400 and "username" in response.json()["errors"]
+    response = APIClient().post(
+        "/api/v1/auth/token/", {"username": "reader", "password": "x" * 5000}, format="json"
+    )
+    assert response.status_code == 400 and "password" in response.json()["errors"]
