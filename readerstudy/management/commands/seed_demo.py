@@ -67,7 +67,7 @@ class Command(BaseCommand):
             f"Simulated readers reader2 and reader3 ({answered} new answers); "
             f"{predictions} AI predictions from {len(MODEL_NAMES)} demo models."
         )
-        self.stdout.write(self.style.SUCCESS("Demo ready at http://127.0.0.1:8000/"))
+        self.stdout.write(self.style.SUCCESS("Demo ready."))  # the server prints its own address
         self.stdout.write("Logins (username / password):")
         for username, role in demo.USERS.items():
             self.stdout.write(f"  {username:8} / {password}   ({role})")
