@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import os
 from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
+from dotenv import load_dotenv
 
 from readerstudy.env import env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+
+# A .env file in the project (or ENV_FILE) fills in what the real environment leaves unset, so
+# `manage.py` commands work in a checkout without exporting variables first.
+load_dotenv(os.environ.get("ENV_FILE") or BASE_DIR / ".env", override=False)
 
 DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = env_str("SECRET_KEY") or ""

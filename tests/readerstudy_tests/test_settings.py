@@ -14,6 +14,7 @@ def load_settings(**env) -> subprocess.CompletedProcess:
     clean = {
         k: v for k, v in os.environ.items() if k not in {"DEBUG", "SECRET_KEY", "DATABASE_URL"}
     }
+    clean["ENV_FILE"] = os.devnull  # a developer's own .env must not change these tests
     clean.update(env)
     code = "import readerstudy.settings as s; print(s.DATABASES['default']['ENGINE'], s.DEBUG)"
     return subprocess.run(
@@ -25,6 +26,16 @@ def test_secret_key_required_when_debug_off():
     result = load_settings(DEBUG="0")
     assert result.returncode != 0
     assert "SECRET_KEY is required when DEBUG is off" in result.stderr
+
+
+def test_a_dotenv_file_fills_in_what_the_environment_leaves_unset(tmp_path):
+    env_file = tmp_path / ".env"
+    env_file.write_text("DEBUG=0\nSECRET_KEY=from-the-file\nDATABASE_URL=sqlite:///x.db\n")
+    result = load_settings(ENV_FILE=str(env_file))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["django.db.backends.sqlite3", "False"]
+    result = load_settings(ENV_FILE=str(env_file), DEBUG="1")  # the real environment wins
+    assert result.stdout.split() == ["django.db.backends.sqlite3", "True"]
 
 
 def test_debug_must_be_a_boolean():
