@@ -10,7 +10,8 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
-from analysis.exports import AnalysisSettings, analyse
+from analysis.exports import analyse
+from analysis.forms import AnalysisSettingsForm
 from analysis.selectors import readers_not_started, study_responses
 from analysis.services import PredictionImportError, predictions_import
 from readerstudy.models import Role
@@ -94,6 +95,7 @@ class AnalysisResults(GenericAPIView):
             OpenApiParameter("missing", str, enum=["wrong", "exclude"]),
             OpenApiParameter("scale", str, enum=["answer", "correct"]),
             OpenApiParameter("excluded", str, enum=["drop", "keep"]),
+            OpenApiParameter("ci", str, enum=["wilson", "clopper-pearson"]),
         ],
         responses=inline_serializer(
             "AnalysisResults",
@@ -110,25 +112,16 @@ class AnalysisResults(GenericAPIView):
     )
     def get(self, request, slug: str):
         study = study_for_user(request.user, slug, [Role.PI])
-        params = request.query_params
-        missing = params.get("missing", "wrong")
-        scale = params.get("scale", "answer")
-        excluded = params.get("excluded", "drop")
-        if (
-            missing not in ("wrong", "exclude")
-            or scale not in ("answer", "correct")
-            or (excluded not in ("drop", "keep"))
-        ):
+        form = AnalysisSettingsForm(request.query_params)
+        if not form.is_valid():
             return Response(
                 {
                     "detail": "missing must be wrong|exclude, scale answer|correct, "
-                    "excluded drop|keep."
+                    "excluded drop|keep, ci wilson|clopper-pearson."
                 },
                 status=400,
             )
-        settings = AnalysisSettings(
-            missing=missing, scale=scale, include_excluded=excluded == "keep"
-        )
+        settings = form.settings()
         result = analyse(study_responses(study), settings)
         return Response(
             {

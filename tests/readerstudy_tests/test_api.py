@@ -192,3 +192,18 @@ def test_token_endpoint_rejects_oversized_credentials_cleanly(reader):
         "/api/v1/auth/token/", {"username": "reader", "password": "x" * 5000}, format="json"
     )
     assert response.status_code == 400 and "password" in response.json()["errors"]
+
+
+def test_analysis_policy_parameters_are_validated_like_the_page(study, pi, reader):
+    api(reader).put(f"/api/v1/studies/{study.slug}/cases/1/answer/", {"choice": "A"})
+    url = f"/api/v1/studies/{study.slug}/analysis/"
+    assert api(pi).get(url, {"missing": "sometimes"}).status_code == 400
+    assert api(pi).get(url, {"scale": "letters"}).status_code == 400
+    wrong = api(pi).get(url).json()
+    left_out = api(pi).get(url, {"missing": "exclude", "ci": "clopper-pearson"}).json()
+    assert "missing answers count as wrong" in wrong["policy"]
+    assert "missing answers are excluded" in left_out["policy"]
+    assert "clopper-pearson" in left_out["policy"]
+    n = {r["task"]: r["n"] for r in wrong["accuracy"] if r["rater"] == "reader"}
+    m = {r["task"]: r["n"] for r in left_out["accuracy"] if r["rater"] == "reader"}
+    assert n["All"] == 4 and m["All"] == 1
