@@ -16,6 +16,7 @@ from analysis import plots
 from analysis.exports import analyse, kappa_slug, write_analysis
 from analysis.forms import AnalysisSettingsForm
 from analysis.selectors import readers_not_started, study_responses
+from readerstudy.downloads import attachment
 from readerstudy.models import Role
 from readerstudy.selectors import roles_of, study_for_user
 
@@ -99,10 +100,10 @@ def figure_download(request: HttpRequest, slug: str, name: str, fmt: str) -> Htt
         )
     else:
         raise Http404()
-    response = HttpResponse(plots.figure_bytes(figure, fmt), content_type=plots.FORMATS[fmt])
+    body = plots.figure_bytes(figure, fmt)
     if "download" in request.GET:
-        response["Content-Disposition"] = f'attachment; filename="{study.slug}-{name}.{fmt}"'
-    return response
+        return attachment(body, f"{study.slug}-{name}.{fmt}", plots.FORMATS[fmt])
+    return HttpResponse(body, content_type=plots.FORMATS[fmt])
 
 
 @login_required
@@ -130,9 +131,7 @@ def table_download(request: HttpRequest, slug: str, name: str, fmt: str) -> Http
         content_type = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
     else:
         raise Http404()
-    response = HttpResponse(body, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{study.slug}-{name}.{fmt}"'
-    return response
+    return attachment(body, f"{study.slug}-{name}.{fmt}", content_type)
 
 
 @login_required
@@ -148,6 +147,4 @@ def export_zip(request: HttpRequest, slug: str) -> HttpResponse:
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
             for path in written:
                 archive.write(path, arcname=path.name)
-    response = HttpResponse(buffer.getvalue(), content_type="application/zip")
-    response["Content-Disposition"] = f'attachment; filename="{study.slug}-analysis.zip"'
-    return response
+    return attachment(buffer.getvalue(), f"{study.slug}-analysis.zip", "application/zip")

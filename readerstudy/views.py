@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotation.exports import feedback_csv, reviews_csv
 from readerstudy import dashboard
+from readerstudy.downloads import attachment
 from readerstudy.forms import ExclusionForm, MembershipForm, StudyCreateForm
 from readerstudy.imaging import ImagingError
 from readerstudy.models import AuditEvent, Membership, Role, StudyQuestion
@@ -99,18 +100,14 @@ def members(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def export_reviews(request: HttpRequest, slug: str) -> HttpResponse:
     study = _pi_study(request, slug)
-    response = HttpResponse(reviews_csv(study), content_type="text/csv")
-    response["Content-Disposition"] = f'attachment; filename="{study.slug}-reviews.csv"'
-    return response
+    return attachment(reviews_csv(study), f"{study.slug}-reviews.csv", "text/csv")
 
 
 @login_required
 @require_GET
 def export_feedback(request: HttpRequest, slug: str) -> HttpResponse:
     study = _pi_study(request, slug)
-    response = HttpResponse(feedback_csv(study), content_type="text/csv")
-    response["Content-Disposition"] = f'attachment; filename="{study.slug}-reader-feedback.csv"'
-    return response
+    return attachment(feedback_csv(study), f"{study.slug}-reader-feedback.csv", "text/csv")
 
 
 @login_required
