@@ -110,7 +110,9 @@ class LocalOrthanc:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise OrthancError(f"Orthanc exited at start-up; see {self.log_path}:\n{self._tail()}")
+                raise OrthancError(
+                    f"Orthanc exited at start-up; see {self.log_path}:\n{self._tail()}"
+                )
             try:
                 answer = requests.get(
                     f"{self.base_url}/system", auth=(self.user, self.password), timeout=2

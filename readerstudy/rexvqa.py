@@ -272,6 +272,14 @@ def parse_task(value: Any, qid: str) -> str:
     return task
 
 
+def _non_finite_text(text: str) -> bool:
+    """'Infinity', 'NaN', '1e999' written as text (spreadsheet cells are read as text)."""
+    try:
+        return not math.isfinite(float(text))
+    except (ValueError, OverflowError):
+        return False
+
+
 def parse_age(value: Any, qid: str) -> int | None:
     """DICOM age strings (nnnY/M/W/D) or plain numbers, as whole years."""
     if value is None or value == "":
@@ -283,6 +291,10 @@ def parse_age(value: Any, qid: str) -> int | None:
     else:
         match = _AGE.match(str(value))
         if not match:
+            if _non_finite_text(str(value)):
+                raise RexvqaError(
+                    f"{value!r} is not a finite number", question_id=qid, field="PatientAge"
+                )
             raise RexvqaError(f"cannot read age {value!r}", question_id=qid, field="PatientAge")
         number, unit = int(match.group(1)), (match.group(2) or "Y").upper()
         years = {"Y": number, "M": number // 12, "W": number // 52, "D": number // 365}[unit]
