@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import IO, Any
 
 from django.conf import settings
 from django.db import transaction
@@ -38,6 +39,7 @@ from readerstudy.rexvqa import (
     json_records,
     load_json,
 )
+from readerstudy.services.studies import StudyCreated, study_create
 
 BATCH = 2000
 
@@ -282,3 +284,43 @@ def _write_questions(dataset, questions, case_ids, summary: ImportSummary) -> No
         summary.questions_unchanged += 1
     summary.questions_created = len(new)
     Question.objects.bulk_create(new, batch_size=BATCH)
+
+
+def configured_dicomweb() -> DicomwebConfig | None:
+    """The DICOMweb server set in the settings (the only one the web pages may use)."""
+    if not settings.DICOMWEB_URL:
+        return None
+    return DicomwebConfig(
+        url=settings.DICOMWEB_URL,
+        username=settings.DICOMWEB_USER,
+        password=settings.DICOMWEB_PASSWORD,
+        token=settings.DICOMWEB_TOKEN,
+        timeout=settings.DICOMWEB_TIMEOUT,
+        retries=settings.DICOMWEB_RETRIES,
+        backoff=settings.DICOMWEB_BACKOFF,
+        max_instance_bytes=settings.DICOMWEB_MAX_INSTANCE_BYTES,
+    )
+
+
+def question_bank_study_create(
+    *,
+    handle: IO[bytes],
+    filename: str,
+    dataset_name: str,
+    images_root: Path | None,
+    dicomweb: DicomwebConfig | None,
+    **study_options: Any,
+) -> tuple[ImportSummary, StudyCreated]:
+    """Import an uploaded question bank and sample a study from it, both or neither.
+
+    Raises RexvqaError (the file), StudyError (the sampling) or ImagingError (a display image);
+    then no dataset, question, study or fetched file is left behind.
+    """
+    records = read_question_bank(handle, filename)
+    with (
+        image_source(images_root=images_root, dicomweb=dicomweb) as source,
+        transaction.atomic(),
+    ):
+        summary = records_import(records=records, dataset_name=dataset_name, source=source)
+        created = study_create(dataset=Dataset.objects.get(name=dataset_name), **study_options)
+    return summary, created
