@@ -11,9 +11,11 @@ from django.core.management.base import CommandError
 from readerstudy.dicomweb import DicomwebConfig, DicomwebError
 
 
-def add_image_source_arguments(parser, *, root_help: str) -> None:
-    source = parser.add_mutually_exclusive_group()
-    source.add_argument("--images-root", type=Path, default=None, help=root_help)
+def add_image_source_arguments(parser, *, root_help: str | None = None) -> None:
+    """--images-root DIR (when root_help is given) or --dicomweb URL, and the credentials."""
+    source = parser.add_mutually_exclusive_group() if root_help else parser
+    if root_help:
+        source.add_argument("--images-root", type=Path, default=None, help=root_help)
     source.add_argument(
         "--dicomweb",
         metavar="URL",

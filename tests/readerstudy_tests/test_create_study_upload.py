@@ -139,7 +139,9 @@ def test_oversized_upload_is_refused(client, creator, images_root, settings):
 
 def test_image_paths_cannot_leave_the_configured_root(client, creator, images_root, tmp_path):
     (tmp_path / "secret.png").write_bytes((rb.RESOURCES / "tiny_8bit.png").read_bytes())
-    response = post(client, bank([row("q1", "c1", image_paths="images/../../secret.png")]), sample=1)
+    response = post(
+        client, bank([row("q1", "c1", image_paths="images/../../secret.png")]), sample=1
+    )
     assert "escapes the images root" in response.content.decode()
     assert not Dataset.objects.exists()
 
