@@ -44,6 +44,17 @@ _RESOURCE = re.compile(
     re.IGNORECASE,
 )
 _RETRY_STATUSES = (429, 502, 503, 504)
+# SOP classes a study may hold beside its images, skipped when a whole study is listed:
+# structured reports and key objects, presentation states, encapsulated documents, waveforms,
+# raw data, spatial registration/fiducials, RT objects.
+NON_IMAGE_SOP_CLASS_PREFIXES = (
+    "1.2.840.10008.5.1.4.1.1.88.",
+    "1.2.840.10008.5.1.4.1.1.11.",
+    "1.2.840.10008.5.1.4.1.1.104.",
+    "1.2.840.10008.5.1.4.1.1.9.",
+    "1.2.840.10008.5.1.4.1.1.66",
+    "1.2.840.10008.5.1.4.1.1.481.",
+)
 
 
 class DicomwebError(Exception):
@@ -227,7 +238,7 @@ class DicomwebClient:
         refs = []
         for row in rows or []:
             series, sop = value(row, "0020000E"), value(row, "00080018")
-            if not series or not sop:
+            if not series or not sop or is_non_image(str(value(row, "00080016") or "")):
                 continue
             order = (
                 _number(value(row, "00200011")),
@@ -237,8 +248,14 @@ class DicomwebClient:
             )
             refs.append((order, InstanceRef(study_uid, str(series), str(sop))))
         if not refs:
-            raise DicomwebError(f"{what} has no instances on the DICOMweb server {self.config.url}")
+            raise DicomwebError(
+                f"{what} has no image instances on the DICOMweb server {self.config.url}"
+            )
         return [ref for _, ref in sorted(refs)]
+
+
+def is_non_image(sop_class_uid: str) -> bool:
+    return sop_class_uid.startswith(NON_IMAGE_SOP_CLASS_PREFIXES)
 
 
 def _number(value: Any) -> float:

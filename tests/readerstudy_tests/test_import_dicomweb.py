@@ -220,7 +220,7 @@ def test_unknown_study_uid_names_the_question(pacs, monkeypatch, tmp_path):
     with pytest.raises(CommandError) as info:
         run(write_records(tmp_path, {"q1": record}), *pacs_args(pacs, monkeypatch))
     assert "'q1'" in str(info.value) and "'StudyInstanceUid'" in str(info.value)
-    assert "has no instances" in str(info.value)
+    assert "has no image instances" in str(info.value)
     assert_nothing_written()
 
 
@@ -328,3 +328,26 @@ def test_config_never_shows_the_password():
     assert config.url == "http://pacs/dicom-web"
     with pytest.raises(DicomwebError):
         DicomwebConfig("pacs.example/dicom-web")
+
+
+def test_study_listing_skips_reports_and_presentation_states(monkeypatch):
+    def row(series, sop, sop_class, number):
+        return {
+            "0020000E": {"Value": [series]},
+            "00080018": {"Value": [sop]},
+            "00080016": {"Value": [sop_class]},
+            "00200013": {"Value": [number]},
+        }
+
+    rows = [
+        row("1.5", "1.5.2", "1.2.840.10008.5.1.4.1.1.1", 2),  # CR image
+        row("1.6", "1.6.1", "1.2.840.10008.5.1.4.1.1.88.22", 1),  # enhanced SR
+        row("1.5", "1.5.1", "1.2.840.10008.5.1.4.1.1.1.1", 1),  # DX image
+        row("1.7", "1.7.1", "1.2.840.10008.5.1.4.1.1.11.1", 1),  # presentation state
+    ]
+    client = DicomwebClient(DicomwebConfig("http://pacs.invalid/dicom-web"))
+    monkeypatch.setattr(client._client, "search_for_instances", lambda **kwargs: rows)
+    assert [ref.sop for ref in client.study_instances("1.4")] == ["1.5.1", "1.5.2"]
+    monkeypatch.setattr(client._client, "search_for_instances", lambda **kwargs: rows[1:2])
+    with pytest.raises(DicomwebError, match="no image instances"):
+        client.study_instances("1.4")
