@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from readerstudy.models import LETTERS, Task
+from readerstudy.models import Task
+from readerstudy.vocabulary import LETTERS
 
 REQUIRED_FIELDS = ("question", "options", "correct_answer", "task_name", "study_id")
 _OPTION_PREFIX = re.compile(r"^\s*\(?([A-Da-d])\s*[.):\]]\s*")
@@ -137,12 +138,6 @@ class ParsedQuestion:
     subcategory: str
     klass: str
     study_id: str
-
-
-@dataclass
-class ParsedFile:
-    questions: list[ParsedQuestion] = field(default_factory=list)
-    cases: dict[str, ParsedCase] = field(default_factory=dict)
 
 
 def load_json(path: Path) -> dict[str, Any]:
