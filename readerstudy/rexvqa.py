@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from readerstudy.imaging import DEFAULT_MAX_PIXELS, ImagingError, check_source
 from readerstudy.models import LETTERS, Task
 
 REQUIRED_FIELDS = ("question", "options", "correct_answer", "task_name", "study_id", "ImagePath")
@@ -25,7 +26,6 @@ _ANSWER = re.compile(r"^\s*\(?([A-Da-d])\s*[.):\]]?\s*$")
 _AGE = re.compile(r"^\s*0*(\d{1,3})\s*([YyMmWwDd])?\s*$")
 _TASKS_BY_NAME = {label.casefold(): value for value, label in Task.choices}
 _TASKS_BY_NAME.update({value: value for value in Task.values})
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 class RexvqaError(ValueError):
@@ -234,23 +234,23 @@ def resolve_image_path(raw: Any, images_root: Path, qid: str) -> str:
     return resolved
 
 
-def check_image_file(path: str, qid: str) -> None:
-    """The file must exist and be a PNG or a DICOM by its content, not its name."""
+def check_image_file(path: str, qid: str, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> None:
+    """The file must be a regular file, a PNG or a DICOM by content (not by name), within the
+    pixel cap, and decodable with the installed codecs: checked from its header now, so that
+    create_study never discovers a bad image later."""
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(132)
-    except FileNotFoundError as exc:
-        raise RexvqaError(f"image not found: {path}", question_id=qid, field="ImagePath") from exc
-    except IsADirectoryError as exc:
-        raise RexvqaError(f"not a file: {path}", question_id=qid, field="ImagePath") from exc
-    if not (head.startswith(PNG_SIGNATURE) or head[128:132] == b"DICM"):
-        raise RexvqaError(
-            f"{path} is neither a PNG nor a DICOM file", question_id=qid, field="ImagePath"
-        )
+        check_source(Path(path), max_pixels=max_pixels)
+    except ImagingError as exc:
+        raise RexvqaError(str(exc), question_id=qid, field="ImagePath") from exc
 
 
 def parse_case(
-    record: dict[str, Any], qid: str, images_root: Path, checked: set[str]
+    record: dict[str, Any],
+    qid: str,
+    images_root: Path,
+    checked: set[str],
+    *,
+    max_pixels: int = DEFAULT_MAX_PIXELS,
 ) -> ParsedCase:
     paths = as_list(record.get("ImagePath"), qid, "ImagePath")
     if not paths:
@@ -261,7 +261,7 @@ def parse_case(
     for index, raw in enumerate(paths):
         resolved = resolve_image_path(raw, images_root, qid)
         if resolved not in checked:
-            check_image_file(resolved, qid)
+            check_image_file(resolved, qid, max_pixels=max_pixels)
             checked.add(resolved)
         view = str(views[index]).strip() if index < len(views) and views[index] else ""
         modality = (
@@ -304,7 +304,7 @@ def parse_record(qid: str, record: Any) -> ParsedQuestion:
 
 
 def iter_parse(
-    data: dict[str, Any], images_root: Path
+    data: dict[str, Any], images_root: Path, *, max_pixels: int = DEFAULT_MAX_PIXELS
 ) -> Iterator[tuple[ParsedQuestion, ParsedCase | None]]:
     """Yield each question with its case (None when the case was already seen in this file)."""
     seen_cases: set[str] = set()
@@ -316,6 +316,6 @@ def iter_parse(
         question = parse_record(qid, record)
         case = None
         if question.study_id not in seen_cases:
-            case = parse_case(record, qid, images_root, checked_paths)
+            case = parse_case(record, qid, images_root, checked_paths, max_pixels=max_pixels)
             seen_cases.add(question.study_id)
         yield question, case

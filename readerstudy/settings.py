@@ -152,6 +152,9 @@ MEDIA_ROOT = Path(env_str("MEDIA_ROOT") or BASE_DIR / "media").resolve()
 # Derived display images: longest side in pixels, thumbnail longest side.
 DISPLAY_MAX_SIZE = env_int("DISPLAY_MAX_SIZE", 2048, minimum=256)
 THUMBNAIL_MAX_SIZE = env_int("THUMBNAIL_MAX_SIZE", 256, minimum=32)
+# Largest source image accepted (width x height x frames), checked at import from the header:
+# a small compressed file can decode to gigabytes. Also Pillow's decompression-bomb limit.
+MAX_IMAGE_PIXELS = env_int("MAX_IMAGE_PIXELS", 100_000_000, minimum=1)
 # Upper bound for the time a reader may spend on one case (ms); longer is clipped, as a tab
 # left open overnight is not reading time.
 MAX_CASE_TIME_MS = env_int("MAX_CASE_TIME_MS", 30 * 60 * 1000, minimum=1000)

@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from django.conf import settings
 from django.db import transaction
 
 from readerstudy.models import Case, Dataset, Image, Question, Task
@@ -61,7 +62,8 @@ def parse_file(path: Path, images_root: Path | None, *, progress: bool = False):
         raise RexvqaError(f"images root {root} is not a folder")
     questions: list[ParsedQuestion] = []
     cases: dict[str, ParsedCase] = {}
-    for question, case in _progress(iter_parse(data, root), len(data), progress):
+    parsed = iter_parse(data, root, max_pixels=settings.MAX_IMAGE_PIXELS)
+    for question, case in _progress(parsed, len(data), progress):
         questions.append(question)
         if case is not None:
             cases[case.study_id] = case
