@@ -125,7 +125,9 @@ def dicom_display_pixels(source: Source) -> DisplayPixels:
     bits = int(ds.get("BitsStored", 8))
     modality = str(ds.get("Modality", ""))
     if photometric in COLOUR and stored.ndim == 3 and stored.shape[-1] == 3:
-        return DisplayPixels(_luminance(stored, bits), min(bits, 8), modality, transfer_syntax=syntax)
+        return DisplayPixels(
+            _luminance(stored, bits), min(bits, 8), modality, transfer_syntax=syntax
+        )
     if photometric not in {"MONOCHROME1", "MONOCHROME2"}:
         raise ImagingError(f"{_describe(source)}: {photometric} is not a greyscale radiograph")
     if stored.ndim != 2:

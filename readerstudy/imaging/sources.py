@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import os
 import stat
+import struct
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -152,6 +153,12 @@ def open_png(handle: BinaryIO, source: Source) -> PILImage.Image:
 
 
 def _check_png(handle: BinaryIO, source: Source, max_pixels: int) -> SourceInfo:
+    header = handle.read(24)
+    handle.seek(0)
+    if header[12:16] != b"IHDR":
+        raise ImagingError(f"{_describe(source)}: a PNG must start with its IHDR chunk")
+    width, height = struct.unpack(">II", header[16:24])
+    _check_size(source, width, height, 1, max_pixels)  # before Pillow reads anything else
     img = open_png(handle, source)
     width, height = img.size
     _check_size(source, width, height, 1, max_pixels)
@@ -222,6 +229,10 @@ def _check_dicom(handle: BinaryIO, source: Source, max_pixels: int) -> SourceInf
             raise ImagingError(
                 f"{where}: pixel data is {length} bytes, {rows} x {columns} needs {expected}"
             )
+        start = getattr(element, "value_tell", None)
+        size = handle.seek(0, io.SEEK_END)
+        if start is not None and length is not None and start + min(length, expected) > size:
+            raise ImagingError(f"{where}: the file is truncated ({size} bytes)")
     return SourceInfo("dicom", columns, rows, frames, photometric, bits_stored, str(syntax))
 
 
@@ -229,7 +240,9 @@ def _check_decoder(where: str, syntax_uid: pydicom.uid.UID) -> None:
     try:
         decoder = get_decoder(syntax_uid)
     except NotImplementedError as exc:
-        raise ImagingError(f"{where}: no pixel-data decoder exists for this transfer syntax") from exc
+        raise ImagingError(
+            f"{where}: no pixel-data decoder exists for this transfer syntax"
+        ) from exc
     if not decoder.is_available:
         missing = "; ".join(decoder.missing_dependencies) or "no plugin installed"
         raise ImagingError(f"{where}: no installed pixel-data decoder ({missing})")
@@ -248,4 +261,6 @@ def _decode_first_frame(handle: BinaryIO, source: Source, info: SourceInfo) -> N
         raise
     except Exception as exc:  # codecs raise many types for corrupt data
         syntax = f" [{info.transfer_syntax}]" if info.transfer_syntax else ""
-        raise ImagingError(f"{_describe(source)}{syntax}: cannot decode the pixels ({exc})") from exc
+        raise ImagingError(
+            f"{_describe(source)}{syntax}: cannot decode the pixels ({exc})"
+        ) from exc
