@@ -159,10 +159,15 @@
       gl.drawArrays(gl.TRIANGLE_STRIP, 0, 4);
     }
 
-    readPixel(canvas, x, y) {
-      const out = new Uint8Array(4);
-      this.gl.readPixels(x, canvas.height - 1 - y, 1, 1, this.gl.RGBA, this.gl.UNSIGNED_BYTE, out);
-      return out[0];
+    /* Grey values of a w x h block at canvas pixel (x, y), rows top-down. */
+    readPixels(canvas, x, y, w, h) {
+      const rgba = new Uint8Array(4 * w * h);
+      this.gl.readPixels(x, canvas.height - y - h, w, h, this.gl.RGBA, this.gl.UNSIGNED_BYTE, rgba);
+      const out = new Array(w * h);
+      for (let row = 0; row < h; row++) {
+        for (let col = 0; col < w; col++) out[row * w + col] = rgba[4 * ((h - 1 - row) * w + col)];
+      }
+      return out;
     }
 
     destroy() {
@@ -255,7 +260,12 @@
       ctx.putImageData(this.frame, 0, 0);
     }
 
-    readPixel(canvas, x, y) { return this.ctx.getImageData(x, y, 1, 1).data[0]; }
+    readPixels(canvas, x, y, w, h) {
+      const rgba = this.ctx.getImageData(x, y, w, h).data;
+      const out = new Array(w * h);
+      for (let i = 0; i < out.length; i++) out[i] = rgba[4 * i];
+      return out;
+    }
 
     destroy() {}
   }
@@ -373,11 +383,13 @@
       s.zoom = newZoom;
     }
 
-    /* Grey value (0-255) at a canvas pixel, as shown: for tests and the benchmark. */
-    readPixel(x, y) {
+    /* Grey values (0-255) as shown, read back after a fresh render: for tests. */
+    readPixels(x, y, w = 1, h = 1) {
       this.render();
-      return this.renderer.readPixel(this.canvas, Math.floor(x), Math.floor(y));
+      return this.renderer.readPixels(this.canvas, Math.floor(x), Math.floor(y), w, h);
     }
+
+    readPixel(x, y) { return this.readPixels(x, y)[0]; }
 
     bindPointer() {
       const el = this.figure;

@@ -45,9 +45,10 @@ def canvas_pixels(page, index: int = 0) -> list[int]:
         """(i) => {
           const view = window.ReaderViewer.current.views[i];
           const c = view.canvas;
+          const all = view.readPixels(0, 0, c.width, c.height);
           const out = [];
           for (let y = 1; y <= 16; y++) for (let x = 1; x <= 16; x++) {
-            out.push(view.readPixel(Math.floor(c.width * x / 17), Math.floor(c.height * y / 17)));
+            out.push(all[Math.floor(c.height * y / 17) * c.width + Math.floor(c.width * x / 17)]);
           }
           return out;
         }""",
