@@ -41,10 +41,11 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/import_bench.py
 	$(BIN)/python benchmarks/analysis_bench.py
 
-# Needs PostgreSQL on 127.0.0.1:5432 (user postgres, trust auth); about 5 minutes.
+# Headless Debian Chromium; about 2 minutes.
 bench-viewer: $(STAMP)
 	$(BIN)/python benchmarks/viewer_bench.py
 
+# Needs PostgreSQL on 127.0.0.1:5432 (user postgres, trust auth); about 5 minutes.
 bench-load: $(STAMP)
 	$(BIN)/python benchmarks/load/run.py --out benchmarks/load/results.json
 
