@@ -32,6 +32,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	DEBUG=1 $(BIN)/python manage.py makemigrations --check --dry-run
+	$(BIN)/lint-imports
 
 format: $(STAMP)
 	$(BIN)/ruff format .

@@ -10,8 +10,8 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
-from analysis.exports import analyse
 from analysis.forms import AnalysisSettingsForm
+from analysis.pipeline import analyse
 from analysis.selectors import readers_not_started, study_responses
 from analysis.services import PredictionImportError, predictions_import
 from readerstudy.models import Role

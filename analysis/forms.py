@@ -1,6 +1,6 @@
 from django import forms
 
-from analysis.exports import AnalysisSettings
+from analysis.pipeline import AnalysisSettings
 
 
 class AnalysisSettingsForm(forms.Form):

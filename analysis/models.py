@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 
-from readerstudy.models import LETTERS, Dataset, Question
+from readerstudy.models import Dataset, Question
+from readerstudy.vocabulary import LETTERS
 
 
 class AIModel(models.Model):

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from django.db import transaction
 
-from analysis.extraction import extract_letter
 from analysis.models import AIModel, Prediction
+from analysis.stats.extraction import extract_letter
 from readerstudy.models import Dataset
 
 MAX_ERRORS_SHOWN = 10

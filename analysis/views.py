@@ -12,10 +12,11 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from analysis import plots
-from analysis.exports import analyse, kappa_slug, write_analysis
+from analysis.exports import kappa_slug, write_analysis
 from analysis.forms import AnalysisSettingsForm
+from analysis.pipeline import analyse
 from analysis.selectors import readers_not_started, study_responses
+from analysis.stats import plots
 from readerstudy.downloads import attachment
 from readerstudy.models import Role
 from readerstudy.selectors import roles_of, study_for_user

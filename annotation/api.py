@@ -1,4 +1,4 @@
-"""Reader and expert API endpoints: thin wrappers over the selectors and services."""
+"""Reader and expert API endpoints, and "my studies": thin wrappers over selectors and services."""
 
 from __future__ import annotations
 
@@ -19,7 +19,33 @@ from annotation.serializers import (
 )
 from annotation.services import AnswerRejected, answer_submit
 from readerstudy.models import Role, StudyQuestion
-from readerstudy.selectors import roles_of, study_for_user
+from readerstudy.selectors import roles_of, studies_of, study_for_user
+from readerstudy.serializers import StudySerializer
+
+
+class StudyList(ListAPIView):
+    """The studies I belong to, with my roles and, as a reader, my progress."""
+
+    serializer_class = StudySerializer
+    filter_backends = []
+
+    def list(self, request):
+        rows = []
+        for study, roles in studies_of(request.user):
+            rows.append(
+                {
+                    "slug": study.slug,
+                    "title": study.title,
+                    "dataset": study.dataset.name,
+                    "roles": roles,
+                    "instructions": study.instructions,
+                    "progress": selectors.progress_of(study, request.user)
+                    if Role.READER in roles
+                    else None,
+                }
+            )
+        page = self.paginate_queryset(rows)
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
 
 class ReaderCaseList(ListAPIView):
@@ -58,12 +84,11 @@ class AnswerView(GenericAPIView):
     )
     def put(self, request, slug: str, number: int):
         study = study_for_user(request.user, slug, [Role.READER])
-        order = selectors.ordered_item_ids(study, request.user)
-        if not 1 <= number <= len(order):
+        item = selectors.item_at(study, request.user, number)
+        if item is None:
             raise Http404("No such case.")
         data = AnswerInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        item = StudyQuestion.objects.select_related("study").get(id=order[number - 1])
         try:
             outcome = answer_submit(reader=request.user, item=item, **data.validated_data)
         except AnswerRejected as exc:

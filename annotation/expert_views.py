@@ -21,7 +21,7 @@ from annotation.reviews import (
     review_queue,
     review_submit,
 )
-from annotation.selectors import _images
+from annotation.selectors import case_images
 from readerstudy.models import Role, StudyQuestion
 from readerstudy.selectors import roles_of, study_for_user
 
@@ -95,7 +95,7 @@ def review_question(request: HttpRequest, slug: str, item_id: int) -> HttpRespon
         "item": item,
         "question": item.question,
         "case": case,
-        "images": _images(case.id),
+        "images": case_images(case.id),
         "feedback": reader_feedback(item),
         "form": form,
         "mine": mine,

@@ -5,8 +5,9 @@ from __future__ import annotations
 import csv
 import io
 
-from annotation.models import RATING_FIELDS, Answer, ExpertReview, ReviewFlag
+from annotation.models import Answer, ExpertReview
 from readerstudy.models import ReaderStudy
+from readerstudy.vocabulary import RATING_FIELDS, ReviewFlag
 
 
 def reviews_csv(study: ReaderStudy) -> str:

@@ -1,18 +1,79 @@
 from django import forms
 
-from annotation.models import Alignment, Difficulty
-from readerstudy.models import LETTERS
+from readerstudy.vocabulary import SHORTCUTS, Alignment, Difficulty, Letter
+
+
+class ShortcutRadioSelect(forms.RadioSelect):
+    """Radios that carry their keyboard shortcuts (`data-keys`), so the page's script reads
+    the keys from the markup instead of keeping its own copy of the vocabulary."""
+
+    def __init__(self, shortcuts: dict[str, tuple[str, ...]], attrs=None):
+        super().__init__(attrs)
+        self.shortcuts = shortcuts
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        keys = self.shortcuts.get(str(value), ())
+        if keys:
+            option["attrs"]["data-keys"] = " ".join(keys)
+        option["shortcut"] = keys[0] if keys else ""
+        return option
 
 
 class AnswerForm(forms.Form):
     choice = forms.ChoiceField(
-        choices=[(letter, letter) for letter in LETTERS],
+        choices=Letter.choices,
+        widget=ShortcutRadioSelect(SHORTCUTS["choice"]),
         error_messages={"required": "Choose one of the options A-D."},
     )
-    difficulty = forms.ChoiceField(choices=[("", "—"), *Difficulty.choices], required=False)
-    alignment = forms.ChoiceField(choices=[("", "—"), *Alignment.choices], required=False)
-    comment = forms.CharField(required=False, max_length=10_000, strip=True)
-    time_ms = forms.IntegerField(required=False, min_value=0)
+    difficulty = forms.ChoiceField(
+        choices=Difficulty.choices,
+        required=False,
+        widget=ShortcutRadioSelect(SHORTCUTS["difficulty"]),
+    )
+    alignment = forms.ChoiceField(
+        choices=Alignment.choices,
+        required=False,
+        label="Does the question fit this image?",
+        widget=ShortcutRadioSelect(SHORTCUTS["alignment"]),
+    )
+    comment = forms.CharField(
+        required=False,
+        max_length=10_000,
+        strip=True,
+        widget=forms.Textarea(attrs={"rows": 3}),
+    )
+    time_ms = forms.IntegerField(required=False, min_value=0, initial=0, widget=forms.HiddenInput)
+
+    def rating_fields(self) -> list[forms.BoundField]:
+        """The optional radio groups under the options (difficulty, fit, ...), in order."""
+        return [
+            self[name]
+            for name, field in self.fields.items()
+            if name != "choice" and isinstance(field.widget, ShortcutRadioSelect)
+        ]
+
+    @classmethod
+    def for_case(cls, case, data=None) -> "AnswerForm":
+        """The form for one reader case: its options as labels, the saved answer as initial."""
+        initial = (
+            {
+                "choice": case.answer.choice,
+                "difficulty": case.answer.difficulty,
+                "alignment": case.answer.alignment,
+                "comment": case.answer.comment,
+            }
+            if case.answer
+            else {}
+        )
+        form = cls(data, initial=initial)
+        form.fields["choice"].choices = [
+            (letter, f"{letter}. {text}") for letter, text in case.options
+        ]
+        if not case.editable:
+            for field in form.fields.values():
+                field.disabled = True
+        return form
 
 
 class FinishForm(forms.Form):

@@ -10,21 +10,16 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from readerstudy.models import LETTERS, ReaderStudy, StudyQuestion
-
-
-class Difficulty(models.TextChoices):
-    EASY = "easy", "Easy"
-    MEDIUM = "medium", "Medium"
-    HARD = "hard", "Hard"
-
-
-class Alignment(models.TextChoices):
-    """Does the question fit this image?"""
-
-    YES = "yes", "Yes"
-    PARTLY = "partly", "Partly"
-    NO = "no", "No"
+from readerstudy.models import ReaderStudy, StudyQuestion
+from readerstudy.vocabulary import (
+    LETTERS,
+    RATING_FIELDS,
+    RATING_RANGE,
+    Alignment,
+    Decision,
+    Difficulty,
+    ReviewFlag,
+)
 
 
 class Answer(models.Model):
@@ -94,31 +89,6 @@ class ReaderCompletion(models.Model):
         return f"{self.reader} finished {self.study.slug}"
 
 
-class ReviewFlag(models.TextChoices):
-    """Problems the ReXVQA expert review found in questions."""
-
-    MULTIPLE_VALID = "multiple_valid", "Multiple valid answers"
-    COMPARISON = "comparison", "Unnecessary comparison content"
-    CLINICALLY_INVALID = "clinically_invalid", "Clinically invalid"
-    HALLUCINATED = "hallucinated", "Finding not supported by the report"
-    IMAGE_MISMATCH = "image_mismatch", "Image does not match the question"
-    OTHER = "other", "Other"
-
-
-class Decision(models.TextChoices):
-    ACCEPT = "accept", "Accept"
-    REVISE = "revise", "Revise"
-    REJECT = "reject", "Reject"
-
-
-RATING_FIELDS = (
-    "clinical_quality",
-    "explanation_clarity",
-    "factual_correctness",
-    "image_alignment",
-)
-
-
 def _rating(label: str) -> models.PositiveSmallIntegerField:
     return models.PositiveSmallIntegerField(label, help_text="1 (poor) to 5 (excellent)")
 
@@ -159,7 +129,12 @@ class ExpertReview(models.Model):
             ),
             *[
                 models.CheckConstraint(
-                    condition=Q(**{f"{name}__gte": 1, f"{name}__lte": 5}),
+                    condition=Q(
+                        **{
+                            f"{name}__gte": RATING_RANGE.start,
+                            f"{name}__lte": RATING_RANGE.stop - 1,
+                        }
+                    ),
                     name=f"review_{name}_1_5",
                 )
                 for name in RATING_FIELDS

@@ -1,8 +1,8 @@
 from django import forms
 
-from annotation.models import RATING_FIELDS, Decision, Difficulty, ReviewFlag
+from readerstudy.vocabulary import RATING_FIELDS, RATING_RANGE, Decision, Difficulty, ReviewFlag
 
-RATING_CHOICES = [(str(i), str(i)) for i in range(1, 6)]
+RATING_CHOICES = [(str(i), str(i)) for i in RATING_RANGE]
 
 
 class ReviewForm(forms.Form):

@@ -9,17 +9,17 @@ import pandas as pd
 from django.db import transaction
 from django.db.models import Count, Q
 
-from analysis.stats import panel_agreement
-from annotation.models import (
+from annotation.agreement import panel_agreement
+from annotation.models import Answer, ExpertReview
+from readerstudy.models import AuditEvent, ReaderStudy, StudyQuestion
+from readerstudy.vocabulary import (
     RATING_FIELDS,
+    RATING_RANGE,
     Alignment,
-    Answer,
     Decision,
     Difficulty,
-    ExpertReview,
     ReviewFlag,
 )
-from readerstudy.models import AuditEvent, ReaderStudy, StudyQuestion
 
 
 class ReviewRejected(ValueError):
@@ -44,7 +44,9 @@ def review_submit(
         raise ReviewRejected(f"unknown flag(s): {', '.join(sorted(unknown))}")
     if ReviewFlag.OTHER in flags and not other_text.strip():
         raise ReviewRejected("Describe the 'other' problem.")
-    if set(ratings) != set(RATING_FIELDS) or not all(1 <= int(v) <= 5 for v in ratings.values()):
+    if set(ratings) != set(RATING_FIELDS) or not all(
+        int(v) in RATING_RANGE for v in ratings.values()
+    ):
         raise ReviewRejected("Rate each of the four qualities from 1 to 5.")
     if difficulty not in Difficulty.values or decision not in Decision.values:
         raise ReviewRejected("Choose a difficulty and a decision.")

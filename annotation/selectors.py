@@ -91,6 +91,25 @@ def ordered_item_ids(study: ReaderStudy, reader) -> list[int]:
     return [ids[i] for i in order]
 
 
+def item_at(
+    study: ReaderStudy, reader, number: int, order: list[int] | None = None
+) -> StudyQuestion | None:
+    """The study question at `number` (1-based) in the reader's order; None when out of range.
+
+    Pages and API resolve a reader's case through this one function; pass `order` when the
+    caller already has it so a request computes the order once.
+    """
+    order = ordered_item_ids(study, reader) if order is None else order
+    if not 1 <= number <= len(order):
+        return None
+    return StudyQuestion.objects.select_related("study", "question__case").get(id=order[number - 1])
+
+
+def is_locked(study: ReaderStudy, reader) -> bool:
+    """True once the reader's final submit locked their answers."""
+    return ReaderCompletion.objects.filter(study=study, reader=reader, locked=True).exists()
+
+
 def answered_item_ids(study: ReaderStudy, reader) -> set[int]:
     return set(
         Answer.objects.filter(item__study=study, reader=reader).values_list("item_id", flat=True)
@@ -146,7 +165,8 @@ def _reader_image(img: Image) -> ReaderImage:
     )
 
 
-def _images(case_id: int) -> list[ReaderImage]:
+def case_images(case_id: int) -> list[ReaderImage]:
+    """A case's display images in order (no source paths: nothing but what a reader sees)."""
     images = Image.objects.filter(case_id=case_id).exclude(display="").order_by("position")
     return [_reader_image(img) for img in images]
 
@@ -190,19 +210,21 @@ def _build_case(
     )
 
 
-def reader_case(study: ReaderStudy, reader, number: int) -> ReaderCase | None:
+def reader_case(
+    study: ReaderStudy, reader, number: int, order: list[int] | None = None
+) -> ReaderCase | None:
     """The case at `number` in the reader's order, or None when out of range."""
-    order = ordered_item_ids(study, reader)
-    if not 1 <= number <= len(order):
+    order = ordered_item_ids(study, reader) if order is None else order
+    item = item_at(study, reader, number, order)
+    if item is None:
         return None
-    item = StudyQuestion.objects.select_related("question__case").get(id=order[number - 1])
     answers = {
         a.item_id: a
         for a in Answer.objects.filter(item__study=study, reader=reader).only(
             "item_id", "choice", "difficulty", "alignment", "comment"
         )
     }
-    locked = ReaderCompletion.objects.filter(study=study, reader=reader, locked=True).exists()
+    locked = is_locked(study, reader)
     next_open = first_unanswered(order, set(answers) | {item.id}, after=number)
     preload: list[str] = []
     if next_open is not None:
@@ -211,13 +233,15 @@ def reader_case(study: ReaderStudy, reader, number: int) -> ReaderCase | None:
             .values_list("question__case_id", flat=True)
             .first()
         )
-        preload = [url for img in _images(next_case_id) for url in (img.url, img.depth_url) if url]
+        preload = [
+            url for img in case_images(next_case_id) for url in (img.url, img.depth_url) if url
+        ]
     return _build_case(
         study,
         item,
         number=number,
         total=len(order),
-        images=_images(item.question.case_id),
+        images=case_images(item.question.case_id),
         mine=answers.get(item.id),
         locked=locked,
         answered_count=len(answers),
@@ -257,7 +281,7 @@ def reader_cases(study: ReaderStudy, reader, numbers: list[int]) -> list[ReaderC
     ):
         images.setdefault(img.case_id, []).append(_reader_image(img))
     answers = {a.item_id: a for a in Answer.objects.filter(item__study=study, reader=reader)}
-    locked = ReaderCompletion.objects.filter(study=study, reader=reader, locked=True).exists()
+    locked = is_locked(study, reader)
     return [
         _build_case(
             study,

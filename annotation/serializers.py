@@ -6,13 +6,15 @@ The reader case serializer is built from the same blinded view-model as the read
 
 from rest_framework import serializers
 
-from annotation.models import RATING_FIELDS, Alignment, Decision, Difficulty, ReviewFlag
-from readerstudy.models import LETTERS
-
-
-class OptionSerializer(serializers.Serializer):
-    letter = serializers.CharField()
-    text = serializers.CharField()
+from readerstudy.vocabulary import (
+    LETTERS,
+    RATING_FIELDS,
+    RATING_RANGE,
+    Alignment,
+    Decision,
+    Difficulty,
+    ReviewFlag,
+)
 
 
 class ReaderImageSerializer(serializers.Serializer):
@@ -73,14 +75,18 @@ class ReviewSerializer(serializers.Serializer):
     expert = serializers.CharField(source="expert.username", read_only=True)
     flags = serializers.MultipleChoiceField(choices=ReviewFlag.values, required=False)
     other_text = serializers.CharField(required=False, allow_blank=True, max_length=500)
-    clinical_quality = serializers.IntegerField(min_value=1, max_value=5)
-    explanation_clarity = serializers.IntegerField(min_value=1, max_value=5)
-    factual_correctness = serializers.IntegerField(min_value=1, max_value=5)
-    image_alignment = serializers.IntegerField(min_value=1, max_value=5)
     difficulty = serializers.ChoiceField(choices=Difficulty.values)
     decision = serializers.ChoiceField(choices=Decision.values)
     comment = serializers.CharField(required=False, allow_blank=True, max_length=10_000)
     updated_at = serializers.DateTimeField(read_only=True)
+
+    def get_fields(self):
+        fields = super().get_fields()
+        for name in RATING_FIELDS:
+            fields[name] = serializers.IntegerField(
+                min_value=RATING_RANGE.start, max_value=RATING_RANGE.stop - 1
+            )
+        return fields
 
     def to_representation(self, instance):
         data = super().to_representation(instance)

@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from annotation.models import Alignment, Answer, AnswerRevision, Difficulty, ReaderCompletion
-from readerstudy.models import LETTERS, ReaderStudy, StudyQuestion
+from annotation.models import Answer, AnswerRevision, ReaderCompletion
+from annotation.selectors import is_locked
+from readerstudy.models import ReaderStudy, StudyQuestion
+from readerstudy.vocabulary import LETTERS, Alignment, Difficulty
 
 FIELDS = ("choice", "difficulty", "alignment", "comment")
 
@@ -56,10 +58,6 @@ def _validate(choice: str, difficulty: str, alignment: str, comment: str) -> dic
 
 def _values(answer: Answer) -> dict:
     return {f: getattr(answer, f) for f in FIELDS}
-
-
-def is_locked(study: ReaderStudy, reader) -> bool:
-    return ReaderCompletion.objects.filter(study=study, reader=reader, locked=True).exists()
 
 
 def answer_submit(

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation import expert_views, views
+from annotation import dashboard_views, expert_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -12,4 +12,15 @@ urlpatterns = [
     path("s/<slug:slug>/expert/", expert_views.queue, name="expert-queue"),
     path("s/<slug:slug>/expert/<int:item_id>/", expert_views.review_question, name="expert-review"),
     path("img/<path:path>", views.media_image, name="media-image"),
+    path("s/<slug:slug>/dashboard/", dashboard_views.study_dashboard, name="pi-dashboard"),
+    path(
+        "s/<slug:slug>/dashboard/reviews.csv",
+        dashboard_views.export_reviews,
+        name="pi-reviews-csv",
+    ),
+    path(
+        "s/<slug:slug>/dashboard/feedback.csv",
+        dashboard_views.export_feedback,
+        name="pi-feedback-csv",
+    ),
 ]

@@ -1,5 +1,5 @@
-"""Reader pages. Each view parses, authorises through `study_for_user`, calls one service or
-selector and renders. Nothing here ever loads the correct answer."""
+"""Reader pages. Each view parses, authorises through `study_for_user`, calls the services and
+selectors it needs and renders. Nothing here ever loads the correct answer."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from annotation import selectors
 from annotation.forms import AnswerForm, FinishForm
 from annotation.services import AnswerRejected, answer_submit, reader_finish
-from readerstudy.models import Role, StudyQuestion
+from readerstudy.models import Role
 from readerstudy.selectors import studies_of, study_for_user
 
 
@@ -47,10 +47,13 @@ def study_start(request: HttpRequest, slug: str) -> HttpResponse:
     return redirect("reader-case", slug=slug, number=number)
 
 
-def _render_case(request, study, number: int, *, form=None, error: str = "", status=200):
-    case = selectors.reader_case(study, request.user, number)
+def _render_case(
+    request, study, number: int, *, order=None, data=None, error: str = "", status=200
+):
+    case = selectors.reader_case(study, request.user, number, order)
     if case is None:
         raise Http404("No such case.")
+    form = AnswerForm.for_case(case, data)
     progress = selectors.progress_of(study, request.user, total=case.total)
     context = {"case": case, "progress": progress, "form": form, "error": error, "study": study}
     template = "annotation/_case.html" if request.htmx else "annotation/case.html"
@@ -69,17 +72,19 @@ def case_page(request: HttpRequest, slug: str, number: int) -> HttpResponse:
 def case_answer(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     study = _reader_study(request, slug)
     order = selectors.ordered_item_ids(study, request.user)
-    if not 1 <= number <= len(order):
+    item = selectors.item_at(study, request.user, number, order)
+    if item is None:
         raise Http404("No such case.")
     form = AnswerForm(request.POST)
     if not form.is_valid():
         error = " ".join(e for errors in form.errors.values() for e in errors)
-        return _render_case(request, study, number, form=form, error=error, status=422)
-    item = StudyQuestion.objects.select_related("study").get(id=order[number - 1])
+        return _render_case(
+            request, study, number, order=order, data=request.POST, error=error, status=422
+        )
     try:
         answer_submit(reader=request.user, item=item, **form.cleaned_data)
     except AnswerRejected as exc:
-        return _render_case(request, study, number, error=str(exc), status=409)
+        return _render_case(request, study, number, order=order, error=str(exc), status=409)
     answered = selectors.answered_item_ids(study, request.user)
     next_number = selectors.first_unanswered(order, answered, after=number)
     if next_number is None:
@@ -87,7 +92,7 @@ def case_answer(request: HttpRequest, slug: str, number: int) -> HttpResponse:
         return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
     if not request.htmx:
         return redirect("reader-case", slug=slug, number=next_number)
-    response = _render_case(request, study, next_number)
+    response = _render_case(request, study, next_number, order=order)
     response["HX-Push-Url"] = reverse("reader-case", kwargs={"slug": slug, "number": next_number})
     return response
 

@@ -1,37 +1,13 @@
-"""Core API: my studies, and a study's questions with their truth for experts and PIs."""
+"""Core API: a study's questions with their truth, for experts and PIs."""
 
 from __future__ import annotations
 
 import django_filters
 from rest_framework.generics import ListAPIView
 
-from annotation.selectors import progress_of
 from readerstudy.models import Role, StudyQuestion, Task
-from readerstudy.selectors import studies_of, study_for_user
-from readerstudy.serializers import ExpertQuestionSerializer, StudySerializer
-
-
-class StudyList(ListAPIView):
-    """The studies I belong to, with my roles and, as a reader, my progress."""
-
-    serializer_class = StudySerializer
-    filter_backends = []
-
-    def list(self, request):
-        rows = []
-        for study, roles in studies_of(request.user):
-            rows.append(
-                {
-                    "slug": study.slug,
-                    "title": study.title,
-                    "dataset": study.dataset.name,
-                    "roles": roles,
-                    "instructions": study.instructions,
-                    "progress": progress_of(study, request.user) if Role.READER in roles else None,
-                }
-            )
-        page = self.paginate_queryset(rows)
-        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+from readerstudy.selectors import study_for_user
+from readerstudy.serializers import ExpertQuestionSerializer
 
 
 class QuestionFilter(django_filters.FilterSet):

@@ -10,7 +10,7 @@ from readerstudy.api_auth import obtain_auth_token
 
 v1 = [
     path("auth/token/", obtain_auth_token, name="api-token"),
-    path("studies/", core_api.StudyList.as_view(), name="api-studies"),
+    path("studies/", annotation_api.StudyList.as_view(), name="api-studies"),
     path("studies/<slug:slug>/cases/", annotation_api.ReaderCaseList.as_view(), name="api-cases"),
     path(
         "studies/<slug:slug>/cases/<int:number>/",

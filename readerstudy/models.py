@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-LETTERS = ("A", "B", "C", "D")
+from readerstudy.vocabulary import LETTERS
 
 
 class Task(models.TextChoices):

@@ -13,12 +13,13 @@ import json
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from readerstudy.imaging import DEFAULT_MAX_PIXELS, ImagingError, check_source
-from readerstudy.models import LETTERS, Task
+from readerstudy.models import Task
+from readerstudy.vocabulary import LETTERS
 
 REQUIRED_FIELDS = ("question", "options", "correct_answer", "task_name", "study_id", "ImagePath")
 _OPTION_PREFIX = re.compile(r"^\s*\(?([A-Da-d])\s*[.):\]]\s*")
@@ -76,12 +77,6 @@ class ParsedQuestion:
     subcategory: str
     klass: str
     study_id: str
-
-
-@dataclass
-class ParsedFile:
-    questions: list[ParsedQuestion] = field(default_factory=list)
-    cases: dict[str, ParsedCase] = field(default_factory=dict)
 
 
 def load_json(path: Path) -> dict[str, Any]:

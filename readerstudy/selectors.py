@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.db.models import Count, Q
 from django.http import Http404
 
-from readerstudy.models import Membership, ReaderStudy, Role
+from readerstudy.models import Membership, ReaderStudy
 
 
 def roles_of(user, study: ReaderStudy) -> set[str]:
@@ -46,15 +45,3 @@ def studies_of(user) -> list[tuple[ReaderStudy, list[str]]]:
     for m in memberships:
         by_study.setdefault(m.study_id, (m.study, []))[1].append(m.role)
     return list(by_study.values())
-
-
-def study_sizes(study_ids: list[int]) -> dict[int, int]:
-    rows = (
-        ReaderStudy.objects.filter(id__in=study_ids)
-        .annotate(n=Count("items", filter=Q(items__excluded=False) | Q(items__excluded=True)))
-        .values_list("id", "n")
-    )
-    return dict(rows)
-
-
-ROLE_ORDER = [Role.READER, Role.EXPERT, Role.PI]

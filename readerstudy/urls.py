@@ -19,15 +19,10 @@ urlpatterns = [
 
 urlpatterns += [
     path("studies/new/", study_views.create, name="study-create"),
-    path("s/<slug:slug>/dashboard/", study_views.study_dashboard, name="pi-dashboard"),
     path("s/<slug:slug>/dashboard/members/", study_views.members, name="pi-members"),
     path(
         "s/<slug:slug>/dashboard/items/<int:item_id>/exclusion/",
         study_views.item_exclusion,
         name="pi-exclusion",
-    ),
-    path("s/<slug:slug>/dashboard/reviews.csv", study_views.export_reviews, name="pi-reviews-csv"),
-    path(
-        "s/<slug:slug>/dashboard/feedback.csv", study_views.export_feedback, name="pi-feedback-csv"
     ),
 ]

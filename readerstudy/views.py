@@ -1,4 +1,7 @@
-"""PI study management: dashboard, exclusions, memberships, study creation, exports."""
+"""PI study management that needs nothing above the domain: creation, members, exclusions.
+
+The dashboard that summarises answers and reviews lives a layer up, in annotation.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +9,12 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
-from annotation.exports import feedback_csv, reviews_csv
-from readerstudy import dashboard
-from readerstudy.downloads import attachment
 from readerstudy.forms import ExclusionForm, MembershipForm, StudyCreateForm
 from readerstudy.imaging import ImagingError
-from readerstudy.models import AuditEvent, Membership, Role, StudyQuestion
-from readerstudy.selectors import roles_of, study_for_user
+from readerstudy.models import Membership, Role, StudyQuestion
+from readerstudy.selectors import study_for_user
 from readerstudy.services.studies import (
     StudyError,
     membership_add,
@@ -26,26 +26,6 @@ from readerstudy.services.studies import (
 
 def _pi_study(request: HttpRequest, slug: str):
     return study_for_user(request.user, slug, [Role.PI])
-
-
-@login_required
-@require_GET
-def study_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
-    study = _pi_study(request, slug)
-    flagged, flag_totals = dashboard.flagged_items(study)
-    context = {
-        "study": study,
-        "roles": roles_of(request.user, study),
-        "readers": dashboard.reader_rows(study),
-        "experts": dashboard.expert_rows(study),
-        "flagged": flagged,
-        "flag_totals": flag_totals,
-        "members": Membership.objects.filter(study=study).select_related("user"),
-        "membership_form": MembershipForm(),
-        "audit": AuditEvent.objects.filter(study=study).select_related("actor")[:20],
-        "excluded": study.items.filter(excluded=True).count(),
-    }
-    return render(request, "readerstudy/dashboard.html", context)
 
 
 @login_required
@@ -94,20 +74,6 @@ def members(request: HttpRequest, slug: str) -> HttpResponse:
     else:
         messages.error(request, " ".join(e for errs in form.errors.values() for e in errs))
     return redirect("pi-dashboard", slug=slug)
-
-
-@login_required
-@require_GET
-def export_reviews(request: HttpRequest, slug: str) -> HttpResponse:
-    study = _pi_study(request, slug)
-    return attachment(reviews_csv(study), f"{study.slug}-reviews.csv", "text/csv")
-
-
-@login_required
-@require_GET
-def export_feedback(request: HttpRequest, slug: str) -> HttpResponse:
-    study = _pi_study(request, slug)
-    return attachment(feedback_csv(study), f"{study.slug}-reader-feedback.csv", "text/csv")
 
 
 @login_required

@@ -42,8 +42,12 @@
     if (document.activeElement && document.activeElement.tagName === "TEXTAREA") document.activeElement.blur();
   }
 
-  function choose(name, value) {
-    const input = document.querySelector(`#answer-form input[name="${name}"][value="${value}"]`);
+  // The answer's shortcut keys come from the server, on each radio's data-keys attribute.
+  function keyedInput(key) {
+    return document.querySelector(`#answer-form input[data-keys~="${CSS.escape(key)}"]`);
+  }
+
+  function choose(input) {
     if (input && !input.disabled && !input.closest("fieldset:disabled")) { input.checked = true; input.focus({ preventScroll: true }); }
   }
 
@@ -60,15 +64,12 @@
     if (!f.querySelector('input[name="choice"]:checked')) {
       let msg = f.querySelector(".client-error");
       if (!msg) { msg = document.createElement("p"); msg.className = "error client-error"; msg.setAttribute("role", "alert"); f.prepend(msg); }
-      msg.textContent = "Choose one of the options A-D first (keys 1-4 or A-D).";
+      msg.textContent = f.dataset.choiceRequired;
       return;
     }
     f.requestSubmit();
   }
 
-  const OPTION_KEYS = { 1: "A", 2: "B", 3: "C", 4: "D", a: "A", b: "B", c: "C", d: "D" };
-  const DIFFICULTY_KEYS = { e: "easy", m: "medium", h: "hard" };
-  const ALIGNMENT_KEYS = { y: "yes", p: "partly", n: "no" };
   const VIEWER_KEYS = { i: "invert", 0: "reset", " ": "reset", "+": "zoom-in", "=": "zoom-in", "-": "zoom-out", l: "link", f: "fullscreen" };
 
   document.addEventListener("keydown", (e) => {
@@ -81,9 +82,8 @@
     const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
     if (key === "?") { toggleHelp(); e.preventDefault(); return; }
     if (help && !help.hidden) return;
-    if (key in OPTION_KEYS) { choose("choice", OPTION_KEYS[key]); e.preventDefault(); }
-    else if (key in DIFFICULTY_KEYS) { choose("difficulty", DIFFICULTY_KEYS[key]); e.preventDefault(); }
-    else if (key in ALIGNMENT_KEYS) { choose("alignment", ALIGNMENT_KEYS[key]); e.preventDefault(); }
+    const keyed = key.length === 1 ? keyedInput(key) : null;
+    if (keyed) { choose(keyed); e.preventDefault(); }
     else if (key in VIEWER_KEYS) { window.ReaderViewer.action(VIEWER_KEYS[key]); e.preventDefault(); }
     else if (key === "Enter") { if (!t || t.tagName !== "BUTTON" && t.tagName !== "A") { submit(); e.preventDefault(); } }
     else if (key === "ArrowLeft" || key === "ArrowRight") {

@@ -2,7 +2,7 @@
 
 import pytest
 
-from analysis.extraction import extract_letter
+from analysis.stats.extraction import extract_letter
 
 OPTIONS = ["Pleural effusion", "Pneumothorax", "Cardiomegaly", "No acute finding"]
 

@@ -3,7 +3,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.extraction import extract_letter
+from analysis.stats.extraction import extract_letter
 
 
 @given(

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import mrmc
+from analysis.stats import mrmc
 
 ORACLES = Path(__file__).resolve().parents[1] / "resources" / "oracles"
 

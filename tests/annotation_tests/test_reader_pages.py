@@ -1,5 +1,7 @@
 """Reader pages through the test client: access, answering, navigation, resume, finish."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -165,7 +167,8 @@ def test_revision_through_the_page_is_recorded(reader_client, study, reader):
 def test_case_page_shows_my_previous_answer(reader_client, study):
     answer(reader_client, study, 1, choice="D", difficulty="medium", comment="my note")
     html = reader_client.get(case_url(study, 1)).content.decode()
-    assert 'value="D" checked' in html and 'value="medium" checked' in html
+    checked = set(re.findall(r'<input type="radio" name="(\w+)" value="(\w+)"[^>]* checked', html))
+    assert checked == {("choice", "D"), ("difficulty", "medium")}
     assert "my note" in html and "Save change" in html
 
 
@@ -244,3 +247,19 @@ def test_user_in_two_studies_sees_both(client, db):
     client.force_login(user)
     html = client.get("/").content.decode()
     assert a.title in html and b.title in html
+
+
+def test_case_page_radios_carry_the_vocabulary_and_its_shortcut_keys(reader_client, study):
+    """The page's radios and keys come from readerstudy.vocabulary, the one definition."""
+    from readerstudy.vocabulary import SHORTCUTS
+
+    html = reader_client.get(case_url(study, 1)).content.decode()
+    rendered = set(
+        re.findall(r'<input type="radio" name="(\w+)" value="(\w+)"[^>]*data-keys="([^"]+)"', html)
+    )
+    expected = {
+        (field, value, " ".join(keys))
+        for field, values in SHORTCUTS.items()
+        for value, keys in values.items()
+    }
+    assert rendered == expected

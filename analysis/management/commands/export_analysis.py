@@ -4,7 +4,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from analysis.exports import AnalysisSettings, analyse, write_analysis
+from analysis.exports import write_analysis
+from analysis.pipeline import AnalysisSettings, analyse
 from analysis.selectors import study_responses
 from readerstudy.models import ReaderStudy
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis import mrmc, stats
+from analysis import stats
+from analysis.stats import mrmc
 
 
 def ai_vs_readers_table(
@@ -27,7 +28,7 @@ def ai_vs_readers_table(
     ]
     if len(readers) < 2 or not models:
         return pd.DataFrame(columns=columns)
-    wide = stats._correct_wide(df, missing)  # questions x raters, NaN = excluded missing
+    wide = stats.correct_wide(df, missing)  # questions x raters, NaN = excluded missing
     rows = []
     for model in models:
         block = wide[[*readers, model]].dropna()

@@ -9,8 +9,9 @@ from datetime import datetime
 
 from django.db.models import Count, Max, Q
 
-from annotation.models import Answer, ExpertReview, ReaderCompletion, ReviewFlag
+from annotation.models import Answer, ExpertReview, ReaderCompletion
 from readerstudy.models import Membership, ReaderStudy, Role, StudyQuestion
+from readerstudy.vocabulary import ReviewFlag
 
 
 @dataclass(frozen=True)

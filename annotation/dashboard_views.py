@@ -1,0 +1,53 @@
+"""The PI dashboard: reader and expert progress, flagged questions, members, audit, CSVs."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from annotation import dashboard
+from annotation.exports import feedback_csv, reviews_csv
+from readerstudy.downloads import attachment
+from readerstudy.forms import MembershipForm
+from readerstudy.models import AuditEvent, Membership, Role
+from readerstudy.selectors import roles_of, study_for_user
+
+
+def _pi_study(request: HttpRequest, slug: str):
+    return study_for_user(request.user, slug, [Role.PI])
+
+
+@login_required
+@require_GET
+def study_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
+    study = _pi_study(request, slug)
+    flagged, flag_totals = dashboard.flagged_items(study)
+    context = {
+        "study": study,
+        "roles": roles_of(request.user, study),
+        "readers": dashboard.reader_rows(study),
+        "experts": dashboard.expert_rows(study),
+        "flagged": flagged,
+        "flag_totals": flag_totals,
+        "members": Membership.objects.filter(study=study).select_related("user"),
+        "membership_form": MembershipForm(),
+        "audit": AuditEvent.objects.filter(study=study).select_related("actor")[:20],
+        "excluded": study.items.filter(excluded=True).count(),
+    }
+    return render(request, "annotation/dashboard.html", context)
+
+
+@login_required
+@require_GET
+def export_reviews(request: HttpRequest, slug: str) -> HttpResponse:
+    study = _pi_study(request, slug)
+    return attachment(reviews_csv(study), f"{study.slug}-reviews.csv", "text/csv")
+
+
+@login_required
+@require_GET
+def export_feedback(request: HttpRequest, slug: str) -> HttpResponse:
+    study = _pi_study(request, slug)
+    return attachment(feedback_csv(study), f"{study.slug}-reader-feedback.csv", "text/csv")

@@ -1,0 +1,82 @@
+"""The study's vocabulary, defined once: answer letters, ratings, review flags and decisions.
+
+Models use these choices for their fields and database constraints; forms, serializers and the
+templates take their choices from here, and the reader's keyboard shortcuts are rendered from
+`SHORTCUTS` into `data-key` attributes so the JavaScript never re-states them. The pure
+statistics package keeps its own copy of the letters (it imports no Django); a test pins it to
+`LETTERS`.
+
+Adding an answer field (say, "confidence 1-5"): add its choices here with their shortcut keys,
+then see the README's developer section for the short list of files that follow.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class Letter(models.TextChoices):
+    """The four options of a ReXVQA question."""
+
+    A = "A", "A"
+    B = "B", "B"
+    C = "C", "C"
+    D = "D", "D"
+
+
+LETTERS: tuple[str, ...] = tuple(Letter.values)
+
+
+class Difficulty(models.TextChoices):
+    EASY = "easy", "Easy"
+    MEDIUM = "medium", "Medium"
+    HARD = "hard", "Hard"
+
+
+class Alignment(models.TextChoices):
+    """Does the question fit this image?"""
+
+    YES = "yes", "Yes"
+    PARTLY = "partly", "Partly"
+    NO = "no", "No"
+
+
+class ReviewFlag(models.TextChoices):
+    """Problems the ReXVQA expert review found in questions."""
+
+    MULTIPLE_VALID = "multiple_valid", "Multiple valid answers"
+    COMPARISON = "comparison", "Unnecessary comparison content"
+    CLINICALLY_INVALID = "clinically_invalid", "Clinically invalid"
+    HALLUCINATED = "hallucinated", "Finding not supported by the report"
+    IMAGE_MISMATCH = "image_mismatch", "Image does not match the question"
+    OTHER = "other", "Other"
+
+
+class Decision(models.TextChoices):
+    ACCEPT = "accept", "Accept"
+    REVISE = "revise", "Revise"
+    REJECT = "reject", "Reject"
+
+
+# The expert's four 1-5 quality ratings (ExpertReview fields).
+RATING_FIELDS = (
+    "clinical_quality",
+    "explanation_clarity",
+    "factual_correctness",
+    "image_alignment",
+)
+RATING_RANGE = range(1, 6)
+
+# Reader keyboard shortcuts: field -> value -> keys (the first is shown on screen).
+SHORTCUTS: dict[str, dict[str, tuple[str, ...]]] = {
+    "choice": {
+        letter: (str(number), letter.lower()) for number, letter in enumerate(LETTERS, start=1)
+    },
+    "difficulty": {Difficulty.EASY: ("e",), Difficulty.MEDIUM: ("m",), Difficulty.HARD: ("h",)},
+    "alignment": {Alignment.YES: ("y",), Alignment.PARTLY: ("p",), Alignment.NO: ("n",)},
+}
+
+
+def labelled(choices: type[models.TextChoices]) -> dict[str, str]:
+    """value -> human label, for exports and pages that show stored codes."""
+    return dict(choices.choices)
