@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 PORT ?= 8000
 DEMO_ENV := DEBUG=1
 
-.PHONY: demo demo-pacs test test-fast lint format bench bench-load serve migrate clean
+.PHONY: demo demo-pacs test test-fast lint format bench bench-load bench-viewer serve migrate clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found; run: make PYTHON=python3 ..."; exit 1; }
@@ -58,6 +58,10 @@ format: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/import_bench.py
 	$(BIN)/python benchmarks/analysis_bench.py
+
+# Headless Debian Chromium; about 2 minutes.
+bench-viewer: $(STAMP)
+	$(BIN)/python benchmarks/viewer_bench.py
 
 # Needs PostgreSQL on 127.0.0.1:5432 (user postgres, trust auth); about 5 minutes.
 bench-load: $(STAMP)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from readerstudy.imaging import DEFAULT_MAX_PIXELS, ImagingError, check_source
 from readerstudy.models import Task
 from readerstudy.vocabulary import LETTERS
 
@@ -31,7 +32,6 @@ _ANSWER = re.compile(r"^\s*\(?([A-Da-d])\s*[.):\]]?\s*$")
 _AGE = re.compile(r"^\s*0*(\d{1,3})\s*([YyMmWwDd])?\s*$")
 _TASKS_BY_NAME = {label.casefold(): value for value, label in Task.choices}
 _TASKS_BY_NAME.update({value: value for value in Task.values})
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 class RexvqaError(ValueError):
@@ -327,19 +327,14 @@ def resolve_image_path(raw: Any, images_root: Path, qid: str) -> str:
     return resolved
 
 
-def check_image_file(path: str, qid: str) -> None:
-    """The file must exist and be a PNG or a DICOM by its content, not its name."""
+def check_image_file(path: str, qid: str, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> None:
+    """The file must be a regular file, a PNG or a DICOM by content (not by name), within the
+    pixel cap, and decodable with the installed codecs: checked from its header now, so that
+    create_study never discovers a bad image later."""
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(132)
-    except FileNotFoundError as exc:
-        raise RexvqaError(f"image not found: {path}", question_id=qid, field="ImagePath") from exc
-    except IsADirectoryError as exc:
-        raise RexvqaError(f"not a file: {path}", question_id=qid, field="ImagePath") from exc
-    if not (head.startswith(PNG_SIGNATURE) or head[128:132] == b"DICM"):
-        raise RexvqaError(
-            f"{path} is neither a PNG nor a DICOM file", question_id=qid, field="ImagePath"
-        )
+        check_source(Path(path), max_pixels=max_pixels)
+    except ImagingError as exc:
+        raise RexvqaError(str(exc), question_id=qid, field="ImagePath") from exc
 
 
 class FolderSource:
@@ -347,14 +342,15 @@ class FolderSource:
 
     paths_required = True
 
-    def __init__(self, images_root: Path):
+    def __init__(self, images_root: Path, *, max_pixels: int = DEFAULT_MAX_PIXELS):
         self.images_root = Path(images_root)
+        self.max_pixels = max_pixels
         self._checked: set[str] = set()
 
     def image(self, raw: Any, qid: str) -> ParsedImage:
         resolved = resolve_image_path(raw, self.images_root, qid)
         if resolved not in self._checked:
-            check_image_file(resolved, qid)
+            check_image_file(resolved, qid, max_pixels=self.max_pixels)
             self._checked.add(resolved)
         return ParsedImage(resolved, "", "")
 

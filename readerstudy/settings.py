@@ -152,6 +152,9 @@ MEDIA_ROOT = Path(env_str("MEDIA_ROOT") or BASE_DIR / "media").resolve()
 # Derived display images: longest side in pixels, thumbnail longest side.
 DISPLAY_MAX_SIZE = env_int("DISPLAY_MAX_SIZE", 2048, minimum=256)
 THUMBNAIL_MAX_SIZE = env_int("THUMBNAIL_MAX_SIZE", 256, minimum=32)
+# Largest source image accepted (width x height x frames), checked at import from the header:
+# a small compressed file can decode to gigabytes. Also Pillow's decompression-bomb limit.
+MAX_IMAGE_PIXELS = env_int("MAX_IMAGE_PIXELS", 100_000_000, minimum=1)
 # Images from a DICOMweb server (PACS). The command line names the server per import
 # (`--dicomweb URL`); the PI's "new study" page can only use the one configured here, with the
 # credentials from the environment, so a web user cannot make the server fetch other URLs.

@@ -1,14 +1,8 @@
-"""Minimal checks on a fetched DICOM instance before it is accepted into an import.
+"""Checks on a DICOM instance fetched from a DICOMweb server before an import accepts it.
 
-STOPGAP: issue 12's branch adds `readerstudy.imaging.check_source(...)` (decodability for every
-transfer syntax, MAX_IMAGE_PIXELS from the header, regular files only). When that lands, this
-module's `check_dicom_source` should become a thin call to it (or be replaced by it); it is kept
-narrow on purpose so the swap touches one place (`readerstudy.dicomweb.DicomwebSource._get`).
-
-What it checks now: a DICOM Part-10 file, a header small enough (rows x columns x frames under
-MAX_IMAGE_PIXELS) before anything is decoded, and pixel data that `imaging.display_pixels`
-can actually turn into a display image (so an unsupported encoding fails at import, naming the
-question, and not later in create_study).
+The pixel checks are imaging's `check_source` (DICOM by content, MAX_IMAGE_PIXELS from the
+header, a decoder installed for the transfer syntax, one greyscale/colour frame), the same as
+for files under an images root; this adds the header facts the importer records.
 """
 
 from __future__ import annotations
@@ -19,9 +13,7 @@ from pathlib import Path
 import pydicom
 from django.conf import settings
 
-from readerstudy.imaging import ImagingError, display_pixels
-
-DEFAULT_MAX_IMAGE_PIXELS = 100_000_000
+from readerstudy.imaging import ImagingError, check_source
 
 
 class SourceCheckError(ValueError):
@@ -36,23 +28,12 @@ class SourceInfo:
 
 def check_dicom_source(path: Path) -> SourceInfo:
     try:
-        header = pydicom.dcmread(path, stop_before_pixels=True)
-    except Exception as exc:  # pydicom raises many types for broken files
-        raise SourceCheckError(f"not a readable DICOM file ({exc})") from exc
-    limit = int(getattr(settings, "MAX_IMAGE_PIXELS", DEFAULT_MAX_IMAGE_PIXELS))
-    try:
-        rows, columns = int(header.Rows), int(header.Columns)
-        frames = int(header.get("NumberOfFrames", 1) or 1)
-    except (AttributeError, TypeError, ValueError) as exc:
-        raise SourceCheckError("has no image (Rows/Columns missing)") from exc
-    if rows * columns * frames > limit:
-        raise SourceCheckError(
-            f"{columns}x{rows}x{frames} pixels is more than MAX_IMAGE_PIXELS ({limit})"
-        )
-    try:
-        display_pixels(path)
+        info = check_source(path, max_pixels=settings.MAX_IMAGE_PIXELS)
     except ImagingError as exc:
         raise SourceCheckError(str(exc)) from exc
+    if info.kind != "dicom":
+        raise SourceCheckError("is not a DICOM instance")
+    header = pydicom.dcmread(path, stop_before_pixels=True)
     return SourceInfo(
         view_position=str(header.get("ViewPosition", "") or ""),
         modality=str(header.get("Modality", "") or ""),

@@ -98,7 +98,7 @@ def image_source(
     if dicomweb is None:
         if images_root is None or not Path(images_root).is_dir():
             raise RexvqaError(f"images root {images_root} is not a folder")
-        yield FolderSource(Path(images_root))
+        yield FolderSource(Path(images_root), max_pixels=settings.MAX_IMAGE_PIXELS)
         return
     cache = SourceCache(Path(settings.MEDIA_ROOT))
     known = dict(

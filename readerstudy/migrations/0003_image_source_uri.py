@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('readerstudy', '0001_initial'),
+        ('readerstudy', '0002_image_full_depth'),
     ]
 
     operations = [
