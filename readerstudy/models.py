@@ -76,6 +76,11 @@ class Image(models.Model):
     view_position = models.CharField(max_length=32, blank=True)
     modality = models.CharField(max_length=16, blank=True)
     source_path = models.CharField(max_length=1000, help_text="Resolved absolute path.")
+    source_uri = models.CharField(
+        max_length=1000,
+        blank=True,
+        help_text="Where a fetched image came from (DICOMweb URL and UIDs); blank for files.",
+    )
     display = models.CharField(max_length=300, blank=True, help_text="Path under MEDIA_ROOT.")
     thumbnail = models.CharField(max_length=300, blank=True, help_text="Path under MEDIA_ROOT.")
     width = models.PositiveIntegerField(null=True, blank=True)
