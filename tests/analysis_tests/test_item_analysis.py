@@ -178,5 +178,5 @@ def test_unanswered_question_has_zero_counts_and_no_shares():
 
 
 def test_vote_levels_are_the_platform_vocabulary():
-    assert DIFFICULTY_LEVELS == tuple(Difficulty.values)
-    assert FIT_LEVELS == tuple(Alignment.values)
+    assert tuple(Difficulty.values) == DIFFICULTY_LEVELS
+    assert tuple(Alignment.values) == FIT_LEVELS
