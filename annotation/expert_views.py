@@ -6,6 +6,8 @@ these views (study_for_user with expert/PI roles only).
 
 from __future__ import annotations
 
+import json
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -23,6 +25,7 @@ from annotation.reviews import (
 from annotation.selectors import case_images
 from readerstudy.models import Role, StudyQuestion
 from readerstudy.selectors import roles_of, study_for_user
+from readerstudy.vocabulary import REVIEW_DEFAULTS, REVIEW_DEFAULTS_KEY
 
 REVIEWERS = [Role.EXPERT, Role.PI]
 
@@ -81,5 +84,7 @@ def review_question(request: HttpRequest, slug: str, item_id: int) -> HttpRespon
         "others": list(others),
         "can_review": can_review,
         "roles": roles,
+        "defaults_json": json.dumps(REVIEW_DEFAULTS),
+        "defaults_key": REVIEW_DEFAULTS_KEY,
     }
     return render(request, "annotation/expert_review.html", context)
