@@ -218,7 +218,9 @@ def triage_queue(study: ReaderStudy, expert) -> list[QueueRow]:
                 modal_wrong=row["modal_wrong"] if isinstance(row["modal_wrong"], str) else None,
                 modal_wrong_share=float(row["modal_wrong_share"]),
                 modal_wrong_count=round(float(row["modal_wrong_share"]) * int(row["n"])),
-                key_count=round(float(row[f"share_{item.question.correct}"] or 0) * int(row["n"])),
+                key_count=round(
+                    (_number(row[f"share_{item.question.correct}"]) or 0) * int(row["n"])
+                ),
                 answered=int(row["n"]),
                 key_suspicion=float(row["key_suspicion"]),
                 complaints=complaints,

@@ -40,9 +40,7 @@ def _expert_reviews(study, item, name: str, flags: list[str], decision: str) -> 
     )
 
 
-def test_one_review_with_one_flag_on_a_question_three_readers_answered_shows_1(
-    client, study, pi
-):
+def test_one_review_with_one_flag_on_a_question_three_readers_answered_shows_1(client, study, pi):
     item = study.items.first()
     _readers_answer(study, item, 3)
     _expert_reviews(study, item, "e1", ["image_mismatch"], "reject")
