@@ -58,7 +58,7 @@ def api_reviews(user, study, **params):
 def test_api_hides_colleagues_reviews_of_questions_the_expert_has_not_reviewed(
     study, expert, reviewed
 ):
-    first, second, _ = reviewed
+    _, second, _ = reviewed
     rows = api_reviews(expert, study)
     seen = {(r["item_id"], r["expert"]) for r in rows}
     assert seen == {(second.id, "expert"), (second.id, "colleague")}
