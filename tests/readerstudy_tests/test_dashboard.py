@@ -80,7 +80,7 @@ def test_membership_add_and_remove_are_audited(pi_client, study, pi):
     pi_client.post(url, {"username": "newcomer", "role": "reader"})
     membership = Membership.objects.get(user=newcomer)
     assert membership.role == Role.READER
-    pi_client.post(url, {"remove": membership.id})
+    pi_client.post(url, {"remove": membership.id, "confirm": "yes"})
     assert not Membership.objects.filter(user=newcomer).exists()
     actions = list(AuditEvent.objects.filter(actor=pi).values_list("action", flat=True))
     assert "membership.add" in actions and "membership.remove" in actions
@@ -90,7 +90,9 @@ def test_membership_add_and_remove_are_audited(pi_client, study, pi):
 
 def test_last_pi_cannot_be_removed(pi_client, study, pi):
     membership = Membership.objects.get(user=pi, role=Role.PI)
-    pi_client.post(reverse("pi-members", args=[study.slug]), {"remove": membership.id})
+    pi_client.post(
+        reverse("pi-members", args=[study.slug]), {"remove": membership.id, "confirm": "yes"}
+    )
     assert Membership.objects.filter(id=membership.id).exists()
 
 
