@@ -53,6 +53,8 @@ def test_one_review_with_one_flag_on_a_question_three_readers_answered_shows_1(c
     assert "Image does not match the question × 1<" in html
     row = re.search(r"<tr class=\"\">.*?</tr>", html, re.S).group(0)
     assert re.findall(r'<td class="num">(\d+)</td>', row) == ["1", "3"]  # rejects, "no" fits
+    audit = html.split('class="audit"')[1]
+    assert "flags: Image does not match the question" in audit and "image_mismatch" not in audit
 
 
 def test_two_reviews_and_several_answers_count_two(study):

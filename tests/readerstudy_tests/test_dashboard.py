@@ -128,6 +128,7 @@ def test_reviews_and_feedback_csv(pi_client, study, reader, expert):
     assert len(reviews) == 1
     row = reviews[0]
     assert row["expert"] == "expert" and row["flag_image_mismatch"] == "True"
+    assert row["flags"] == "Image does not match the question"  # in words, as on the pages
     assert row["decision"] == "reject" and row["image_alignment"] == "1"
     assert row["excluded"] == "True" and row["comment"] == "not a chest"
     feedback = list(
