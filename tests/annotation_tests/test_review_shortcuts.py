@@ -48,5 +48,7 @@ def test_the_page_renders_the_keys_and_defaults_for_the_script(client, study, ex
     assert f'data-defaults-key="{REVIEW_DEFAULTS_KEY}"' in html
     defaults = html.split('data-defaults="')[1].split('"')[0].replace("&quot;", '"')
     assert json.loads(defaults) == REVIEW_DEFAULTS
-    # Options shown once, as "A. text": a list without numbers.
-    assert '<ul class="truth-options">' in html and '<span class="letter">A.</span>' in html
+    # Options shown once, as "A. text": a list without numbers (the first item is keyed A).
+    assert '<ul class="truth-options">' in html
+    assert '<li class="is-truth">A. First option <strong>✓ correct</strong></li>' in html
+    assert '<li class="">B. Second option</li>' in html
