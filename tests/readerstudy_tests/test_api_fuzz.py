@@ -53,13 +53,7 @@ def fuzz(study, user) -> dict[str, int]:
 
 def _run(strategy, token: str, label: str, calls: dict[str, int]) -> None:
     @given(case=strategy)
-    @settings(
-        max_examples=EXAMPLES_PER_OPERATION,
-        deadline=None,
-        derandomize=True,
-        database=None,
-        suppress_health_check=list(HealthCheck),
-    )
+    @settings(max_examples=EXAMPLES_PER_OPERATION, suppress_health_check=list(HealthCheck))
     def run(case):
         case.call_and_validate(headers={"Authorization": f"Token {token}"}, checks=CHECKS)
         calls[label] = calls.get(label, 0) + 1
