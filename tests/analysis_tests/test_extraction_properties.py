@@ -54,6 +54,8 @@ FRAGMENTS = [
     "}",
     "<",
 ]
+KEYWORDS = ["final answer", "Final  Answer", "answer", "option", "choice", "<answer>"]
+KEYWORDS += ["\\boxed{", "\\boxed{\\text{", ""]
 WHITESPACE = st.sampled_from([" ", "  ", "\n", "\t", " \n "])
 
 
@@ -65,10 +67,7 @@ def _responses(run_length):
     shaped = st.builds(
         lambda before, keyword, middle, letter, after: before + keyword + middle + letter + after,
         soup,
-        st.sampled_from(
-            ["final answer", "Final  Answer", "answer", "option", "choice"]
-            + ["<answer>", "\\boxed{", "\\boxed{\\text{", ""]
-        ),
+        st.sampled_from(KEYWORDS),
         st.lists(
             st.one_of(st.sampled_from(["is", ":", "-", "(", "Is"]), WHITESPACE, runs), max_size=6
         ).map("".join),
