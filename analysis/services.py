@@ -13,13 +13,17 @@ from django.db import transaction
 
 from analysis.models import AIModel, Prediction
 from analysis.stats.extraction import extract_letter
-from readerstudy.models import Dataset
+from readerstudy.models import AuditEvent, Dataset, Membership, ReaderStudy, Role
 
 MAX_ERRORS_SHOWN = 10
 
 
 class PredictionImportError(ValueError):
     pass
+
+
+class PredictionForbidden(PermissionError):
+    """The upload would change what a study shows whose PI the uploader is not."""
 
 
 @dataclass
@@ -94,9 +98,50 @@ def parse_predictions(content: bytes) -> list[tuple[str, str, str]]:
     return rows
 
 
+def studies_showing(dataset: Dataset, question_pks: set[int]) -> list[ReaderStudy]:
+    """The studies of the dataset whose analysis shows predictions on these questions."""
+    return list(
+        ReaderStudy.objects.filter(dataset=dataset, items__question_id__in=question_pks)
+        .distinct()
+        .order_by("slug")
+    )
+
+
+def _check_scope(actor, model_name: str, studies: list[ReaderStudy]) -> None:
+    """Predictions belong to the dataset, so an upload changes every study that shows the
+    model (its earlier predictions or the new ones): its uploader must be a PI of each.
+    The other studies are counted, not named: the uploader may not be a member of them."""
+    led = set(
+        Membership.objects.filter(user=actor, role=Role.PI, study__in=studies).values_list(
+            "study_id", flat=True
+        )
+    )
+    others = [s for s in studies if s.id not in led]
+    if others:
+        raise PredictionForbidden(
+            f"Nothing was imported. Predictions belong to the dataset, and model "
+            f"{model_name!r} is (or would be) shown by {len(others)} other study(ies) of which "
+            "you are not a PI. Only a PI of every study that shows a model may upload or "
+            "replace it; choose another model name if it is a different model, or ask those "
+            "studies' PIs."
+        )
+
+
 def predictions_import(
-    *, dataset: Dataset, model_name: str, content: bytes, source: str = "", replace: bool = False
+    *,
+    dataset: Dataset,
+    model_name: str,
+    content: bytes,
+    source: str = "",
+    replace: bool = False,
+    actor=None,
+    through: ReaderStudy | None = None,
 ) -> PredictionSummary:
+    """Import one model's predictions, all or nothing, and audit it in every study it changes.
+
+    `actor` is the uploading user, who must be a PI of every such study (the command line,
+    run by an operator, passes none); `through` is the study the upload came through.
+    """
     model_name = model_name.strip()
     if not model_name:
         raise PredictionImportError("a model name is required")
@@ -117,7 +162,15 @@ def predictions_import(
     summary = PredictionSummary(model=model_name, dataset=dataset.name)
     rules: Counter[str] = Counter()
     with transaction.atomic():
-        model, created = AIModel.objects.get_or_create(dataset=dataset, name=model_name)
+        model, created = AIModel.objects.select_for_update().get_or_create(
+            dataset=dataset, name=model_name
+        )
+        shown = {questions[qid].id for qid, _, _ in rows}
+        if not created:
+            shown |= set(model.predictions.values_list("question_id", flat=True))
+        studies = studies_showing(dataset, shown)
+        if actor is not None:
+            _check_scope(actor, model_name, studies)
         if not created:
             if not replace:
                 raise PredictionImportError(
@@ -141,9 +194,21 @@ def predictions_import(
                 )
             )
         Prediction.objects.bulk_create(new, batch_size=2000)
-    summary.predictions = len(rows)
-    summary.failed_extractions = rules.get("failed", 0)
-    summary.rules = dict(sorted(rules.items()))
+        summary.predictions = len(rows)
+        summary.failed_extractions = rules.get("failed", 0)
+        summary.rules = dict(sorted(rules.items()))
+        detail = {
+            "model": model_name,
+            "predictions": summary.predictions,
+            "failed_extractions": summary.failed_extractions,
+            "replaced": summary.replaced,
+            "source": source[:500],
+            "through": through.slug if through else None,
+        }
+        action = "predictions.upload" if created else "predictions.replace"
+        AuditEvent.objects.bulk_create(
+            AuditEvent(study=study, actor=actor, action=action, detail=detail) for study in studies
+        )
     return summary
 
 
