@@ -156,10 +156,14 @@ THUMBNAIL_MAX_SIZE = env_int("THUMBNAIL_MAX_SIZE", 256, minimum=32)
 # left open overnight is not reading time.
 MAX_CASE_TIME_MS = env_int("MAX_CASE_TIME_MS", 30 * 60 * 1000, minimum=1000)
 
+# API tokens expire this many hours after they were issued; 0 keeps them until revoked (a
+# password change revokes them, and so can their owner on the account page).
+API_TOKEN_TTL_HOURS = env_int("API_TOKEN_TTL_HOURS", 0, minimum=0)
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
+        "readerstudy.token_auth.ExpiringTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
