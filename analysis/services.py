@@ -41,9 +41,13 @@ class PredictionSummary:
 
 def _rows_from_json(text: str) -> list[tuple[str, str, str]]:
     try:
-        data = json.loads(text)
+        # Numbers stay the text they were written as: a prediction is text, and an integer of
+        # 5000 digits or 1e999 must not fail the conversion.
+        data = json.loads(text, parse_int=str, parse_float=str, parse_constant=str)
     except json.JSONDecodeError as exc:
         raise PredictionImportError(f"not valid JSON: {exc}") from exc
+    except RecursionError as exc:
+        raise PredictionImportError("not valid JSON: nested too deeply") from exc
     if not isinstance(data, dict):
         raise PredictionImportError("JSON must map question ids to objects")
     rows = []
@@ -63,6 +67,13 @@ def _rows_from_json(text: str) -> list[tuple[str, str, str]]:
 
 def _rows_from_csv(text: str) -> list[tuple[str, str, str]]:
     reader = csv.DictReader(io.StringIO(text))
+    try:
+        return _read_csv(reader)
+    except csv.Error as exc:  # e.g. a field over csv.field_size_limit() (128 KiB)
+        raise PredictionImportError(f"line {reader.line_num + 1}: not valid CSV: {exc}") from exc
+
+
+def _read_csv(reader: csv.DictReader) -> list[tuple[str, str, str]]:
     columns = [c.strip() for c in reader.fieldnames or []]
     if "question_id" not in columns or "prediction" not in columns:
         raise PredictionImportError(
@@ -80,6 +91,20 @@ def _rows_from_csv(text: str) -> list[tuple[str, str, str]]:
     return rows
 
 
+def _check_storable(row: tuple[str, str, str]) -> None:
+    """A NUL (raw, or JSON's \\u0000) or a lone surrogate (JSON's \\ud800) is not text a
+    database can store: PostgreSQL refused it with a 500."""
+    for value in row:
+        if "\x00" in value:
+            raise PredictionImportError(f"question {row[0]!r}: contains a NUL character")
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise PredictionImportError(
+                f"question {row[0]!r}: contains an unpaired surrogate ({exc.reason})"
+            ) from exc
+
+
 def parse_predictions(content: bytes) -> list[tuple[str, str, str]]:
     """(question_id, text to extract from, raw response) rows; format by content."""
     try:
@@ -89,6 +114,8 @@ def parse_predictions(content: bytes) -> list[tuple[str, str, str]]:
     if not text.strip():
         raise PredictionImportError("the file is empty")
     rows = _rows_from_json(text) if text.lstrip().startswith("{") else _rows_from_csv(text)
+    for row in rows:
+        _check_storable(row)
     duplicates = [qid for qid, n in Counter(r[0] for r in rows).items() if n > 1]
     if duplicates:
         shown = ", ".join(duplicates[:MAX_ERRORS_SHOWN])

@@ -2,11 +2,16 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from readerstudy.models import Dataset, ReaderStudy, Role
+from readerstudy.sampling import SEED_MAX
 
 
 class ExclusionForm(forms.Form):
     action = forms.ChoiceField(choices=[("exclude", "Exclude"), ("include", "Include again")])
     reason = forms.CharField(max_length=1000, error_messages={"required": "Give a reason."})
+
+
+class MembershipRemoveForm(forms.Form):
+    remove = forms.IntegerField(min_value=1, error_messages={"invalid": "Not a membership id."})
 
 
 class MembershipForm(forms.Form):
@@ -26,7 +31,7 @@ class StudyCreateForm(forms.Form):
     slug = forms.SlugField(max_length=100, help_text="Short name used in URLs, e.g. pilot-2026.")
     title = forms.CharField(max_length=300)
     sample = forms.IntegerField(min_value=1, label="Number of questions")
-    seed = forms.IntegerField(initial=0)
+    seed = forms.IntegerField(initial=0, min_value=0, max_value=SEED_MAX)
     stratify = forms.ChoiceField(
         choices=[("task", "by task"), ("category", "by category"), ("none", "none")],
         initial="task",

@@ -7,11 +7,16 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from readerstudy.forms import ExclusionForm, MembershipForm, StudyCreateForm
+from readerstudy.forms import (
+    ExclusionForm,
+    MembershipForm,
+    MembershipRemoveForm,
+    StudyCreateForm,
+)
 from readerstudy.imaging import ImagingError
 from readerstudy.models import Membership, Role, StudyQuestion
 from readerstudy.selectors import study_for_user
@@ -53,7 +58,10 @@ def item_exclusion(request: HttpRequest, slug: str, item_id: int) -> HttpRespons
 def members(request: HttpRequest, slug: str) -> HttpResponse:
     study = _pi_study(request, slug)
     if "remove" in request.POST:
-        membership = get_object_or_404(Membership, id=request.POST["remove"], study=study)
+        removal = MembershipRemoveForm(request.POST)
+        if not removal.is_valid():
+            return HttpResponseBadRequest("remove must be the id of one of this study's members.")
+        membership = get_object_or_404(Membership, id=removal.cleaned_data["remove"], study=study)
         last_pi = (
             membership.role == Role.PI
             and Membership.objects.filter(study=study, role=Role.PI).count() == 1
