@@ -30,7 +30,7 @@ test: $(STAMP)
 
 # The property and schema tests with fresh random draws and more examples (CI derandomizes).
 fuzz: $(STAMP)
-	HYPOTHESIS_PROFILE=fuzz $(BIN)/pytest -q -m hypothesis
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/pytest -q -m "hypothesis or fuzz"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -1,26 +1,16 @@
 """Shared fixtures: isolated media, personas around one study; the Hypothesis profiles."""
 
-import os
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, settings
 
 from readerstudy.models import Role
+from tests import profiles
 from tests.factories import MembershipFactory, UserFactory, build_study
 
 RESOURCES = Path(__file__).parent / "resources"
 
-# Hypothesis profiles, chosen by HYPOTHESIS_PROFILE. `ci` (.ci/run) draws the same examples on
-# every run, so a red CI means the code changed, never the dice; a failure prints the blob to
-# reproduce it. `dev` (the default, `make test`) draws afresh each run and remembers failures
-# locally; `fuzz` (`make fuzz`) draws many more. Tests pin only max_examples, so the profile
-# decides whether the draw is random.
-_COMMON = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
-settings.register_profile("ci", derandomize=True, database=None, print_blob=True, **_COMMON)
-settings.register_profile("dev", **_COMMON)
-settings.register_profile("fuzz", max_examples=2_000, print_blob=True, **_COMMON)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+profiles.load()  # Hypothesis: `ci` derandomized, `dev` random, `fuzz` more (tests/profiles.py)
 
 
 @pytest.fixture(autouse=True)

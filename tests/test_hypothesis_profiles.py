@@ -32,14 +32,10 @@ def test_every_property_test_follows_the_loaded_profile(request):
 def test_the_ci_profile_is_derandomized_and_prints_blobs():
     """`.ci/run` selects it; run in a fresh interpreter as CI would."""
     code = (
-        "import django; django.setup(); import tests.conftest; from hypothesis import settings;"
+        "from tests import profiles; profiles.load(); from hypothesis import settings;"
         "s = settings.default; print(s.derandomize, s.database, s.print_blob)"
     )
-    env = {
-        **os.environ,
-        "HYPOTHESIS_PROFILE": "ci",
-        "DJANGO_SETTINGS_MODULE": "readerstudy.settings",
-    }
+    env = {**os.environ, "HYPOTHESIS_PROFILE": "ci"}
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
     )

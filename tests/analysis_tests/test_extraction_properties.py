@@ -8,13 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analysis.stats.extraction import extract_letter
+from tests.profiles import examples
 
 
 @given(
     text=st.one_of(st.none(), st.text(), st.integers(), st.floats(), st.binary()),
     options=st.lists(st.text(max_size=30), max_size=4),
 )
-@settings(max_examples=1000)
+@settings(max_examples=examples(1000))
 def test_extraction_is_total(text, options):
     result = extract_letter(text, options)
     assert result.letter in {"", "A", "B", "C", "D"}
@@ -94,7 +95,7 @@ REFERENCE = [
 
 
 @given(text=_responses(st.integers(0, 6)))
-@settings(max_examples=2000)
+@settings(max_examples=examples(2000))
 def test_the_linear_rules_mean_what_the_first_rules_meant(text):
     expected = next(
         ((m.group(1).upper(), name) for name, p in REFERENCE if (m := p.search(text))), None
@@ -107,7 +108,7 @@ def test_the_linear_rules_mean_what_the_first_rules_meant(text):
 
 
 @given(text=_responses(st.integers(0, 20_000)), run=st.integers(0, 100_000))
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 def test_any_response_up_to_100_kb_is_read_in_under_50_ms(text, run):
     """CPU time of this process (a busy machine does not count against it), the best of three;
     the bounded text costs a few milliseconds, and the first rules took seconds to hours. Each

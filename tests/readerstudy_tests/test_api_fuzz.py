@@ -26,7 +26,9 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from readerstudy.wsgi import application
+from tests.profiles import examples
 
+pytestmark = pytest.mark.fuzz
 CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
 EXAMPLES_PER_OPERATION = 25
 
@@ -57,7 +59,9 @@ def fuzz(study, user) -> dict[str, int]:
 
 def _run(strategy, user, label: str, calls: dict[str, int]) -> None:
     @given(case=strategy)
-    @settings(max_examples=EXAMPLES_PER_OPERATION, suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=examples(EXAMPLES_PER_OPERATION), suppress_health_check=list(HealthCheck)
+    )
     def run(case):
         auth = {"Authorization": f"Token {Token.objects.get_or_create(user=user)[0].key}"}
         case.call_and_validate(headers=auth, checks=CHECKS)

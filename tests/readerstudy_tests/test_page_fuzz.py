@@ -15,6 +15,9 @@ from hypothesis import strategies as st
 
 from analysis.services import predictions_import
 from annotation.services import answer_submit
+from tests.profiles import examples
+
+pytestmark = pytest.mark.fuzz
 
 # The parameters the pages read, and some they might be tempted to.
 PARAMS = ["missing", "scale", "excluded", "vrange", "ci", "download", "page", "next", "expert"]
@@ -91,7 +94,7 @@ def test_no_page_answers_5xx_whatever_the_query(lived_in, request, persona):
         htmx=st.booleans(),
         accept=st.sampled_from(["text/html", "*/*", "application/json", "image/png"]),
     )
-    @settings(max_examples=40, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=examples(40), suppress_health_check=list(HealthCheck))
     def run(page, query, htmx, accept):
         headers = {"HTTP_ACCEPT": accept, **({"HTTP_HX_REQUEST": "true"} if htmx else {})}
         response = client.get(page, query, **headers)
@@ -107,7 +110,7 @@ def test_no_image_name_answers_5xx(client, reader):
     client.force_login(reader)
 
     @given(folder=st.sampled_from(["display", "thumbs", "other"]), name=VALUES)
-    @settings(max_examples=60, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=examples(60), suppress_health_check=list(HealthCheck))
     def run(folder, name):
         response = client.get(f"/img/{folder}/aa/{quote(name)}.png")
         assert response.status_code in (400, 404), (name, response.status_code)
