@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 PORT ?= 8000
 DEMO_ENV := DEBUG=1
 
-.PHONY: demo demo-pacs test test-fast lint format bench bench-load bench-viewer serve migrate clean
+.PHONY: demo demo-pacs test test-fast fuzz lint format bench bench-load bench-viewer serve migrate clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found; run: make PYTHON=python3 ..."; exit 1; }
@@ -44,6 +44,10 @@ demo-pacs: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/pytest -q
+
+# The property and schema tests with fresh random draws and more examples (CI derandomizes).
+fuzz: $(STAMP)
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/pytest -q -m "hypothesis or fuzz"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

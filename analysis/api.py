@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from analysis.forms import AnalysisSettingsForm
 from analysis.pipeline import analyse
 from analysis.selectors import readers_not_started, study_responses
-from analysis.services import PredictionImportError, predictions_import
+from analysis.services import PredictionForbidden, PredictionImportError, predictions_import
 from readerstudy.models import Role
 from readerstudy.selectors import study_for_user
 
@@ -64,7 +64,11 @@ class PredictionUpload(GenericAPIView):
                 content=upload.read(),
                 source=upload.name,
                 replace=serializer.validated_data["replace"],
+                actor=request.user,
+                through=study,
             )
+        except PredictionForbidden as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_403_FORBIDDEN)
         except PredictionImportError as exc:
             return Response(
                 {"detail": f"Nothing was imported. {exc}"}, status=status.HTTP_400_BAD_REQUEST

@@ -13,13 +13,17 @@ from django.db import transaction
 
 from analysis.models import AIModel, Prediction
 from analysis.stats.extraction import extract_letter
-from readerstudy.models import Dataset
+from readerstudy.models import AuditEvent, Dataset, Membership, ReaderStudy, Role
 
 MAX_ERRORS_SHOWN = 10
 
 
 class PredictionImportError(ValueError):
     pass
+
+
+class PredictionForbidden(PermissionError):
+    """The upload would change what a study shows whose PI the uploader is not."""
 
 
 @dataclass
@@ -37,9 +41,13 @@ class PredictionSummary:
 
 def _rows_from_json(text: str) -> list[tuple[str, str, str]]:
     try:
-        data = json.loads(text)
+        # Numbers stay the text they were written as: a prediction is text, and an integer of
+        # 5000 digits or 1e999 must not fail the conversion.
+        data = json.loads(text, parse_int=str, parse_float=str, parse_constant=str)
     except json.JSONDecodeError as exc:
         raise PredictionImportError(f"not valid JSON: {exc}") from exc
+    except RecursionError as exc:
+        raise PredictionImportError("not valid JSON: nested too deeply") from exc
     if not isinstance(data, dict):
         raise PredictionImportError("JSON must map question ids to objects")
     rows = []
@@ -59,6 +67,13 @@ def _rows_from_json(text: str) -> list[tuple[str, str, str]]:
 
 def _rows_from_csv(text: str) -> list[tuple[str, str, str]]:
     reader = csv.DictReader(io.StringIO(text))
+    try:
+        return _read_csv(reader)
+    except csv.Error as exc:  # e.g. a field over csv.field_size_limit() (128 KiB)
+        raise PredictionImportError(f"line {reader.line_num + 1}: not valid CSV: {exc}") from exc
+
+
+def _read_csv(reader: csv.DictReader) -> list[tuple[str, str, str]]:
     columns = [c.strip() for c in reader.fieldnames or []]
     if "question_id" not in columns or "prediction" not in columns:
         raise PredictionImportError(
@@ -76,6 +91,20 @@ def _rows_from_csv(text: str) -> list[tuple[str, str, str]]:
     return rows
 
 
+def _check_storable(row: tuple[str, str, str]) -> None:
+    """A NUL (raw, or JSON's \\u0000) or a lone surrogate (JSON's \\ud800) is not text a
+    database can store: PostgreSQL refused it with a 500."""
+    for value in row:
+        if "\x00" in value:
+            raise PredictionImportError(f"question {row[0]!r}: contains a NUL character")
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise PredictionImportError(
+                f"question {row[0]!r}: contains an unpaired surrogate ({exc.reason})"
+            ) from exc
+
+
 def parse_predictions(content: bytes) -> list[tuple[str, str, str]]:
     """(question_id, text to extract from, raw response) rows; format by content."""
     try:
@@ -85,6 +114,8 @@ def parse_predictions(content: bytes) -> list[tuple[str, str, str]]:
     if not text.strip():
         raise PredictionImportError("the file is empty")
     rows = _rows_from_json(text) if text.lstrip().startswith("{") else _rows_from_csv(text)
+    for row in rows:
+        _check_storable(row)
     duplicates = [qid for qid, n in Counter(r[0] for r in rows).items() if n > 1]
     if duplicates:
         shown = ", ".join(duplicates[:MAX_ERRORS_SHOWN])
@@ -94,9 +125,50 @@ def parse_predictions(content: bytes) -> list[tuple[str, str, str]]:
     return rows
 
 
+def studies_showing(dataset: Dataset, question_pks: set[int]) -> list[ReaderStudy]:
+    """The studies of the dataset whose analysis shows predictions on these questions."""
+    return list(
+        ReaderStudy.objects.filter(dataset=dataset, items__question_id__in=question_pks)
+        .distinct()
+        .order_by("slug")
+    )
+
+
+def _check_scope(actor, model_name: str, studies: list[ReaderStudy]) -> None:
+    """Predictions belong to the dataset, so an upload changes every study that shows the
+    model (its earlier predictions or the new ones): its uploader must be a PI of each.
+    The other studies are counted, not named: the uploader may not be a member of them."""
+    led = set(
+        Membership.objects.filter(user=actor, role=Role.PI, study__in=studies).values_list(
+            "study_id", flat=True
+        )
+    )
+    others = [s for s in studies if s.id not in led]
+    if others:
+        raise PredictionForbidden(
+            f"Nothing was imported. Predictions belong to the dataset, and model "
+            f"{model_name!r} is (or would be) shown by {len(others)} other study(ies) of which "
+            "you are not a PI. Only a PI of every study that shows a model may upload or "
+            "replace it; choose another model name if it is a different model, or ask those "
+            "studies' PIs."
+        )
+
+
 def predictions_import(
-    *, dataset: Dataset, model_name: str, content: bytes, source: str = "", replace: bool = False
+    *,
+    dataset: Dataset,
+    model_name: str,
+    content: bytes,
+    source: str = "",
+    replace: bool = False,
+    actor=None,
+    through: ReaderStudy | None = None,
 ) -> PredictionSummary:
+    """Import one model's predictions, all or nothing, and audit it in every study it changes.
+
+    `actor` is the uploading user, who must be a PI of every such study (the command line,
+    run by an operator, passes none); `through` is the study the upload came through.
+    """
     model_name = model_name.strip()
     if not model_name:
         raise PredictionImportError("a model name is required")
@@ -117,7 +189,15 @@ def predictions_import(
     summary = PredictionSummary(model=model_name, dataset=dataset.name)
     rules: Counter[str] = Counter()
     with transaction.atomic():
-        model, created = AIModel.objects.get_or_create(dataset=dataset, name=model_name)
+        model, created = AIModel.objects.select_for_update().get_or_create(
+            dataset=dataset, name=model_name
+        )
+        shown = {questions[qid].id for qid, _, _ in rows}
+        if not created:
+            shown |= set(model.predictions.values_list("question_id", flat=True))
+        studies = studies_showing(dataset, shown)
+        if actor is not None:
+            _check_scope(actor, model_name, studies)
         if not created:
             if not replace:
                 raise PredictionImportError(
@@ -141,9 +221,21 @@ def predictions_import(
                 )
             )
         Prediction.objects.bulk_create(new, batch_size=2000)
-    summary.predictions = len(rows)
-    summary.failed_extractions = rules.get("failed", 0)
-    summary.rules = dict(sorted(rules.items()))
+        summary.predictions = len(rows)
+        summary.failed_extractions = rules.get("failed", 0)
+        summary.rules = dict(sorted(rules.items()))
+        detail = {
+            "model": model_name,
+            "predictions": summary.predictions,
+            "failed_extractions": summary.failed_extractions,
+            "replaced": summary.replaced,
+            "source": source[:500],
+            "through": through.slug if through else None,
+        }
+        action = "predictions.upload" if created else "predictions.replace"
+        AuditEvent.objects.bulk_create(
+            AuditEvent(study=study, actor=actor, action=action, detail=detail) for study in studies
+        )
     return summary
 
 

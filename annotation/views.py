@@ -136,8 +136,12 @@ def media_image(request: HttpRequest, path: str) -> FileResponse:
     if len(parts) != 3 or parts[0] not in {"display", "thumbs", "depth"} or ".." in parts:
         raise Http404()
     root = Path(settings.MEDIA_ROOT).resolve()
-    file = (root / path).resolve()
-    if root not in file.parents or not file.is_file():
+    try:
+        file = (root / path).resolve()
+        found = root in file.parents and file.is_file()
+    except (OSError, ValueError):  # a name too long for the file system, a NUL
+        found = False
+    if not found:
         raise Http404()
     handle = file.open("rb")  # FileResponse closes it once sent
     response = FileResponse(handle, content_type=mimetypes.guess_type(file.name)[0])

@@ -3,6 +3,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from readerstudy.models import Dataset, ReaderStudy, Role
+from readerstudy.sampling import SEED_MAX
 
 
 class ExclusionForm(forms.Form):
@@ -53,7 +54,7 @@ class StudyCreateForm(forms.Form):
     slug = forms.SlugField(max_length=100, help_text="Short name used in URLs, e.g. pilot-2026.")
     title = forms.CharField(max_length=300)
     sample = forms.IntegerField(min_value=1, label="Number of questions")
-    seed = forms.IntegerField(initial=0)
+    seed = forms.IntegerField(initial=0, min_value=0, max_value=SEED_MAX)
     stratify = forms.ChoiceField(
         choices=[("task", "by task"), ("category", "by category"), ("none", "none")],
         initial="task",

@@ -12,6 +12,10 @@ import random
 from collections import defaultdict
 from dataclasses import dataclass
 
+# A study's seed is stored in a 64-bit signed column; a larger one cannot be kept (PostgreSQL
+# refused it with a 500).
+SEED_MAX = 2**63 - 1
+
 
 class SamplingError(ValueError):
     pass

@@ -51,6 +51,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "readerstudy.middleware.RejectNulMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -176,12 +177,21 @@ QUESTION_BANK_MAX_BYTES = env_int("QUESTION_BANK_MAX_BYTES", 20 * 1024 * 1024, m
 # left open overnight is not reading time.
 MAX_CASE_TIME_MS = env_int("MAX_CASE_TIME_MS", 30 * 60 * 1000, minimum=1000)
 
+# API tokens expire this many hours after they were issued; 0 keeps them until revoked (a
+# password change revokes them, and so can their owner on the account page).
+API_TOKEN_TTL_HOURS = env_int("API_TOKEN_TTL_HOURS", 0, minimum=0)
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
+        "readerstudy.token_auth.ExpiringTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # JSON only: the interactive API is the Swagger UI at /api/docs/. DRF's browsable renderer
+    # builds forms from querysets our views do not declare (they authorise through
+    # study_for_user) and answered `Accept: text/html` with a 500; now it is a 406.
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_METADATA_CLASS": "readerstudy.api_metadata.ViewMetadata",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

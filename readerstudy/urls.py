@@ -2,12 +2,26 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from readerstudy import account_views
 from readerstudy import views as study_views
 from readerstudy.api_urls import v1 as api_v1
 from readerstudy.health import health
 
 urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    # Before Django's own: these end the user's API tokens when the password changes.
+    path(
+        "accounts/password_change/",
+        account_views.PasswordChangeView.as_view(),
+        name="password_change",
+    ),
+    path(
+        "accounts/reset/<uidb64>/<token>/",
+        account_views.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path("accounts/", account_views.account, name="account"),
+    path("accounts/token/revoke/", account_views.token_revoke, name="account-token-revoke"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),

@@ -16,7 +16,11 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from readerstudy.dicomweb import DicomwebError
 from readerstudy.downloads import attachment
-from readerstudy.forms import ExclusionForm, MembershipForm, StudyCreateForm
+from readerstudy.forms import (
+    ExclusionForm,
+    MembershipForm,
+    StudyCreateForm,
+)
 from readerstudy.imaging import ImagingError
 from readerstudy.models import Membership, Role, StudyQuestion
 from readerstudy.rexvqa import RexvqaError
@@ -57,7 +61,7 @@ def item_exclusion(request: HttpRequest, slug: str, item_id: int) -> HttpRespons
 
 def _membership(study, membership_id) -> Membership:
     """A membership of this study by id; anything else (another study's, "abc") is a 404."""
-    if not str(membership_id).isdigit():
+    if not str(membership_id).isdigit() or len(str(membership_id)) > 18:
         raise Http404("No such member.")
     return get_object_or_404(
         Membership.objects.select_related("user"), id=int(membership_id), study=study

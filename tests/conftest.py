@@ -1,13 +1,16 @@
-"""Shared fixtures: isolated media, personas around one study."""
+"""Shared fixtures: isolated media, personas around one study; the Hypothesis profiles."""
 
 from pathlib import Path
 
 import pytest
 
 from readerstudy.models import Role
+from tests import profiles
 from tests.factories import MembershipFactory, UserFactory, build_study
 
 RESOURCES = Path(__file__).parent / "resources"
+
+profiles.load()  # Hypothesis: `ci` derandomized, `dev` random, `fuzz` more (tests/profiles.py)
 
 
 @pytest.fixture(autouse=True)

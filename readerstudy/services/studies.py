@@ -23,7 +23,7 @@ from readerstudy.models import (
     StudyQuestion,
     Task,
 )
-from readerstudy.sampling import Candidate, SamplingError, sample
+from readerstudy.sampling import SEED_MAX, Candidate, SamplingError, sample
 
 
 class StudyError(ValueError):
@@ -104,6 +104,8 @@ def study_create(
         raise StudyError(f"a study with slug {slug!r} already exists")
     if stratify not in {"task", "category", "none"}:
         raise StudyError("stratify must be task, category or none")
+    if not 0 <= seed <= SEED_MAX:
+        raise StudyError(f"seed must be between 0 and {SEED_MAX}")
     members = [
         (user, role)
         for names, role in ((readers, Role.READER), (experts, Role.EXPERT), (pis, Role.PI))

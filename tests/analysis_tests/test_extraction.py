@@ -1,5 +1,7 @@
 """Answer extraction: each documented rule, their order, and failures."""
 
+import time
+
 import pytest
 
 from analysis.stats.extraction import extract_letter
@@ -55,3 +57,35 @@ def test_failed_extraction(text):
 
 def test_lowercase_words_are_not_letters():
     assert extract_letter("a big heart, could be anything", OPTIONS).failed
+
+
+@pytest.mark.parametrize(
+    ("prefix", "tail"),
+    [
+        ("final answer", "x"),
+        ("Final Answer is", "x"),
+        ("answer is", "x"),
+        ("answer:", "x"),
+        ("option", "x"),
+        ("<answer>", "x"),
+        ("\\boxed{", "x"),
+        ("(", "x"),
+    ],
+)
+def test_whitespace_runs_do_not_backtrack_catastrophically(prefix, tail):
+    """The red-team upload: "final answer" + 400 spaces + "x" took 29 s and held a worker.
+
+    A bound a thousand times above the linear cost, in CPU time, so a busy machine cannot fail it.
+    """
+    for spaces in (400, 5_000):
+        text = prefix + " " * spaces + tail
+        started = time.process_time()
+        result = extract_letter(text, OPTIONS)
+        assert time.process_time() - started < 1.0, (prefix, spaces)
+        assert result.failed
+
+
+def test_long_responses_are_judged_by_their_start_and_end():
+    reasoning = "Consider the lungs and the heart in turn. " * 2_000  # ~84 KB
+    assert extract_letter(reasoning + "Final answer: C", OPTIONS).letter == "C"
+    assert extract_letter("Answer: D. " + reasoning, OPTIONS).letter == "D"

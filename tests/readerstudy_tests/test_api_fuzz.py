@@ -4,10 +4,15 @@ Each operation gets its own budget of valid and invalid requests; every response
 of 5xx and, where documented, match the schema. Path slugs are pinned to a real study (and case
 numbers to a real case half the time) so requests reach the code behind the membership check.
 Driven through Hypothesis directly, with the operation's own strategy.
+
+Each generated request is also sent as a browser would ask for it (`Accept: text/html`, which
+was DRF's browsable renderer) and as `OPTIONS` on the same URL: neither may answer 5xx. The
+token is fetched afresh for each request, as the fuzzing also calls DELETE on the token.
 """
 
 import pytest
 import schemathesis
+import werkzeug
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 from hypothesis import HealthCheck, given, settings
@@ -21,7 +26,9 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from readerstudy.wsgi import application
+from tests.profiles import examples
 
+pytestmark = pytest.mark.fuzz
 CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
 EXAMPLES_PER_OPERATION = 25
 
@@ -33,7 +40,6 @@ def operations():
 
 
 def fuzz(study, user) -> dict[str, int]:
-    token = Token.objects.get_or_create(user=user)[0].key
     calls: dict[str, int] = {}
     for operation in operations():
         pins = [{"slug": study.slug, "number": 1}, {"slug": study.slug}]
@@ -47,24 +53,34 @@ def fuzz(study, user) -> dict[str, int]:
                 for pin in pins
             ]
         )
-        _run(strategy, token, f"{operation.method.upper()} {operation.path}", calls)
+        _run(strategy, user, f"{operation.method.upper()} {operation.path}", calls)
     return calls
 
 
-def _run(strategy, token: str, label: str, calls: dict[str, int]) -> None:
+def _run(strategy, user, label: str, calls: dict[str, int]) -> None:
     @given(case=strategy)
     @settings(
-        max_examples=EXAMPLES_PER_OPERATION,
-        deadline=None,
-        derandomize=True,
-        database=None,
-        suppress_health_check=list(HealthCheck),
+        max_examples=examples(EXAMPLES_PER_OPERATION), suppress_health_check=list(HealthCheck)
     )
     def run(case):
-        case.call_and_validate(headers={"Authorization": f"Token {token}"}, checks=CHECKS)
+        auth = {"Authorization": f"Token {Token.objects.get_or_create(user=user)[0].key}"}
+        case.call_and_validate(headers=auth, checks=CHECKS)
+        _as_browser_and_options(case, auth)
         calls[label] = calls.get(label, 0) + 1
 
     run()
+
+
+def _as_browser_and_options(case, auth: dict[str, str]) -> None:
+    client = werkzeug.Client(application)
+    variants = [(case.method, "text/html"), ("OPTIONS", "application/json"), ("OPTIONS", "*/*")]
+    for method, accept in variants:
+        request = case.operation.schema.transport.serialize_case(
+            case, headers={**auth, "Accept": accept}
+        )
+        request["method"] = method
+        response = client.open(**request)
+        assert response.status_code < 500, (method, accept, request["path"], response.status)
 
 
 @pytest.fixture(autouse=True)

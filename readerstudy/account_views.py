@@ -1,0 +1,57 @@
+"""The signed-in user's account: API token (when issued, when it expires, revoke it) and the
+password views, which end every API token when the password changes."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+from rest_framework.authtoken.models import Token
+
+from readerstudy.services.accounts import (
+    api_token_revoke,
+    token_expired,
+    token_expires_at,
+    user_password_changed,
+)
+
+
+@login_required
+@require_GET
+def account(request: HttpRequest) -> HttpResponse:
+    token = Token.objects.filter(user=request.user).first()
+    context = {
+        "token": token,
+        "expires": token_expires_at(token) if token else None,
+        "expired": bool(token) and token_expired(token),
+    }
+    return render(request, "registration/account.html", context)
+
+
+@login_required
+@require_POST
+def token_revoke(request: HttpRequest) -> HttpResponse:
+    if api_token_revoke(user=request.user):
+        messages.success(request, "Your API token was revoked; scripts using it will stop.")
+    else:
+        messages.info(request, "You had no API token.")
+    return redirect("account")
+
+
+class PasswordChangeView(auth_views.PasswordChangeView):
+    """Django's view (it keeps this session signed in), then end the user's API tokens."""
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        user_password_changed(user=form.user)
+        return response
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        user_password_changed(user=form.user)
+        return response

@@ -1,0 +1,46 @@
+"""Account writes: API tokens and what a new password must end.
+
+Called from the password-change and password-reset views, the admin's password form and the
+token endpoint; no signals, so every path that changes a password is visible in the code.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+
+
+def token_expires_at(token: Token) -> datetime | None:
+    hours = settings.API_TOKEN_TTL_HOURS
+    return token.created + timedelta(hours=hours) if hours else None
+
+
+def token_expired(token: Token) -> bool:
+    expires = token_expires_at(token)
+    return expires is not None and expires <= timezone.now()
+
+
+@transaction.atomic
+def api_token_issue(*, user) -> Token:
+    """The user's token, or a fresh one when there is none or it has expired."""
+    token = Token.objects.select_for_update().filter(user=user).first()
+    if token is not None and token_expired(token):
+        token.delete()
+        token = None
+    return token or Token.objects.create(user=user)
+
+
+@transaction.atomic
+def api_token_revoke(*, user) -> bool:
+    deleted, _ = Token.objects.filter(user=user).delete()
+    return bool(deleted)
+
+
+def user_password_changed(*, user) -> None:
+    """Whoever knew the old password may hold a token taken with it: a new password ends it,
+    and the token endpoint then hands out a new one."""
+    api_token_revoke(user=user)

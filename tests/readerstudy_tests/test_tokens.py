@@ -1,0 +1,107 @@
+"""API tokens: a password change ends them, their owner can revoke them, and they may expire.
+
+Red-team finding: tokens survived a password change and never expired, and the token endpoint
+handed back the same token after the password had changed.
+"""
+
+import os
+import subprocess
+import sys
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from tests.factories import PASSWORD, UserFactory
+from tests.readerstudy_tests.test_settings import ROOT
+
+pytestmark = pytest.mark.django_db
+NEW_PASSWORD = "a-new-and-long-passphrase-42"
+
+
+def obtain(username, password):
+    response = APIClient().post("/api/v1/auth/token/", {"username": username, "password": password})
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def works(key):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client.get("/api/v1/studies/").status_code == 200
+
+
+def test_changing_the_password_ends_the_token(client, reader):
+    old = obtain("reader", PASSWORD)["token"]
+    assert works(old)
+    client.force_login(reader)
+    response = client.post(
+        "/accounts/password_change/",
+        {"old_password": PASSWORD, "new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD},
+    )
+    assert response.status_code == 302
+    assert client.get("/").status_code == 200  # this session stays signed in
+    assert not works(old)
+    new = obtain("reader", NEW_PASSWORD)["token"]
+    assert new != old and works(new)
+
+
+def test_an_admin_setting_a_password_ends_the_token(client, reader):
+    old = obtain("reader", PASSWORD)["token"]
+    admin = UserFactory(username="boss", is_staff=True, is_superuser=True)
+    client.force_login(admin)
+    response = client.post(
+        f"/admin/auth/user/{reader.pk}/password/",
+        {"password1": NEW_PASSWORD, "password2": NEW_PASSWORD, "usable_password": "true"},
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert not works(old)
+    assert obtain("reader", NEW_PASSWORD)["token"] != old
+
+
+def test_the_owner_revokes_the_token_through_the_api(reader):
+    key = obtain("reader", PASSWORD)["token"]
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    assert client.delete("/api/v1/auth/token/").status_code == 204
+    assert not works(key)
+    assert APIClient().delete("/api/v1/auth/token/").status_code in (401, 403)
+
+
+def test_the_owner_revokes_the_token_on_the_account_page(client, reader):
+    key = obtain("reader", PASSWORD)["token"]
+    client.force_login(reader)
+    page = client.get("/accounts/").content.decode()
+    assert "Revoke API token" in page and key not in page  # the secret is never shown
+    response = client.post("/accounts/token/revoke/", follow=True)
+    assert "revoked" in response.content.decode()
+    assert not works(key)
+    assert "You have no API token" in client.get("/accounts/").content.decode()
+
+
+def test_tokens_expire_after_the_configured_hours(reader, settings):
+    settings.API_TOKEN_TTL_HOURS = 0
+    issued = obtain("reader", PASSWORD)
+    assert issued["expires"] is None
+    Token.objects.filter(key=issued["token"]).update(created=timezone.now() - timedelta(days=90))
+    assert works(issued["token"])  # 0: no expiry
+    settings.API_TOKEN_TTL_HOURS = 24
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {issued['token']}")
+    response = client.get("/api/v1/studies/")
+    assert response.status_code in (401, 403) and "expired" in response.json()["detail"]
+    renewed = obtain("reader", PASSWORD)
+    assert renewed["token"] != issued["token"] and works(renewed["token"])
+    assert renewed["expires"] is not None
+
+
+@pytest.mark.parametrize(("value", "shown"), [("12", "12"), ("", "0"), ("-1", "at least 0")])
+def test_the_ttl_setting_is_read_from_the_environment(value, shown):
+    code = "import readerstudy.settings as s; print(s.API_TOKEN_TTL_HOURS)"
+    env = {**os.environ, "DEBUG": "1", "ENV_FILE": os.devnull, "API_TOKEN_TTL_HOURS": value}
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert shown in result.stdout + result.stderr
