@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import csv
-import io
-
 from annotation.models import Answer, ExpertReview
 from readerstudy.models import ReaderStudy
+from readerstudy.spreadsheets import csv_text
 from readerstudy.vocabulary import RATING_FIELDS, ReviewFlag
 
 
 def reviews_csv(study: ReaderStudy) -> str:
-    """One row per expert review."""
-    out = io.StringIO()
-    writer = csv.writer(out)
+    """One row per expert review (free text neutralised against formula injection)."""
     flags = [f"flag_{v}" for v in ReviewFlag.values]
-    writer.writerow(
+    rows = [
         [
             "question_id",
             "task",
@@ -29,14 +25,14 @@ def reviews_csv(study: ReaderStudy) -> str:
             "comment",
             "updated_at",
         ]
-    )
+    ]
     reviews = (
         ExpertReview.objects.filter(item__study=study)
         .select_related("item__question", "expert")
         .order_by("item__position", "expert__username")
     )
     for r in reviews:
-        writer.writerow(
+        rows.append(
             [
                 r.item.question.source_id,
                 r.item.question.get_task_display(),
@@ -51,14 +47,12 @@ def reviews_csv(study: ReaderStudy) -> str:
                 r.updated_at.isoformat(),
             ]
         )
-    return out.getvalue()
+    return csv_text(rows)
 
 
 def feedback_csv(study: ReaderStudy) -> str:
     """One row per reader answer with its ratings and comment (not the correctness)."""
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(
+    rows = [
         [
             "question_id",
             "task",
@@ -72,14 +66,14 @@ def feedback_csv(study: ReaderStudy) -> str:
             "revisions",
             "updated_at",
         ]
-    )
+    ]
     answers = (
         Answer.objects.filter(item__study=study)
         .select_related("item__question", "reader")
         .order_by("item__position", "reader__username")
     )
     for a in answers:
-        writer.writerow(
+        rows.append(
             [
                 a.item.question.source_id,
                 a.item.question.get_task_display(),
@@ -94,4 +88,4 @@ def feedback_csv(study: ReaderStudy) -> str:
                 a.updated_at.isoformat(),
             ]
         )
-    return out.getvalue()
+    return csv_text(rows)
