@@ -1,7 +1,14 @@
-"""Cohen's kappa for every pair of raters at once, and Fleiss' kappa for a panel."""
+"""Cohen's kappa for every pair of raters at once, and Fleiss' kappa for a panel.
+
+`kappa_pairs` is the table a paper reports: for each pair, n (questions both answered),
+kappa with a percentile bootstrap CI that resamples X-rays (`case_id`), raw percent agreement
+and PABAK (prevalence- and bias-adjusted kappa, (K p_o - 1) / (K - 1) with K categories).
+`fleiss_table` gives Fleiss' kappa of the reader panel per task with the same bootstrap.
+"""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -12,12 +19,22 @@ from scipy import stats as sps
 from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as _fleiss_kappa
 
-from analysis.stats.frame import LETTERS, AnalysisInputError, Prepared, prepare
+from analysis.stats.frame import (
+    ALL,
+    LETTERS,
+    AnalysisInputError,
+    Prepared,
+    prepare,
+)
+from analysis.stats.paired import bootstrap_counts
+
+ALL_TASKS = "All tasks"
+Scale = Literal["answer", "correct"]
 
 
 def _codes(data: Prepared, scale: str, task: str | None) -> tuple[np.ndarray, list[str], int]:
-    """Questions x raters category codes (-1 = missing) and the number of levels."""
-    rows = slice(None) if task is None else data.attributes["task"] == task
+    """Questions x raters category codes (negative = missing) and the number of levels."""
+    rows = data.rows(task)
     if scale == "answer":
         return data.answers[rows], data.raters, len(LETTERS)
     if scale == "correct":
@@ -112,10 +129,152 @@ def kappa_matrices(
 ) -> dict[str, pd.DataFrame]:
     """ "All tasks" and one matrix per task, from one code matrix sliced by task."""
     data = prepare(df)
-    out = {"All tasks": kappa_matrix(data, None, scale)}
-    for task in sorted(set(data.attributes["task"]) - {None}):
+    out = {ALL_TASKS: kappa_matrix(data, None, scale)}
+    for task in data.tasks():
         out[task] = kappa_matrix(data, task, scale)
     return out
+
+
+def _kappa_batch(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Kappa, observed agreement and n for contingency tables of shape (..., K, K)."""
+    n = tables.sum(axis=(-2, -1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        probs = tables / n[..., None, None]
+        p_o = np.trace(probs, axis1=-2, axis2=-1)
+        p_e = (probs.sum(axis=-1) * probs.sum(axis=-2)).sum(axis=-1)
+        kappa = (p_o - p_e) / (1.0 - p_e)
+    kappa = np.where((n == 0) | np.isclose(p_e, 1.0), np.nan, kappa)
+    return kappa, np.where(n == 0, np.nan, p_o), n
+
+
+PAIR_COLUMNS = ["rater_a", "rater_b", "n", "kappa", "ci_low", "ci_high", "agreement", "pabak"]
+
+
+def _case_pair_tables(data: Prepared, codes: np.ndarray, levels: int, rows) -> np.ndarray:
+    """Per-X-ray contingency tables for every pair: cases x (R*K) x (R*K)."""
+    onehot = np.zeros((codes.shape[0], codes.shape[1] * levels))
+    q, r = np.nonzero(codes >= 0)
+    onehot[q, r * levels + codes[q, r]] = 1.0
+    cases = data.cases[rows]
+    out = np.zeros((len(data.case_ids), onehot.shape[1], onehot.shape[1]))
+    order = np.argsort(cases, kind="stable")
+    bounds = np.flatnonzero(np.diff(cases[order])) + 1
+    for group in np.split(order, bounds):
+        if len(group):
+            block = onehot[group]
+            out[cases[group[0]]] = block.T @ block
+    return out
+
+
+def kappa_pairs(
+    df: pd.DataFrame | Prepared,
+    task: str | None = None,
+    scale: Scale = "answer",
+    *,
+    alpha: float = 0.05,
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """One row per pair of raters (a before b in rater order), on the questions both answered:
+    n, Cohen's kappa, its case-clustered percentile bootstrap CI (clipped to [-1, 1]), raw
+    agreement (fraction) and PABAK. Undefined values are NaN.
+    """
+    data = prepare(df)
+    codes, raters, levels = _codes(data, scale, task)
+    rows = data.rows(task)
+    r = len(raters)
+    per_case = _case_pair_tables(data, codes, levels, rows)
+    total = per_case.sum(axis=0).reshape(r, levels, r, levels).transpose(0, 2, 1, 3)
+    kappa, agreement, n = _kappa_batch(total)
+    pabak = (levels * agreement - 1) / (levels - 1)
+    upper = np.triu_indices(r, k=1)
+    low = high = np.full(len(upper[0]), np.nan)
+    if n_boot and per_case.shape[0]:
+        weights = bootstrap_counts(per_case.shape[0], n_boot, seed)
+        flat = per_case.reshape(per_case.shape[0], r, levels, r, levels)
+        pair_cells = flat[:, upper[0], :, upper[1], :]  # pairs x cases x K x K
+        pair_cells = pair_cells.transpose(1, 0, 2, 3).reshape(per_case.shape[0], -1)
+        boot = (weights @ pair_cells).reshape(n_boot, len(upper[0]), levels, levels)
+        draws, _, _ = _kappa_batch(boot)
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN pairs stay NaN
+            low, high = np.nanquantile(draws, [alpha / 2, 1 - alpha / 2], axis=0)
+    return pd.DataFrame(
+        {
+            "rater_a": [raters[i] for i in upper[0]],
+            "rater_b": [raters[j] for j in upper[1]],
+            "n": n[upper].astype(int),
+            "kappa": kappa[upper],
+            "ci_low": np.clip(low, -1, 1),
+            "ci_high": np.clip(high, -1, 1),
+            "agreement": agreement[upper],
+            "pabak": pabak[upper],
+        },
+        columns=PAIR_COLUMNS,
+    )
+
+
+def _fleiss(counts: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Fleiss' kappa of questions x categories counts (m raters each), one per weight row."""
+    m = counts.sum(axis=1)[0]
+    per_question = ((counts * (counts - 1)).sum(axis=1)) / (m * (m - 1))
+    total = weights.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_bar = (weights @ per_question) / total
+        shares = (weights @ counts) / (total * m)[:, None]
+        p_e = (shares**2).sum(axis=1)
+        return (p_bar - p_e) / (1 - p_e)
+
+
+FLEISS_COLUMNS = ["task", "raters", "n", "kappa", "ci_low", "ci_high"]
+
+
+def fleiss_table(
+    df: pd.DataFrame | Prepared,
+    raters: Sequence[str],
+    *,
+    alpha: float = 0.05,
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Fleiss' kappa (A-D answers) of a panel per task and for all tasks, on the questions
+    every panel member answered (n), with a percentile bootstrap CI that draws X-rays."""
+    data = prepare(df)
+    unknown = [r for r in raters if r not in data.raters]
+    if unknown:
+        raise AnalysisInputError(f"unknown rater(s): {unknown}")
+    columns = [data.raters.index(r) for r in raters]
+    rows = []
+    for task in [None, *data.tasks()]:
+        selected = data.rows(task)
+        codes = data.answers[selected][:, columns]
+        complete = (codes >= 0).all(axis=1)
+        label = ALL if task is None else task
+        if len(columns) < 2 or complete.sum() < 2:
+            rows.append({"task": label, "raters": len(columns), "n": int(complete.sum())})
+            continue
+        codes = codes[complete]
+        counts = np.stack([(codes == k).sum(axis=1) for k in range(len(LETTERS))], axis=1)
+        kappa = float(_fleiss(counts, np.ones((1, len(codes))))[0])
+        cases = np.unique(data.cases[selected][complete], return_inverse=True)[1]
+        weights = bootstrap_counts(cases.max() + 1, n_boot, seed)[:, cases] if n_boot else None
+        low = high = np.nan
+        if weights is not None:
+            draws = _fleiss(counts, weights.astype(float))
+            draws = draws[~np.isnan(draws)]
+            if len(draws):
+                low, high = np.quantile(draws, [alpha / 2, 1 - alpha / 2])
+        rows.append(
+            {
+                "task": label,
+                "raters": len(columns),
+                "n": len(codes),
+                "kappa": kappa,
+                "ci_low": float(np.clip(low, -1, 1)),
+                "ci_high": float(np.clip(high, -1, 1)),
+            }
+        )
+    return pd.DataFrame(rows, columns=FLEISS_COLUMNS)
 
 
 def fleiss_kappa(df: pd.DataFrame, raters: Sequence[str] | None = None, task: str | None = None):
