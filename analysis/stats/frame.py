@@ -188,6 +188,37 @@ def case_totals(cases: np.ndarray, n_cases: int, values: np.ndarray) -> np.ndarr
     return np.asarray(grouping @ flat).reshape((n_cases, *values.shape[1:]))
 
 
+def percentile_interval(draws: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile (alpha/2, 1 - alpha/2) of each column of `draws`, ignoring NaN replicates
+    (as numpy's default linear quantile); NaN where a column has no finite replicate.
+
+    One sort for all columns: np.nanquantile along an axis loops in Python per column.
+    """
+    ordered = np.sort(draws, axis=0)  # NaN sorts last
+    valid = (~np.isnan(draws)).sum(axis=0)
+    out = []
+    for q in (alpha / 2, 1 - alpha / 2):
+        position = q * np.maximum(valid - 1, 0)
+        low = np.floor(position).astype(int)
+        high = np.minimum(low + 1, np.maximum(valid - 1, 0))
+        columns = np.arange(draws.shape[1])
+        a, b = ordered[low, columns], ordered[high, columns]
+        value = a + (b - a) * (position - low)
+        out.append(np.where(valid > 0, value, np.nan))
+    return out[0], out[1]
+
+
+def holm(pvalues: np.ndarray) -> np.ndarray:
+    """Holm's step-down adjusted p-values (as statsmodels' multipletests(method="holm"))."""
+    p = np.asarray(pvalues, dtype=float)
+    order = np.argsort(p, kind="stable")
+    m = len(p)
+    stepped = np.maximum.accumulate((m - np.arange(m)) * p[order])
+    adjusted = np.empty(m)
+    adjusted[order] = np.minimum(stepped, 1.0)
+    return adjusted
+
+
 def validate(df: pd.DataFrame) -> pd.DataFrame:
     """Check the long format (raises AnalysisInputError) and return it unchanged."""
     prepare(df)

@@ -8,7 +8,6 @@ and PABAK (prevalence- and bias-adjusted kappa, (K p_o - 1) / (K - 1) with K cat
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -24,6 +23,7 @@ from analysis.stats.frame import (
     LETTERS,
     AnalysisInputError,
     Prepared,
+    percentile_interval,
     prepare,
 )
 from analysis.stats.paired import bootstrap_counts
@@ -196,9 +196,7 @@ def kappa_pairs(
         pair_cells = pair_cells.transpose(1, 0, 2, 3).reshape(per_case.shape[0], -1)
         boot = (weights @ pair_cells).reshape(n_boot, len(upper[0]), levels, levels)
         draws, _, _ = _kappa_batch(boot)
-        with np.errstate(invalid="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN pairs stay NaN
-            low, high = np.nanquantile(draws, [alpha / 2, 1 - alpha / 2], axis=0)
+        low, high = percentile_interval(draws, alpha)
     return pd.DataFrame(
         {
             "rater_a": [raters[i] for i in upper[0]],
@@ -261,9 +259,7 @@ def fleiss_table(
         low = high = np.nan
         if weights is not None:
             draws = _fleiss(counts, weights.astype(float))
-            draws = draws[~np.isnan(draws)]
-            if len(draws):
-                low, high = np.quantile(draws, [alpha / 2, 1 - alpha / 2])
+            low, high = (v[0] for v in percentile_interval(draws[:, None], alpha))
         rows.append(
             {
                 "task": label,

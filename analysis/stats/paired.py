@@ -11,7 +11,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from statsmodels.stats.contingency_tables import mcnemar as _mcnemar
-from statsmodels.stats.multitest import multipletests
 
 from analysis.stats.frame import (
     AnalysisInputError,
@@ -20,6 +19,8 @@ from analysis.stats.frame import (
     case_totals,
     correct_matrix,
     correct_wide,
+    holm,
+    percentile_interval,
     prepare,
 )
 
@@ -133,7 +134,8 @@ def mcnemar_pairs(
     """Every pair of raters on the questions both are counted on (under the policy).
 
     Exact McNemar p (binomial on the discordant questions), Holm-adjusted over all pairs in
-    the table; accuracy difference (a - b) with a percentile bootstrap CI that draws X-rays.
+    the table (the same values as statsmodels' multipletests, which the tests check);
+    accuracy difference (a - b) with a percentile bootstrap CI that draws X-rays.
     """
     data = prepare(df)
     names = data.raters if raters is None else list(raters)
@@ -154,6 +156,7 @@ def mcnemar_pairs(
     weights = bootstrap_counts(n_cases, n_boot, seed)
     with np.errstate(invalid="ignore", divide="ignore"):
         boot = (weights @ (case_a - case_b)) / (weights @ case_n)
+    boot_low, boot_high = percentile_interval(boot, alpha)
     rows, pvalues = [], []
     for i, a in enumerate(names):
         for j in range(i + 1, len(names)):
@@ -164,11 +167,7 @@ def mcnemar_pairs(
             table.append([int((~ca & cb).sum()), int((~ca & ~cb).sum())])
             n = int(keep.sum())
             p = float(_mcnemar(table, exact=True).pvalue) if n else float("nan")
-            draws = boot[:, i * len(names) + j]
-            draws = draws[~np.isnan(draws)]
-            low, high = (
-                np.quantile(draws, [alpha / 2, 1 - alpha / 2]) if len(draws) else (np.nan,) * 2
-            )
+            low, high = boot_low[i * len(names) + j], boot_high[i * len(names) + j]
             rows.append(
                 {
                     "rater_a": a,
@@ -191,5 +190,5 @@ def mcnemar_pairs(
     out["p_holm"] = np.nan
     finite = ~np.isnan(np.asarray(pvalues, dtype=float))
     if finite.any():
-        out.loc[finite, "p_holm"] = multipletests(np.asarray(pvalues)[finite], method="holm")[1]
+        out.loc[finite, "p_holm"] = holm(np.asarray(pvalues)[finite])
     return out

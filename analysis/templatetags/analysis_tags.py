@@ -16,3 +16,11 @@ def pvalue(value) -> str:
     if value is None or value != value:
         return "–"
     return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+@register.filter
+def num(value, digits: int = 2) -> str:
+    """A number with `digits` decimals (a minus sign, not a hyphen); a dash when undefined."""
+    if value is None or value != value:
+        return "–"
+    return f"{float(value):.{int(digits)}f}".replace("-", "−")

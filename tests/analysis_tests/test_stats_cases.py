@@ -286,3 +286,25 @@ def test_flow_counts_questions_xrays_and_reasons():
     assert stages.iloc[-1][["stage", "questions", "x_rays"]].tolist() == ["Analysed", 15, 4]
     model = flow.raters.set_index("rater").loc["model 0"]
     assert (model["analysed"], model["no_answer"], model["not_predicted"]) == (15, 1, 1)
+
+
+def test_percentile_interval_matches_numpy_and_ignores_nan():
+    from analysis.stats.frame import percentile_interval
+
+    rng = np.random.default_rng(0)
+    draws = rng.normal(size=(501, 4))
+    draws[::7, 1] = np.nan
+    draws[:, 3] = np.nan
+    low, high = percentile_interval(draws, 0.05)
+    for j in range(3):
+        column = draws[:, j][~np.isnan(draws[:, j])]
+        assert low[j] == pytest.approx(np.quantile(column, 0.025))
+        assert high[j] == pytest.approx(np.quantile(column, 0.975))
+    assert np.isnan(low[3]) and np.isnan(high[3])
+
+
+def test_holm_matches_statsmodels():
+    from analysis.stats.frame import holm
+
+    p = np.array([0.01, 0.04, 0.03, 0.005, 0.5, 0.04])
+    assert np.allclose(holm(p), multipletests(p, method="holm")[1])
