@@ -115,7 +115,9 @@ def figure_builders(result: AnalysisResult) -> dict[str, Callable[[], Figure]]:
             title="Accuracy by category",
         )
     for scale, matrices in result.kappa_by_scale.items():
-        if matrices:
+        # The policy's scale only: the other scale's tables are in every export, and its
+        # figure is one switch away (a kappa figure is the slowest thing to draw).
+        if matrices and scale == s.scale:
             out[f"kappa_{scale}"] = lambda scale=scale, matrices=matrices: plots.kappa_figure(
                 matrices,
                 scale=scale,

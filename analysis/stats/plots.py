@@ -248,10 +248,29 @@ def kappa_figure(
     panels = list(matrices.items())
     cols = min(3, len(panels))
     rows = math.ceil(len(panels) / cols)
-    size = min(4.5, max(3.0, 0.24 * len(panels[0][1]) + 1.3))  # inches per panel, capped
-    fig, axes = _subplots(
-        rows, cols, figsize=(size * cols + 0.9, (size + 0.5) * rows + 1.0), squeeze=False
-    )
+    n = len(panels[0][1])
+    cell = min(3.4, max(2.0, 0.2 * n + 0.6))  # inches of cells per panel, capped
+    tick = 7 if n - 1 <= 12 else 5.5
+    longest = max((len(str(r)) for m in matrices.values() for r in m.index), default=4)
+    label = 0.15 + longest * tick * 0.55 / 72  # inches for the tick labels beside a panel
+    head, foot_in = 0.45, 0.35  # a panel's title; the legend row
+    width = cols * (label + cell + 0.15) + 1.3  # + colour bar and its label
+    note_lines = 1 + len(note) // max(1, int(width * 19.5))
+    bottom_in = foot_in + note_lines * 9.5 / 72 + 0.1
+    height = 0.45 + rows * (head + cell + label * 0.75) + bottom_in
+    # Axes placed in inches: no tight_layout, which would draw the whole figure once more.
+    fig = Figure(figsize=(width, height))
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(fig)
+    axes = np.empty((rows, cols), dtype=object)
+    for i in range(rows):
+        for j in range(cols):
+            left = j * (label + cell + 0.15) + label
+            top = 0.45 + i * (head + cell + label * 0.75) + head
+            axes[i, j] = fig.add_axes(
+                (left / width, 1 - (top + cell) / height, cell / width, cell / height)
+            )
     image = None
     model_set = set(models)
     for ax, (title, matrix) in zip(axes.ravel(), panels, strict=False):
@@ -264,11 +283,9 @@ def kappa_figure(
     for ax in axes.ravel()[len(panels) :]:
         ax.set_visible(False)
     what = "A–D answers" if scale == "answer" else "correct / incorrect"
-    fig.suptitle(f"Cohen's κ between raters ({what})", fontsize=12)
+    fig.suptitle(f"Cohen's κ between raters ({what})", fontsize=12, y=1 - 0.12 / height)
     bottom = _footnote(fig, note)
-    legend_height = 0.3 / fig.get_figheight()
-    fig.tight_layout(rect=(0, bottom + legend_height, 0.91, 0.97))
-    cax = fig.add_axes((0.93, 0.25, 0.012, 0.55))
+    cax = fig.add_axes((1 - 1.05 / width, 0.3, 0.12 / width, 0.5))
     bar = fig.colorbar(image, cax=cax, extend="min" if vmin >= 0 else "neither")
     bar.set_label(f"κ (colour scale {vmin:g} to {vmax:g})", fontsize=8)
     legend = [Patch(facecolor=UNDEFINED, label="– undefined (no variation or no shared answers)")]
