@@ -12,7 +12,9 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
 from analysis.cache import StudyAnalysis
@@ -63,14 +65,36 @@ def _grid(frame, by: str) -> tuple[list[str], list[dict]]:
 @require_GET
 def analysis_page(request: HttpRequest, slug: str) -> HttpResponse:
     study, form, analysis = _analysis(request, slug)
+    query = request.GET.urlencode()
+    results_html, excluded_count = analysis.cached(
+        f"page:{query}", lambda: _results_html(study, analysis, query)
+    )
+    context = {
+        "study": study,
+        "roles": roles_of(request.user, study),
+        "form": form,
+        "describe": analysis.settings.describe(),
+        "policy": analysis.settings.policy(),
+        "results_html": mark_safe(results_html),  # rendered by Django's escaping templates
+        "names_form": RaterNamesForm(
+            raters=study_raters(study),
+            initial={f"name-{k}": v for k, v in study_labels(study).items()},
+        ),
+        "query": query,
+        "not_started": readers_not_started(study),
+        "excluded_count": excluded_count,
+    }
+    return render(request, "analysis/analysis.html", context)
+
+
+def _results_html(study, analysis: StudyAnalysis, query: str) -> tuple[str, int]:
+    """The tables and figure links: rendered once per data version, policy and query."""
     result = analysis.result
     settings = result.settings
     pairs = result.kappa_pairs.get(settings.scale)
     context = {
         "study": study,
-        "roles": roles_of(request.user, study),
-        "form": form,
-        "result": result,
+        "scale": settings.scale,
         "policy": settings.policy(),
         "accuracy": _table_rows(result.accuracy),
         "grid": _grid(result.accuracy, "task"),
@@ -89,15 +113,10 @@ def analysis_page(request: HttpRequest, slug: str) -> HttpResponse:
         "flow_raters": _table_rows(result.flow_raters),
         "failed": _table_rows(result.failed),
         "figures": list(figure_builders(result)),
-        "names_form": RaterNamesForm(
-            raters=study_raters(study),
-            initial={f"name-{k}": v for k, v in study_labels(study).items()},
-        ),
-        "query": request.GET.urlencode(),
-        "not_started": readers_not_started(study),
-        "excluded_count": int(result.flow.iloc[1]["questions"]) if not result.flow.empty else 0,
+        "query": query,
     }
-    return render(request, "analysis/analysis.html", context)
+    excluded = int(result.flow.iloc[1]["questions"]) if not result.flow.empty else 0
+    return render_to_string("analysis/_results.html", context), excluded
 
 
 @login_required
@@ -144,14 +163,16 @@ def figure_download(request: HttpRequest, slug: str, name: str, fmt: str) -> Htt
     if fmt not in plots.FORMATS:
         raise Http404()
     study, _, analysis = _analysis(request, slug)
-    builders = figure_builders(analysis.result)
     if name == "accuracy":  # the name before figures were split by task and category
         name = "accuracy_by_task"
     elif name == "kappa":
         name = f"kappa_{analysis.settings.scale}"
-    if name not in builders:
-        raise Http404()
-    body = _figure(analysis, builders, name, fmt)
+    body = analysis.lookup(f"figure:{name}:{fmt}")  # a warm page never unpickles the result
+    if body is None:
+        builders = figure_builders(analysis.result)
+        if name not in builders:
+            raise Http404()
+        body = _figure(analysis, builders, name, fmt)
     if "download" in request.GET:
         return attachment(body, f"{study.slug}-{name}.{fmt}", plots.FORMATS[fmt])
     response = HttpResponse(body, content_type=plots.FORMATS[fmt])

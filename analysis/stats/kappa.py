@@ -142,11 +142,12 @@ def kappa_matrices(
 
 def _kappa_batch(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Kappa, observed agreement and n for contingency tables of shape (..., K, K)."""
-    n = tables.sum(axis=(-2, -1))
+    row = tables.sum(axis=-1)
+    col = tables.sum(axis=-2)
+    n = row.sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        probs = tables / n[..., None, None]
-        p_o = np.trace(probs, axis1=-2, axis2=-1)
-        p_e = (probs.sum(axis=-1) * probs.sum(axis=-2)).sum(axis=-1)
+        p_o = np.trace(tables, axis1=-2, axis2=-1) / n
+        p_e = (row * col).sum(axis=-1) / (n * n)
         kappa = (p_o - p_e) / (1.0 - p_e)
     kappa = np.where((n == 0) | np.isclose(p_e, 1.0), np.nan, kappa)
     return kappa, np.where(n == 0, np.nan, p_o), n

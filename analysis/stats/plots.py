@@ -48,7 +48,8 @@ def figure_bytes(fig: Figure, fmt: str, *, close: bool = True) -> bytes:
     metadata = {"Date": None} if fmt in ("pdf", "svg") else None
     with plt.rc_context(STYLE):
         # Laid out by each figure (no bbox_inches="tight": that draws everything twice).
-        fig.savefig(buffer, format=fmt, dpi=DPI, metadata=metadata)
+        extra = {"pil_kwargs": {"compress_level": 4}} if fmt == "png" else {}
+        fig.savefig(buffer, format=fmt, dpi=DPI, metadata=metadata, **extra)
     if close:
         plt.close(fig)
     return buffer.getvalue()
@@ -249,7 +250,7 @@ def kappa_figure(
     cols = min(3, len(panels))
     rows = math.ceil(len(panels) / cols)
     n = len(panels[0][1])
-    cell = min(3.4, max(2.0, 0.2 * n + 0.6))  # inches of cells per panel, capped
+    cell = min(2.8, max(2.0, 0.2 * n + 0.6))  # inches of cells per panel, capped
     tick = 7 if n - 1 <= 12 else 5.5
     longest = max((len(str(r)) for m in matrices.values() for r in m.index), default=4)
     label = 0.15 + longest * tick * 0.55 / 72  # inches for the tick labels beside a panel

@@ -168,7 +168,7 @@ def test_export_analysis_writes_every_file(tmp_path, analysed_study):
     }
     for scale in ("answer", "correct"):
         expected |= {f"kappa_{scale}_{slug}.csv" for slug in ["all", *tasks]}
-        expected |= {f"kappa_{scale}.{fmt}" for fmt in ("png", "svg", "pdf")}
+    expected |= {f"kappa_answer.{fmt}" for fmt in ("png", "svg", "pdf")}  # the policy's scale
     for figure in ("accuracy_by_task", "accuracy_by_category"):
         expected |= {f"{figure}.{fmt}" for fmt in ("png", "svg", "pdf")}
     assert expected <= {p.name for p in out.iterdir()}
