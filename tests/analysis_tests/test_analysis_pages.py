@@ -232,3 +232,30 @@ def test_pi_of_another_study_cannot_see_this_one(client, analysed_study):
     MembershipFactory(study=other, user=boss, role=Role.PI)
     client.force_login(boss)
     assert client.get(reverse("analysis", args=[analysed_study.slug])).status_code == 404
+
+
+def test_readme_notebook_recipe_honours_exclusions(tmp_path, analysed_study):
+    """The README's notebook recipe, run on an export, gives the page's numbers."""
+    import re
+    from pathlib import Path
+
+    item = analysed_study.items.first()
+    item.excluded = True
+    item.save()
+    out = tmp_path / "out"
+    call_command("export_analysis", analysed_study.slug, "--out", str(out), stdout=StringIO())
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    recipe = re.search(r"```python\n(import pandas as pd\n.*?)```", readme, re.S).group(1)
+    namespace: dict = {}
+    import os
+
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        exec(recipe, namespace)
+    finally:
+        os.chdir(cwd)
+    table = namespace["stats"].accuracy_table(namespace["p"], missing="exclude")
+    exported = pd.read_csv(out / "accuracy.csv", comment="#")
+    mine = table.query("rater == 'Reader 1' and task == 'All'")["n"].item()
+    assert mine == 3 == exported.query("rater == 'Reader 1' and task == 'All'")["n"].item()
