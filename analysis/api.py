@@ -10,9 +10,9 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
+from analysis.cache import StudyAnalysis
 from analysis.forms import AnalysisSettingsForm
-from analysis.pipeline import analyse
-from analysis.selectors import readers_not_started, study_responses
+from analysis.selectors import readers_not_started
 from analysis.services import PredictionForbidden, PredictionImportError, predictions_import
 from readerstudy.models import Role
 from readerstudy.selectors import study_for_user
@@ -91,8 +91,18 @@ def _records(frame) -> list[dict]:
     return [{k: _clean(v) for k, v in row.items()} for row in frame.to_dict("records")]
 
 
+def _matrix(frame) -> dict:
+    return {
+        "raters": list(frame.index),
+        "values": [[_clean(v) for v in row] for row in frame.to_numpy().tolist()],
+    }
+
+
 class AnalysisResults(GenericAPIView):
-    """Accuracy tables, kappa matrices and AI-vs-reader tests as JSON (PIs only)."""
+    """Every statistic of the analysis page as JSON, with the policy as an object (PIs only).
+
+    Computed once per data version and policy, like the page (`analysis.cache`).
+    """
 
     @extend_schema(
         parameters=[
@@ -104,11 +114,20 @@ class AnalysisResults(GenericAPIView):
         responses=inline_serializer(
             "AnalysisResults",
             {
-                "policy": serializers.CharField(),
+                "policy": serializers.DictField(),
+                "raters": serializers.ListField(child=serializers.DictField()),
+                "flow": serializers.ListField(child=serializers.DictField()),
+                "flow_raters": serializers.ListField(child=serializers.DictField()),
                 "accuracy": serializers.ListField(child=serializers.DictField()),
                 "accuracy_by_category": serializers.ListField(child=serializers.DictField()),
                 "kappa": serializers.DictField(),
+                "kappa_pairs": serializers.ListField(child=serializers.DictField()),
+                "fleiss": serializers.ListField(child=serializers.DictField()),
                 "ai_vs_readers": serializers.ListField(child=serializers.DictField()),
+                "reader_panel": serializers.DictField(allow_null=True),
+                "mcnemar": serializers.ListField(child=serializers.DictField()),
+                "reading_time": serializers.ListField(child=serializers.DictField()),
+                "accuracy_by_time": serializers.ListField(child=serializers.DictField()),
                 "failed_extractions": serializers.ListField(child=serializers.DictField()),
                 "readers_not_started": serializers.ListField(child=serializers.CharField()),
             },
@@ -125,21 +144,29 @@ class AnalysisResults(GenericAPIView):
                 },
                 status=400,
             )
-        settings = form.settings()
-        result = analyse(study_responses(study), settings)
+        result = StudyAnalysis(study, form.settings()).result
+        scale = result.settings.scale
+        pairs = result.kappa_pairs.get(scale)
         return Response(
             {
-                "policy": settings.describe(),
+                "policy": result.settings.policy(),
+                "raters": _records(result.raters),
+                "flow": _records(result.flow),
+                "flow_raters": _records(result.flow_raters),
                 "accuracy": _records(result.accuracy),
                 "accuracy_by_category": _records(result.accuracy_by_category),
-                "kappa": {
-                    name: {
-                        "raters": list(m.index),
-                        "values": [[_clean(v) for v in row] for row in m.to_numpy().tolist()],
-                    }
-                    for name, m in result.kappas.items()
-                },
+                "kappa": {name: _matrix(m) for name, m in result.kappas.items()},
+                "kappa_pairs": _records(pairs) if pairs is not None else [],
+                "fleiss": _records(result.fleiss),
                 "ai_vs_readers": _records(result.ai_vs_readers),
+                "reader_panel": (
+                    {k: _clean(v) for k, v in result.reader_panel.items()}
+                    if result.reader_panel
+                    else None
+                ),
+                "mcnemar": _records(result.mcnemar),
+                "reading_time": _records(result.reading_time),
+                "accuracy_by_time": _records(result.accuracy_by_time),
                 "failed_extractions": _records(result.failed),
                 "readers_not_started": readers_not_started(study),
             }

@@ -1,86 +1,177 @@
-"""Write every analysis output of a study to a folder: CSV tables, figures, one XLSX report."""
+"""Every analysis output of a study as files: CSV tables (each headed by the policy), figures
+(PNG 300 dpi, SVG with text, PDF with TrueType fonts), one XLSX report and policy.json.
+
+The same bytes go to `export_analysis`'s folder, the page's ZIP and the single downloads.
+Cells that a spreadsheet would run as a formula are neutralised (readerstudy.spreadsheets).
+"""
 
 from __future__ import annotations
 
+import io
+import json
+import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
-from django.utils.text import slugify
+from matplotlib.figure import Figure
 
 from analysis.pipeline import AnalysisResult
 from analysis.stats import plots
+from readerstudy.spreadsheets import frame_csv, write_sheet
+
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+RESPONSE_COLUMNS = [
+    "question_id",
+    "rater",
+    "rater_id",
+    "rater_kind",
+    "answer",
+    "presented",
+    "correct",
+    "difficulty",
+    "alignment",
+    "time_ms",
+    "excluded",
+]
+QUESTION_COLUMNS = [
+    "question_id",
+    "case_id",
+    "task",
+    "category",
+    "correct_answer",
+    "excluded",
+    "excluded_reason",
+]
 
 
-def kappa_slug(name: str) -> str:
-    return "all" if name == "All tasks" else slugify(name)
+def responses_table(result: AnalysisResult) -> pd.DataFrame:
+    r = result.responses
+    out = r.assign(correct=(r["answer"] == r["correct_answer"]).where(r["answer"].notna()))
+    return out[[c for c in RESPONSE_COLUMNS if c in out.columns]]
+
+
+def questions_table(result: AnalysisResult) -> pd.DataFrame:
+    q = result.responses.drop_duplicates("question_id")
+    return q[[c for c in QUESTION_COLUMNS if c in q.columns]]
+
+
+def all_tables(result: AnalysisResult) -> dict[str, pd.DataFrame]:
+    """Every table by file stem, kappa matrices included (kappa_<scale>_<task>)."""
+    return {
+        **result.tables(),
+        **result.matrices(),
+        "responses": responses_table(result),
+        "questions": questions_table(result),
+    }
+
+
+def table_csv(result: AnalysisResult, name: str, frame: pd.DataFrame) -> bytes:
+    matrix = name.startswith(("kappa_answer_", "kappa_correct_"))
+    header = [f"table: {name}", *result.settings.header_lines()]
+    text = frame_csv(
+        frame, index=matrix, index_label="rater" if matrix else None, header_lines=header
+    )
+    return text.encode()
+
+
+def table_xlsx(result: AnalysisResult, frames: dict[str, pd.DataFrame]) -> bytes:
+    buffer = io.BytesIO()
+    policy = pd.DataFrame(list(result.settings.policy().items()), columns=["setting", "value"])
+    with pd.ExcelWriter(buffer, engine="openpyxl") as xlsx:
+        write_sheet(xlsx, policy, "settings", index=False)
+        for name, frame in frames.items():
+            matrix = name.startswith(("kappa_answer_", "kappa_correct_"))
+            sheet = name.replace("kappa_answer_", "k_ans_").replace("kappa_correct_", "k_cor_")
+            write_sheet(xlsx, frame, sheet, index=matrix, index_label="rater" if matrix else None)
+    return buffer.getvalue()
+
+
+def kappa_spans(result: AnalysisResult, scale: str) -> dict[str, tuple[int, int]]:
+    """Per panel: smallest and largest n of a pair (questions both answered)."""
+    pairs = result.kappa_pairs.get(scale)
+    if pairs is None or pairs.empty:
+        return {}
+    grouped = pairs.groupby("task")["n"]
+    return {
+        task: (int(lo), int(hi))
+        for task, lo, hi in zip(grouped.min().index, grouped.min(), grouped.max(), strict=True)
+    }
+
+
+def figure_builders(result: AnalysisResult) -> dict[str, Callable[[], Figure]]:
+    """Figure name -> function drawing it; only figures with something to show."""
+    s = result.settings
+    out: dict[str, Callable[[], Figure]] = {}
+    if not result.accuracy.empty:
+        out["accuracy_by_task"] = lambda: plots.accuracy_figure(
+            result.accuracy, models=result.models, note=s.note("accuracy"), title="Accuracy by task"
+        )
+        out["accuracy_by_category"] = lambda: plots.accuracy_figure(
+            result.accuracy_by_category,
+            models=result.models,
+            by="category",
+            note=s.note("accuracy"),
+            title="Accuracy by category",
+        )
+    for scale, matrices in result.kappa_by_scale.items():
+        # The policy's scale only: the other scale's tables are in every export, and its
+        # figure is one switch away (a kappa figure is the slowest thing to draw).
+        if matrices and scale == s.scale:
+            out[f"kappa_{scale}"] = lambda scale=scale, matrices=matrices: plots.kappa_figure(
+                matrices,
+                scale=scale,
+                vrange=s.vrange,
+                models=result.models,
+                n_by_panel=kappa_spans(result, scale),
+                note=s.note("kappa", scale),
+            )
+    if not result.reading_time.empty and result.reading_time["n"].sum() > 0:
+        out["reading_time"] = lambda: plots.time_figure(
+            result.reading_time, result.accuracy_by_time, note=s.note("time")
+        )
+    return out
+
+
+FigureSource = Callable[[str, str], bytes]
+
+
+def figure_files(result: AnalysisResult, figure: FigureSource | None = None) -> dict[str, bytes]:
+    """name.fmt -> bytes for every figure; `figure(name, fmt)` may supply cached ones."""
+    files = {}
+    for name, build in figure_builders(result).items():
+        if figure is None:
+            drawn = plots.all_formats(build())
+        else:
+            drawn = {fmt: figure(name, fmt) for fmt in plots.FORMATS}
+        for fmt, body in drawn.items():
+            files[f"{name}.{fmt}"] = body
+    return files
+
+
+def analysis_files(result: AnalysisResult, figure: FigureSource | None = None) -> dict[str, bytes]:
+    """Every output file by name."""
+    tables = all_tables(result)
+    files = {"policy.json": json.dumps(result.settings.policy(), indent=2).encode()}
+    files |= {f"{name}.csv": table_csv(result, name, frame) for name, frame in tables.items()}
+    files |= figure_files(result, figure)
+    files["report.xlsx"] = table_xlsx(result, tables)
+    return files
 
 
 def write_analysis(result: AnalysisResult, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
-
-    def save(name: str, data: bytes | str) -> None:
+    written = []
+    for name, body in analysis_files(result).items():
         path = out / name
-        path.write_bytes(data if isinstance(data, bytes) else data.encode())
+        path.write_bytes(body)
         written.append(path)
-
-    note = result.settings.describe()
-    save("accuracy.csv", result.accuracy.to_csv(index=False))
-    save("accuracy_by_category.csv", result.accuracy_by_category.to_csv(index=False))
-    for name, matrix in result.kappas.items():
-        slug = kappa_slug(name)
-        save(f"kappa_{slug}.csv", matrix.to_csv(index_label="rater"))
-        for fmt in plots.FORMATS:
-            figure = plots.kappa_figure(
-                {name: matrix},
-                scale=result.settings.scale,
-                vrange=result.settings.vrange,
-                note=note,
-            )
-            save(f"kappa_{slug}.{fmt}", plots.figure_bytes(figure, fmt))
-    if result.kappas:
-        figure = plots.kappa_figure(
-            result.kappas, scale=result.settings.scale, vrange=result.settings.vrange, note=note
-        )
-        save("kappa_panels.png", plots.figure_bytes(figure, "png"))
-    if not result.accuracy.empty:
-        save(
-            "accuracy.png",
-            plots.figure_bytes(plots.accuracy_figure(result.accuracy, note=note), "png"),
-        )
-    responses = result.responses.assign(
-        correct=(result.responses["answer"] == result.responses["correct_answer"])
-    )
-    responses_out = responses[
-        [
-            "question_id",
-            "rater",
-            "rater_kind",
-            "answer",
-            "correct",
-            "difficulty",
-            "alignment",
-            "time_ms",
-            "excluded",
-        ]
-    ]
-    save("responses.csv", responses_out.to_csv(index=False))
-    questions = result.responses.drop_duplicates("question_id")[
-        ["question_id", "task", "category", "correct_answer", "excluded"]
-    ]
-    save("questions.csv", questions.to_csv(index=False))
-    report = out / "report.xlsx"
-    with pd.ExcelWriter(report, engine="openpyxl") as xlsx:
-        pd.DataFrame({"setting": ["policy"], "value": [note]}).to_excel(
-            xlsx, sheet_name="settings", index=False
-        )
-        result.accuracy.to_excel(xlsx, sheet_name="accuracy", index=False)
-        result.accuracy_by_category.to_excel(xlsx, sheet_name="accuracy_by_category", index=False)
-        for name, matrix in result.kappas.items():
-            matrix.to_excel(xlsx, sheet_name=f"kappa_{kappa_slug(name)}"[:31], index_label="rater")
-        result.ai_vs_readers.to_excel(xlsx, sheet_name="ai_vs_readers", index=False)
-        result.failed.to_excel(xlsx, sheet_name="failed_extractions", index=False)
-        responses_out.to_excel(xlsx, sheet_name="responses", index=False)
-        questions.to_excel(xlsx, sheet_name="questions", index=False)
-    written.append(report)
     return written
+
+
+def analysis_zip(result: AnalysisResult, figure: FigureSource | None = None) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, body in analysis_files(result, figure).items():
+            archive.writestr(name, body)
+    return buffer.getvalue()

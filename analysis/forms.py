@@ -1,6 +1,7 @@
 from django import forms
 
 from analysis.pipeline import AnalysisSettings
+from analysis.rater_names import MAX_LABEL, Rater
 
 
 class AnalysisSettingsForm(forms.Form):
@@ -44,3 +45,28 @@ class AnalysisSettingsForm(forms.Form):
             vrange=data.get("vrange") or "-1,1",
             ci_method=data.get("ci") or "wilson",
         )
+
+
+class RaterNamesForm(forms.Form):
+    """One text field per rater: the name figures and tables show (blank: the default)."""
+
+    def __init__(self, *args, raters: list[Rater], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.raters = raters
+        for rater in raters:
+            self.fields[self.field_name(rater)] = forms.CharField(
+                required=False,
+                max_length=MAX_LABEL,
+                label=rater.source,
+                widget=forms.TextInput(attrs={"placeholder": rater.name}),
+            )
+
+    @staticmethod
+    def field_name(rater: Rater) -> str:
+        return f"name-{rater.rater_id}"
+
+    def rows(self):
+        return [(rater, self[self.field_name(rater)]) for rater in self.raters]
+
+    def labels(self) -> dict[str, str]:
+        return {r.rater_id: self.cleaned_data.get(self.field_name(r), "") for r in self.raters}

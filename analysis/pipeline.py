@@ -1,17 +1,25 @@
 """The analysis pipeline of a study: one policy (`AnalysisSettings`) applied to the long
 responses frame gives every table the page, the API and the exports show (`analyse`).
 
+The policy is written into every output (policy.json, a header block in each CSV, the XLSX
+settings sheet, the API's `policy` object); each figure's footnote states the part of it that
+applies to that figure (`AnalysisSettings.note`).
+
 No Django here: a notebook can run the same pipeline on `responses.csv`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 
 import pandas as pd
 
 from analysis import stats
-from analysis.stats.comparisons import ai_vs_readers_table
+from analysis.stats.comparisons import ai_vs_readers_table, reader_panel_accuracy
+
+SCALES = ("answer", "correct")
+SCALE_LABELS = {"answer": "A–D answers", "correct": "correct / incorrect"}
+CI_LABELS = {"wilson": "Wilson", "clopper-pearson": "Clopper–Pearson"}
 
 
 @dataclass(frozen=True)
@@ -21,8 +29,45 @@ class AnalysisSettings:
     include_excluded: bool = False
     vrange: str = "-1,1"
     ci_method: str = "wilson"
+    alpha: float = 0.05
+    n_boot: int = 1000
+    seed: int = 0
+    case_unit: str = "X-ray (imaging study): resampled as a whole"
+
+    @property
+    def level(self) -> str:
+        return f"{(1 - self.alpha) * 100:g}%"
+
+    def policy(self) -> dict:
+        """The policy as a JSON-ready object, the same in every output."""
+        return {
+            "missing": self.missing,
+            "missing_means": (
+                "a missing answer or failed extraction counts as wrong"
+                if self.missing == "wrong"
+                else "missing answers and failed extractions are left out of n"
+            ),
+            "not_predicted": "questions a model has no prediction for are in none of its n",
+            "kappa_scale": self.scale,
+            "kappa_scale_means": SCALE_LABELS[self.scale],
+            "kappa_missing": "pairwise deletion (each pair on the questions both answered)",
+            "excluded_questions": "included" if self.include_excluded else "left out",
+            "ci_method": self.ci_method,
+            "alpha": self.alpha,
+            "ci_level": self.level,
+            "case_unit": self.case_unit,
+            "bootstrap": f"{self.n_boot} percentile replicates by X-ray, seed {self.seed}",
+            "kappa_colour_scale": self.vrange,
+        }
+
+    def header_lines(self) -> list[str]:
+        return [f"{key}: {value}" for key, value in self.policy().items()]
+
+    def key(self) -> str:
+        return "|".join(f"{k}={v}" for k, v in sorted(asdict(self).items()))
 
     def describe(self) -> str:
+        """One line for the page: the policy in force."""
         missing = (
             "missing answers count as wrong"
             if self.missing == "wrong"
@@ -33,7 +78,45 @@ class AnalysisSettings:
             if self.include_excluded
             else "excluded questions left out"
         )
-        return f"{missing}; {excluded}; {self.ci_method} 95% CIs"
+        return (
+            f"{missing}; {excluded}; {CI_LABELS.get(self.ci_method, self.ci_method)} "
+            f"{self.level} CIs; κ on {SCALE_LABELS[self.scale]} (pairwise deletion); "
+            "the X-ray is the case for OR/Hillis and bootstraps"
+        )
+
+    def note(self, figure: str, scale: str | None = None) -> str:
+        """The footnote of one figure: only what applies to it."""
+        excluded = (
+            "questions a PI excluded are included"
+            if self.include_excluded
+            else "questions a PI excluded are left out"
+        )
+        if figure == "accuracy":
+            missing = (
+                "a missing answer or failed extraction counts as wrong"
+                if self.missing == "wrong"
+                else "missing answers are left out of n"
+            )
+            ci = CI_LABELS.get(self.ci_method, self.ci_method)
+            return f"Whiskers: {ci} {self.level} CI. {missing.capitalize()}; {excluded}."
+        if figure == "kappa":
+            colours = (
+                "colour scale −1…1, centred on 0"
+                if self.vrange == "-1,1"
+                else "colour scale 0…1: κ < 0 clipped and drawn in the 'below 0' colour"
+            )
+            what = SCALE_LABELS[scale or self.scale]
+            return (
+                f"Cohen's κ on {what}; each pair on the questions both answered (pairwise "
+                f"deletion); {excluded}; {colours}. CIs: kappa_pairs table."
+            )
+        if figure == "time":
+            return (
+                "Time on screen per answered question, as recorded (0 = not recorded, left "
+                f"out). Right: each reader's answers in quartiles of their own time, Wilson "
+                f"{self.level} CI; {excluded}."
+            )
+        raise ValueError(f"no figure {figure!r}")
 
 
 @dataclass
@@ -41,44 +124,121 @@ class AnalysisResult:
     settings: AnalysisSettings
     responses: pd.DataFrame
     analysed: pd.DataFrame
-    accuracy: pd.DataFrame
-    accuracy_by_category: pd.DataFrame
-    kappas: dict[str, pd.DataFrame]
-    ai_vs_readers: pd.DataFrame
-    failed: pd.DataFrame
+    raters: pd.DataFrame = field(default_factory=pd.DataFrame)
+    accuracy: pd.DataFrame = field(default_factory=pd.DataFrame)
+    accuracy_by_category: pd.DataFrame = field(default_factory=pd.DataFrame)
+    kappa_by_scale: dict[str, dict[str, pd.DataFrame]] = field(default_factory=dict)
+    kappa_pairs: dict[str, pd.DataFrame] = field(default_factory=dict)
+    fleiss: pd.DataFrame = field(default_factory=pd.DataFrame)
+    ai_vs_readers: pd.DataFrame = field(default_factory=pd.DataFrame)
+    reader_panel: dict | None = None
+    mcnemar: pd.DataFrame = field(default_factory=pd.DataFrame)
+    reading_time: pd.DataFrame = field(default_factory=pd.DataFrame)
+    accuracy_by_time: pd.DataFrame = field(default_factory=pd.DataFrame)
+    flow: pd.DataFrame = field(default_factory=pd.DataFrame)
+    flow_raters: pd.DataFrame = field(default_factory=pd.DataFrame)
+    failed: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    @property
+    def kappas(self) -> dict[str, pd.DataFrame]:
+        """The matrices on the policy's scale (what the page's heatmaps show)."""
+        return self.kappa_by_scale.get(self.settings.scale, {})
+
+    def _of_kind(self, kind: str) -> list[str]:
+        if self.raters.empty:
+            return []
+        return list(self.raters.loc[self.raters["kind"] == kind, "rater"])
 
     @property
     def humans(self) -> list[str]:
-        return list(
-            dict.fromkeys(self.responses.loc[self.responses.rater_kind == "human", "rater"])
-        )
+        return self._of_kind("human")
 
     @property
     def models(self) -> list[str]:
-        return list(
-            dict.fromkeys(self.responses.loc[self.responses.rater_kind == "model", "rater"])
-        )
+        return self._of_kind("model")
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """Every table by its file name (without .csv): what the ZIP, XLSX and downloads hold."""
+        out = {
+            "flow": self.flow,
+            "flow_raters": self.flow_raters,
+            "raters": self.raters,
+            "accuracy": self.accuracy,
+            "accuracy_by_category": self.accuracy_by_category,
+            "ai_vs_readers": self.ai_vs_readers,
+            "reader_panel": pd.DataFrame([self.reader_panel] if self.reader_panel else []),
+            "mcnemar": self.mcnemar,
+            "fleiss": self.fleiss,
+        }
+        for scale, pairs in self.kappa_pairs.items():
+            out[f"kappa_pairs_{scale}"] = pairs
+        out["reading_time"] = self.reading_time
+        out["accuracy_by_time"] = self.accuracy_by_time
+        out["failed_extractions"] = self.failed
+        return out
+
+    def matrices(self) -> dict[str, pd.DataFrame]:
+        """Kappa matrices by file name: kappa_<scale>_<task slug>."""
+        return {
+            f"kappa_{scale}_{task_slug(name)}": matrix
+            for scale, matrices in self.kappa_by_scale.items()
+            for name, matrix in matrices.items()
+        }
+
+
+def task_slug(name: str) -> str:
+    if name == stats.ALL_TASKS:
+        return "all"
+    return "-".join("".join(c if c.isalnum() else " " for c in name.lower()).split())
 
 
 def analyse(responses: pd.DataFrame, settings: AnalysisSettings) -> AnalysisResult:
-    analysed = responses if settings.include_excluded else responses[~responses["excluded"]]
-    kind = responses.drop_duplicates("rater").set_index("rater")["rater_kind"]
-    if analysed.empty:
-        empty = pd.DataFrame()
-        return AnalysisResult(settings, responses, analysed, empty, empty, {}, empty, empty)
-    prepared = stats.prepare(analysed)
-    humans = [r for r in prepared.raters if kind.get(r) == "human"]
-    models = [r for r in prepared.raters if kind.get(r) == "model"]
-    failed = stats.failed_extractions(prepared)
-    return AnalysisResult(
-        settings=settings,
-        responses=responses,
-        analysed=analysed,
-        accuracy=stats.accuracy_table(prepared, settings.missing, settings.ci_method),
-        accuracy_by_category=stats.accuracy_table(
-            prepared, settings.missing, settings.ci_method, by="category"
-        ),
-        kappas=stats.kappa_matrices(prepared, settings.scale),
-        ai_vs_readers=ai_vs_readers_table(analysed, humans, models, settings.missing),
-        failed=failed[failed["rater"].isin(models)].reset_index(drop=True),
+    flow = stats.flow_tables(responses, include_excluded=settings.include_excluded)
+    analysed = (
+        responses if settings.include_excluded else responses[~responses["excluded"].astype(bool)]
     )
+    result = AnalysisResult(settings, responses, analysed, flow=flow.stages)
+    result.flow_raters = flow.raters
+    if analysed.empty:
+        return result
+    prepared = stats.prepare(analysed)
+    kinds = responses.drop_duplicates("rater").set_index("rater")
+    raters = [r for r in prepared.raters if r in kinds.index]
+    result.raters = pd.DataFrame(
+        {
+            "rater": raters,
+            "kind": [kinds.at[r, "rater_kind"] for r in raters],
+            "rater_id": [kinds.at[r, "rater_id"] if "rater_id" in kinds else r for r in raters],
+        }
+    )
+    humans, models = result.humans, result.models
+    missing, alpha, boot = settings.missing, settings.alpha, settings.n_boot
+    result.accuracy = stats.accuracy_table(prepared, missing, settings.ci_method, alpha)
+    result.accuracy_by_category = stats.accuracy_table(
+        prepared, missing, settings.ci_method, alpha, by="category"
+    )
+    for scale in SCALES:
+        result.kappa_by_scale[scale] = stats.kappa_matrices(prepared, scale)
+        result.kappa_pairs[scale] = pd.concat(
+            [
+                stats.kappa_pairs(
+                    prepared, task, scale, alpha=alpha, n_boot=boot, seed=settings.seed
+                ).assign(task=stats.ALL_TASKS if task is None else task)
+                for task in [None, *prepared.tasks()]
+            ],
+            ignore_index=True,
+        )[["task", *stats.kappa.PAIR_COLUMNS]]
+    result.fleiss = stats.fleiss_table(
+        prepared, humans, alpha=alpha, n_boot=boot, seed=settings.seed
+    )
+    result.ai_vs_readers = ai_vs_readers_table(prepared, humans, models, missing, alpha)
+    result.reader_panel = reader_panel_accuracy(prepared, humans, missing, alpha)
+    result.mcnemar = stats.mcnemar_pairs(
+        prepared, raters, missing, alpha=alpha, n_boot=boot, seed=settings.seed
+    )
+    if "time_ms" in analysed.columns:
+        result.reading_time = stats.reading_time_table(analysed, humans)
+        result.accuracy_by_time = stats.accuracy_by_time(analysed, humans, alpha=alpha)
+    failed = stats.failed_extractions(prepared)
+    result.failed = failed[failed["rater"].isin(models)].reset_index(drop=True)
+    return result

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis.models import Prediction
+from analysis.models import AIModel, Prediction
+from analysis.rater_names import Rater, display_names, model_key, reader_key, study_labels
 from annotation.models import Answer
 from readerstudy.models import Dataset, Membership, ReaderStudy, Role, StudyQuestion, Task
 
 COLUMNS = [
     "question_id",
     "rater",
+    "rater_id",
     "rater_kind",
     "answer",
+    "presented",
     "correct_answer",
     "task",
     "category",
@@ -21,6 +24,7 @@ COLUMNS = [
     "alignment",
     "time_ms",
     "excluded",
+    "excluded_reason",
 ]
 TASK_LABELS = dict(Task.choices)
 
@@ -80,33 +84,72 @@ def readers_not_started(study: ReaderStudy) -> list[str]:
     )
 
 
+def study_raters(study: ReaderStudy) -> list[Rater]:
+    """Readers who answered at least one question, then models with a prediction for at least
+    one of the study's questions; each with its unique display name."""
+    readers = (
+        Answer.objects.filter(item__study=study)
+        .values_list("reader_id", "reader__username")
+        .distinct()
+    )
+    models = (
+        AIModel.objects.filter(
+            dataset=study.dataset, predictions__question__study_items__study=study
+        )
+        .values_list("id", "name")
+        .distinct()
+    )
+    return display_names(set(readers), set(models), study_labels(study))
+
+
 def study_responses(study: ReaderStudy, *, include_models: bool = True) -> pd.DataFrame:
     """Long format: every reader and every AI model x every study question.
 
-    A reader with no answer to a question has a row with answer None (a missing answer);
-    a model's failed extraction is also None. Readers are everyone who has answered at least
-    one question, members or not (a reader removed later keeps their answers in the
-    analysis); a reader who has not started would only show as 0% under "missing = wrong",
-    so they are left out and listed by `readers_not_started`.
+    `rater` is the display name (unique in the study), `rater_id` the internal key (kind +
+    id). A reader with no answer to a question has a row with answer None (a missing answer);
+    a model's failed extraction is also None; a question the model has no prediction for has
+    presented=False ("not predicted"). Readers are everyone who has answered at least one
+    question, members or not (a reader removed later keeps their answers in the analysis); a
+    reader who has not started would only show as 0% under "missing = wrong", so they are
+    left out and listed by `readers_not_started`.
     """
     questions = study_questions(study)
+    raters = study_raters(study)
     answers = Answer.objects.filter(item__study=study).values_list(
-        "item_id", "reader__username", "choice", "difficulty", "alignment", "time_ms"
+        "item_id", "reader_id", "choice", "difficulty", "alignment", "time_ms"
     )
     given: dict[tuple[int, str], tuple] = {}
-    for item_id, username, choice, difficulty, alignment, time_ms in answers:
-        given[(item_id, username)] = (choice, difficulty, alignment, time_ms)
-    readers = sorted({username for _, username in given})
+    for item_id, user_id, choice, difficulty, alignment, time_ms in answers:
+        given[(item_id, reader_key(user_id))] = (choice, difficulty, alignment, time_ms)
+    by_model: dict[str, dict[int, str]] = {}
+    if include_models:
+        predictions = Prediction.objects.filter(
+            model__dataset=study.dataset, question_id__in=list(questions["pk"])
+        ).values_list("model_id", "question_id", "letter")
+        for model_id, question_pk, letter in predictions:
+            by_model.setdefault(model_key(model_id), {})[question_pk] = letter
     rows = []
-    for q in questions.itertuples(index=False):
-        for reader in readers:
-            choice, difficulty, alignment, time_ms = given.get((q.item_id, reader), (None,) * 4)
+    for rater in raters:
+        if rater.kind == "model" and rater.rater_id not in by_model:
+            continue
+        for q in questions.itertuples(index=False):
+            if rater.kind == "human":
+                choice, difficulty, alignment, time_ms = given.get(
+                    (q.item_id, rater.rater_id), (None,) * 4
+                )
+                presented = True
+            else:
+                letter = by_model[rater.rater_id].get(q.pk)
+                choice, difficulty, alignment, time_ms = letter or None, None, None, None
+                presented = letter is not None
             rows.append(
                 (
                     q.question_id,
-                    reader,
-                    "human",
+                    rater.name,
+                    rater.rater_id,
+                    rater.kind,
                     choice,
+                    presented,
                     q.correct_answer,
                     q.task,
                     q.category,
@@ -115,34 +158,9 @@ def study_responses(study: ReaderStudy, *, include_models: bool = True) -> pd.Da
                     alignment,
                     time_ms,
                     q.excluded,
+                    q.excluded_reason,
                 )
             )
-    if include_models:
-        predictions = Prediction.objects.filter(
-            model__dataset=study.dataset, question_id__in=list(questions["pk"])
-        ).values_list("model__name", "question_id", "letter")
-        by_model: dict[str, dict[int, str]] = {}
-        for model, question_pk, letter in predictions:
-            by_model.setdefault(model, {})[question_pk] = letter or None
-        for model in sorted(by_model):
-            name = model if model not in readers else f"{model} (model)"
-            for q in questions.itertuples(index=False):
-                rows.append(
-                    (
-                        q.question_id,
-                        name,
-                        "model",
-                        by_model[model].get(q.pk),
-                        q.correct_answer,
-                        q.task,
-                        q.category,
-                        q.case_id,
-                        None,
-                        None,
-                        None,
-                        q.excluded,
-                    )
-                )
     return pd.DataFrame(rows, columns=COLUMNS)
 
 

@@ -19,6 +19,7 @@ from annotation.reviews import expert_agreement, may_see_others
 from readerstudy.downloads import attachment
 from readerstudy.models import Role
 from readerstudy.selectors import roles_of, study_for_user
+from readerstudy.spreadsheets import frame_csv, safe_frame, write_sheet
 
 REVIEWERS = [Role.EXPERT, Role.PI]
 TEXT_COLUMNS = {"question_id", "task", "key", "modal_wrong"}
@@ -113,20 +114,9 @@ def item_analysis_page(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "analysis/items.html", context)
 
 
-def _neutralised(frame: pd.DataFrame) -> pd.DataFrame:
-    """Text a spreadsheet would run as a formula (=, +, -, @, tab, CR) gets a leading '."""
-
-    def cell(value):
-        if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-            return "'" + value
-        return value
-
-    return frame.map(cell)
-
-
 def items_export_frame(study) -> pd.DataFrame:
     frame, _ = sorted_items(study_item_analysis(study), "-key_suspicion")
-    return _neutralised(frame[[c for c in ITEM_COLUMNS]])
+    return frame[list(ITEM_COLUMNS)]
 
 
 @login_required
@@ -136,10 +126,10 @@ def item_analysis_download(request: HttpRequest, slug: str, fmt: str) -> HttpRes
     frame = items_export_frame(study)
     name = f"{study.slug}-item-analysis.{fmt}"
     if fmt == "csv":
-        return attachment(frame.to_csv(index=False).encode(), name, "text/csv")
+        return attachment(frame_csv(frame).encode(), name, "text/csv")
     if fmt == "xlsx":
         buffer = io.BytesIO()
         with pd.ExcelWriter(buffer, engine="openpyxl") as xlsx:
-            frame.to_excel(xlsx, index=False, sheet_name="item_analysis")
+            write_sheet(xlsx, safe_frame(frame), "item_analysis", index=False)
         return attachment(buffer.getvalue(), name, XLSX)
     raise Http404("Formats: csv, xlsx.")

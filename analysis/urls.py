@@ -5,6 +5,7 @@ from analysis import triage_views, views
 urlpatterns = [
     path("s/<slug:slug>/analysis/", views.analysis_page, name="analysis"),
     path("s/<slug:slug>/analysis/export.zip", views.export_zip, name="analysis-zip"),
+    path("s/<slug:slug>/analysis/names/", views.rater_names, name="analysis-names"),
     path(
         "s/<slug:slug>/analysis/figure/<str:name>.<str:fmt>",
         views.figure_download,

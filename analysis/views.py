@@ -1,50 +1,45 @@
-"""The PI's analysis page and its downloads. PIs of the study only."""
+"""The PI's analysis page and its downloads. PIs of the study only.
+
+Everything is computed once per data version and policy (`analysis.cache`): the page, each
+figure, each table and the ZIP read the same cached result.
+"""
 
 from __future__ import annotations
 
-import io
-import zipfile
-from pathlib import Path
-from tempfile import TemporaryDirectory
+from urllib.parse import urlencode
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_GET, require_POST
 
-from analysis.exports import kappa_slug, write_analysis
-from analysis.forms import AnalysisSettingsForm
-from analysis.pipeline import analyse
-from analysis.selectors import readers_not_started, study_responses
+from analysis.cache import StudyAnalysis
+from analysis.exports import (
+    XLSX,
+    all_tables,
+    analysis_zip,
+    figure_builders,
+    table_csv,
+    table_xlsx,
+)
+from analysis.forms import AnalysisSettingsForm, RaterNamesForm
+from analysis.rater_names import RaterLabelError, rater_labels_set, study_labels
+from analysis.selectors import readers_not_started, study_raters
 from analysis.stats import plots
+from analysis.stats.plots import plt
 from readerstudy.downloads import attachment
 from readerstudy.models import Role
 from readerstudy.selectors import roles_of, study_for_user
 
 
-def _result(request: HttpRequest, slug: str):
+def _analysis(request: HttpRequest, slug: str):
     study = study_for_user(request.user, slug, [Role.PI])
     form = AnalysisSettingsForm(request.GET or None)
-    return study, form, analyse(study_responses(study), form.settings())
-
-
-def _accuracy_grid(frame) -> tuple[list[str], list[dict]]:
-    """Raters as rows, tasks as columns (the paper's table layout)."""
-    if frame.empty:
-        return [], []
-    tasks = list(dict.fromkeys(frame["task"]))
-    rows = []
-    for rater, part in frame.groupby("rater", sort=False):
-        cells = part.set_index("task")
-        rows.append(
-            {
-                "rater": rater,
-                "cells": [
-                    _table_rows(cells.loc[[t]])[0] if t in cells.index else None for t in tasks
-                ],
-            }
-        )
-    return tasks, rows
+    return study, form, StudyAnalysis(study, form.settings())
 
 
 def _table_rows(frame):
@@ -54,36 +49,112 @@ def _table_rows(frame):
     ]
 
 
+def _grid(frame, by: str) -> tuple[list[str], list[dict]]:
+    """Raters as rows, groups (tasks or categories) as columns (the paper's table layout)."""
+    if frame.empty:
+        return [], []
+    groups = list(dict.fromkeys(frame[by]))
+    rows = []
+    for rater, part in frame.groupby("rater", sort=False):
+        cells = {row[by]: row for row in _table_rows(part)}
+        rows.append({"rater": rater, "cells": [cells.get(g) for g in groups]})
+    return groups, rows
+
+
 @login_required
 @require_GET
 def analysis_page(request: HttpRequest, slug: str) -> HttpResponse:
-    study, form, result = _result(request, slug)
+    study, form, analysis = _analysis(request, slug)
     query = request.GET.urlencode()
-    kappas = {
-        name: {"slug": kappa_slug(name), "matrix": matrix.round(2).to_dict("split")}
-        for name, matrix in result.kappas.items()
-    }
+    results_html, excluded_count = analysis.cached(
+        f"page:{query}", lambda: _results_html(study, analysis, query)
+    )
     context = {
         "study": study,
         "roles": roles_of(request.user, study),
         "form": form,
-        "result": result,
-        "accuracy": _table_rows(result.accuracy),
-        "grid": _accuracy_grid(result.accuracy),
-        "ai_vs_readers": _table_rows(result.ai_vs_readers),
-        "failed": _table_rows(result.failed),
-        "kappas": kappas,
+        "describe": analysis.settings.describe(),
+        "policy": analysis.settings.policy(),
+        "results_html": mark_safe(results_html),  # rendered by Django's escaping templates
+        "names_form": RaterNamesForm(
+            raters=study_raters(study),
+            initial={f"name-{k}": v for k, v in study_labels(study).items()},
+        ),
         "query": query,
         "not_started": readers_not_started(study),
-        "excluded_count": int(result.responses.drop_duplicates("question_id")["excluded"].sum())
-        if not result.responses.empty
-        else 0,
+        "excluded_count": excluded_count,
     }
     return render(request, "analysis/analysis.html", context)
 
 
-FIGURES = {"accuracy", "kappa"}
-TABLES = {"accuracy", "accuracy_by_category", "ai_vs_readers", "responses"}
+def _results_html(study, analysis: StudyAnalysis, query: str) -> tuple[str, int]:
+    """The tables and figure links: rendered once per data version, policy and query."""
+    result = analysis.result
+    settings = result.settings
+    pairs = result.kappa_pairs.get(settings.scale)
+    context = {
+        "study": study,
+        "scale": settings.scale,
+        "policy": settings.policy(),
+        "accuracy": _table_rows(result.accuracy),
+        "grid": _grid(result.accuracy, "task"),
+        "category_grid": _grid(result.accuracy_by_category, "category"),
+        "ai_vs_readers": _table_rows(result.ai_vs_readers),
+        "reader_panel": result.reader_panel,
+        "mcnemar": _table_rows(result.mcnemar),
+        "fleiss": _table_rows(result.fleiss),
+        "kappa_pairs": _table_rows(pairs) if pairs is not None else [],
+        "matrices": [
+            name for name in result.matrices() if name.startswith(f"kappa_{settings.scale}_")
+        ],
+        "reading_time": _table_rows(result.reading_time),
+        "accuracy_by_time": _table_rows(result.accuracy_by_time),
+        "flow": _table_rows(result.flow),
+        "flow_raters": _table_rows(result.flow_raters),
+        "failed": _table_rows(result.failed),
+        "figures": list(figure_builders(result)),
+        "query": query,
+    }
+    excluded = int(result.flow.iloc[1]["questions"]) if not result.flow.empty else 0
+    return render_to_string("analysis/_results.html", context), excluded
+
+
+@login_required
+@require_POST
+def rater_names(request: HttpRequest, slug: str) -> HttpResponse:
+    """The PI names readers and models for figures and tables (blank: the default name)."""
+    study = study_for_user(request.user, slug, [Role.PI])
+    raters = study_raters(study)
+    form = RaterNamesForm(request.POST, raters=raters)
+    if not form.is_valid():
+        messages.error(request, "Names are at most 60 characters.")
+    else:
+        try:
+            rater_labels_set(study=study, actor=request.user, raters=raters, labels=form.labels())
+            messages.success(request, "Display names saved.")
+        except RaterLabelError as exc:
+            messages.error(request, f"Nothing was saved. {exc}")
+    settings_form = AnalysisSettingsForm(request.GET)
+    query = urlencode({k: v for k, v in request.GET.items() if k in settings_form.fields})
+    return redirect(f"{reverse('analysis', args=[study.slug])}?{query}#names")
+
+
+def _figure(analysis: StudyAnalysis, builders, name: str, fmt: str) -> bytes:
+    """One figure in one format, drawn once per data version and policy."""
+    return _figure_formats(analysis, builders, name, [fmt])[fmt]
+
+
+def _figure_formats(analysis: StudyAnalysis, builders, name: str, fmts) -> dict[str, bytes]:
+    """Figures in several formats from the cache; the missing ones from a single drawing."""
+    out = {fmt: analysis.lookup(f"figure:{name}:{fmt}") for fmt in fmts}
+    missing = [fmt for fmt, body in out.items() if body is None]
+    if missing:
+        figure = builders[name]()
+        for fmt in missing:
+            out[fmt] = plots.figure_bytes(figure, fmt, close=False)
+            analysis.store(f"figure:{name}:{fmt}", out[fmt])
+        plt.close(figure)
+    return out
 
 
 @login_required
@@ -91,61 +162,57 @@ TABLES = {"accuracy", "accuracy_by_category", "ai_vs_readers", "responses"}
 def figure_download(request: HttpRequest, slug: str, name: str, fmt: str) -> HttpResponse:
     if fmt not in plots.FORMATS:
         raise Http404()
-    study, _, result = _result(request, slug)
-    note = result.settings.describe()
-    if name == "accuracy" and not result.accuracy.empty:
-        figure = plots.accuracy_figure(result.accuracy, note=note)
-    elif name == "kappa" and result.kappas:
-        figure = plots.kappa_figure(
-            result.kappas, scale=result.settings.scale, vrange=result.settings.vrange, note=note
-        )
-    else:
-        raise Http404()
-    body = plots.figure_bytes(figure, fmt)
+    study, _, analysis = _analysis(request, slug)
+    if name == "accuracy":  # the name before figures were split by task and category
+        name = "accuracy_by_task"
+    elif name == "kappa":
+        name = f"kappa_{analysis.settings.scale}"
+    body = analysis.lookup(f"figure:{name}:{fmt}")  # a warm page never unpickles the result
+    if body is None:
+        builders = figure_builders(analysis.result)
+        if name not in builders:
+            raise Http404()
+        body = _figure(analysis, builders, name, fmt)
     if "download" in request.GET:
         return attachment(body, f"{study.slug}-{name}.{fmt}", plots.FORMATS[fmt])
-    return HttpResponse(body, content_type=plots.FORMATS[fmt])
+    response = HttpResponse(body, content_type=plots.FORMATS[fmt])
+    response["Cache-Control"] = "private, max-age=0, must-revalidate"
+    response["ETag"] = f'"{analysis.version}-{fmt}"'
+    return response
 
 
 @login_required
 @require_GET
 def table_download(request: HttpRequest, slug: str, name: str, fmt: str) -> HttpResponse:
-    study, _, result = _result(request, slug)
-    frames = {
-        "accuracy": result.accuracy,
-        "accuracy_by_category": result.accuracy_by_category,
-        "ai_vs_readers": result.ai_vs_readers,
-        "responses": result.responses,
-        **{f"kappa_{kappa_slug(k)}": m for k, m in result.kappas.items()},
-    }
-    if name not in frames:
+    study, _, analysis = _analysis(request, slug)
+    result = analysis.result
+    legacy = {"kappa_all": f"kappa_{analysis.settings.scale}_all"}
+    name = legacy.get(name, name)
+    tables = all_tables(result)
+    if name not in tables:
         raise Http404()
-    frame = frames[name]
-    index = name.startswith("kappa_")
     if fmt == "csv":
-        body = frame.to_csv(index=index, index_label="rater" if index else None).encode()
-        content_type = "text/csv"
-    elif fmt == "xlsx":
-        buffer = io.BytesIO()
-        frame.to_excel(buffer, index=index, sheet_name=name[:31])
-        body = buffer.getvalue()
-        content_type = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-    else:
-        raise Http404()
-    return attachment(body, f"{study.slug}-{name}.{fmt}", content_type)
+        return attachment(
+            table_csv(result, name, tables[name]), f"{study.slug}-{name}.csv", "text/csv"
+        )
+    if fmt == "xlsx":
+        body = table_xlsx(result, {name: tables[name]})
+        return attachment(body, f"{study.slug}-{name}.xlsx", XLSX)
+    raise Http404()
 
 
 @login_required
 @require_GET
 def export_zip(request: HttpRequest, slug: str) -> HttpResponse:
-    """Everything export_analysis writes, as one zip."""
-    study, _, result = _result(request, slug)
-    if result.accuracy.empty:
+    """Everything export_analysis writes, as one zip (built once per data version)."""
+    study, _, analysis = _analysis(request, slug)
+    if analysis.result.accuracy.empty:
         raise Http404("Nothing to analyse.")
-    buffer = io.BytesIO()
-    with TemporaryDirectory() as tmp:
-        written = write_analysis(result, Path(tmp))
-        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-            for path in written:
-                archive.write(path, arcname=path.name)
-    return attachment(buffer.getvalue(), f"{study.slug}-analysis.zip", "application/zip")
+    builders = figure_builders(analysis.result)
+    drawn = {name: _figure_formats(analysis, builders, name, plots.FORMATS) for name in builders}
+
+    def figure(name: str, fmt: str) -> bytes:
+        return drawn[name][fmt]
+
+    body = analysis.cached("zip", lambda: analysis_zip(analysis.result, figure=figure))
+    return attachment(body, f"{study.slug}-analysis.zip", "application/zip")

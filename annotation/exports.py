@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import csv
-import io
-
 from annotation.models import Answer, ExpertReview
 from readerstudy.models import ReaderStudy
+from readerstudy.spreadsheets import csv_text
 from readerstudy.vocabulary import RATING_FIELDS, ReviewFlag
 
 
 def reviews_csv(study: ReaderStudy) -> str:
-    """One row per expert review; `flags` in words, then one true/false column per flag."""
-    out = io.StringIO()
-    writer = csv.writer(out)
+    """One row per expert review; `flags` in words, then one true/false column per flag
+    (free text neutralised against formula injection)."""
     flags = [f"flag_{v}" for v in ReviewFlag.values]
-    writer.writerow(
+    rows = [
         [
             "question_id",
             "task",
@@ -30,14 +27,14 @@ def reviews_csv(study: ReaderStudy) -> str:
             "comment",
             "updated_at",
         ]
-    )
+    ]
     reviews = (
         ExpertReview.objects.filter(item__study=study)
         .select_related("item__question", "expert")
         .order_by("item__position", "expert__username")
     )
     for r in reviews:
-        writer.writerow(
+        rows.append(
             [
                 r.item.question.source_id,
                 r.item.question.get_task_display(),
@@ -53,14 +50,12 @@ def reviews_csv(study: ReaderStudy) -> str:
                 r.updated_at.isoformat(),
             ]
         )
-    return out.getvalue()
+    return csv_text(rows)
 
 
 def feedback_csv(study: ReaderStudy) -> str:
     """One row per reader answer with its ratings and comment (not the correctness)."""
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(
+    rows = [
         [
             "question_id",
             "task",
@@ -74,14 +69,14 @@ def feedback_csv(study: ReaderStudy) -> str:
             "revisions",
             "updated_at",
         ]
-    )
+    ]
     answers = (
         Answer.objects.filter(item__study=study)
         .select_related("item__question", "reader")
         .order_by("item__position", "reader__username")
     )
     for a in answers:
-        writer.writerow(
+        rows.append(
             [
                 a.item.question.source_id,
                 a.item.question.get_task_display(),
@@ -96,4 +91,4 @@ def feedback_csv(study: ReaderStudy) -> str:
                 a.updated_at.isoformat(),
             ]
         )
-    return out.getvalue()
+    return csv_text(rows)

@@ -24,6 +24,16 @@ def _media_root(settings, tmp_path):
     return settings.MEDIA_ROOT
 
 
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    """Cached analyses are keyed by data version; ids and counts repeat across tests."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
 @pytest.fixture
 def resources() -> Path:
     return RESOURCES

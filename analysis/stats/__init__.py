@@ -2,10 +2,14 @@
 
 A notebook can use them directly (`from analysis import stats`); the web pages, the API and
 `export_analysis` call the same functions. `import-linter` keeps this package free of Django.
-See `frame.py` for the long input format and the missing-answer policies.
+See `frame.py` for the long input format, the case (X-ray) unit and the missing-answer
+policies. `stats.prepare(df)` once and pass the result to every function to skip re-checking
+the frame on each call.
 """
 
 from analysis.stats.accuracy import accuracy_table
+from analysis.stats.comparisons import ai_vs_readers_table, reader_panel_accuracy
+from analysis.stats.flow import Flow, flow_tables
 from analysis.stats.frame import (
     ALL,
     LETTERS,
@@ -19,40 +23,55 @@ from analysis.stats.frame import (
     validate,
 )
 from analysis.stats.kappa import (
+    ALL_TASKS,
     KappaResult,
     fleiss_kappa,
+    fleiss_table,
     kappa_matrices,
     kappa_matrix,
     kappa_matrix_ci,
+    kappa_pairs,
 )
 from analysis.stats.paired import (
     BootstrapResult,
     McNemarResult,
     bootstrap_accuracy_difference,
+    mcnemar_pairs,
     mcnemar_table,
     mcnemar_test,
 )
+from analysis.stats.timing import accuracy_by_time, reading_time_table
 
 __all__ = [
     "ALL",
+    "ALL_TASKS",
     "LETTERS",
     "REQUIRED",
     "AnalysisInputError",
     "BootstrapResult",
+    "Flow",
     "KappaResult",
     "McNemarResult",
     "Missing",
     "Prepared",
+    "accuracy_by_time",
     "accuracy_table",
+    "ai_vs_readers_table",
     "bootstrap_accuracy_difference",
     "correct_wide",
     "failed_extractions",
     "fleiss_kappa",
+    "fleiss_table",
+    "flow_tables",
     "kappa_matrices",
     "kappa_matrix",
     "kappa_matrix_ci",
+    "kappa_pairs",
+    "mcnemar_pairs",
     "mcnemar_table",
     "mcnemar_test",
     "prepare",
+    "reader_panel_accuracy",
+    "reading_time_table",
     "validate",
 ]

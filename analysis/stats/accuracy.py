@@ -22,7 +22,7 @@ def _interval(correct: np.ndarray, n: np.ndarray, method: str, alpha: float):
             alpha=alpha,
             method="beta" if method == "clopper-pearson" else method,
         )
-    return low, high
+    return np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
 
 
 def accuracy_table(
@@ -34,7 +34,9 @@ def accuracy_table(
 ) -> pd.DataFrame:
     """Accuracy per rater and task (or `by` column), plus an "All" row per rater.
 
-    Returns columns rater, <by>, n, correct, accuracy (fraction), ci_low, ci_high.
+    Returns columns rater, <by>, n, correct, accuracy (fraction), ci_low, ci_high. n counts
+    the questions presented to the rater (under "exclude": those it answered); a rater with
+    n = 0 in a group has NaN accuracy and limits. Limits are clipped to [0, 1].
     """
     if missing not in ("wrong", "exclude"):
         raise AnalysisInputError("missing must be 'wrong' or 'exclude'")
@@ -45,7 +47,7 @@ def accuracy_table(
     names = sorted(set(groups) - {ALL})
     onehot = (groups[:, None] == np.array(names, dtype=object)[None, :]).astype(np.float64)
     onehot = np.hstack([onehot, np.ones((len(groups), 1))])  # the "All" column
-    counted = data.present if missing == "exclude" else np.ones_like(data.present)
+    counted = data.present if missing == "exclude" else data.asked
     n = onehot.T @ counted.astype(np.float64)  # groups x raters
     correct = onehot.T @ data.correct.astype(np.float64)
     labels = [*names, ALL]

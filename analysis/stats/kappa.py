@@ -1,4 +1,10 @@
-"""Cohen's kappa for every pair of raters at once, and Fleiss' kappa for a panel."""
+"""Cohen's kappa for every pair of raters at once, and Fleiss' kappa for a panel.
+
+`kappa_pairs` is the table a paper reports: for each pair, n (questions both answered),
+kappa with a percentile bootstrap CI that resamples X-rays (`case_id`), raw percent agreement
+and PABAK (prevalence- and bias-adjusted kappa, (K p_o - 1) / (K - 1) with K categories).
+`fleiss_table` gives Fleiss' kappa of the reader panel per task with the same bootstrap.
+"""
 
 from __future__ import annotations
 
@@ -12,12 +18,23 @@ from scipy import stats as sps
 from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as _fleiss_kappa
 
-from analysis.stats.frame import LETTERS, AnalysisInputError, Prepared, prepare
+from analysis.stats.frame import (
+    ALL,
+    LETTERS,
+    AnalysisInputError,
+    Prepared,
+    percentile_interval,
+    prepare,
+)
+from analysis.stats.paired import bootstrap_counts
+
+ALL_TASKS = "All tasks"
+Scale = Literal["answer", "correct"]
 
 
 def _codes(data: Prepared, scale: str, task: str | None) -> tuple[np.ndarray, list[str], int]:
-    """Questions x raters category codes (-1 = missing) and the number of levels."""
-    rows = slice(None) if task is None else data.attributes["task"] == task
+    """Questions x raters category codes (negative = missing) and the number of levels."""
+    rows = data.rows(task)
     if scale == "answer":
         return data.answers[rows], data.raters, len(LETTERS)
     if scale == "correct":
@@ -27,14 +44,19 @@ def _codes(data: Prepared, scale: str, task: str | None) -> tuple[np.ndarray, li
 
 
 def _pair_tables(codes: np.ndarray, levels: int) -> np.ndarray:
-    """Contingency tables for every pair: T[r, s, k, l] = #questions r said k and s said l."""
-    onehot = np.zeros((codes.shape[0], codes.shape[1], levels), dtype=np.float64)
-    rows, cols = np.nonzero(codes >= 0)
-    onehot[rows, cols, codes[rows, cols]] = 1.0
-    flat = onehot.reshape(codes.shape[0], -1)
-    tables = flat.T @ flat  # (R*K) x (R*K): one BLAS call for all pairs
+    """Contingency tables for every pair: T[r, s, k, l] = #questions r said k and s said l.
+
+    One bincount over (question, r, s) cells: no BLAS call, which on a busy machine with a
+    multithreaded BLAS costs more than the counting itself.
+    """
     r = codes.shape[1]
-    return tables.reshape(r, levels, r, levels).transpose(0, 2, 1, 3)
+    valid = codes >= 0
+    both = valid[:, :, None] & valid[:, None, :]
+    pair = (np.arange(r)[:, None] * r + np.arange(r)[None, :]) * levels * levels
+    cell = codes[:, :, None].astype(np.int32) * levels + codes[:, None, :]
+    index = (pair[None, :, :] + cell)[both]
+    counts = np.bincount(index, minlength=r * r * levels * levels)
+    return counts.reshape(r, r, levels, levels).astype(np.float64)
 
 
 @dataclass(frozen=True)
@@ -112,10 +134,149 @@ def kappa_matrices(
 ) -> dict[str, pd.DataFrame]:
     """ "All tasks" and one matrix per task, from one code matrix sliced by task."""
     data = prepare(df)
-    out = {"All tasks": kappa_matrix(data, None, scale)}
-    for task in sorted(set(data.attributes["task"]) - {None}):
+    out = {ALL_TASKS: kappa_matrix(data, None, scale)}
+    for task in data.tasks():
         out[task] = kappa_matrix(data, task, scale)
     return out
+
+
+def _kappa_batch(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Kappa, observed agreement and n for contingency tables of shape (..., K, K)."""
+    row = tables.sum(axis=-1)
+    col = tables.sum(axis=-2)
+    n = row.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_o = np.trace(tables, axis1=-2, axis2=-1) / n
+        p_e = (row * col).sum(axis=-1) / (n * n)
+        kappa = (p_o - p_e) / (1.0 - p_e)
+    kappa = np.where((n == 0) | np.isclose(p_e, 1.0), np.nan, kappa)
+    return kappa, np.where(n == 0, np.nan, p_o), n
+
+
+PAIR_COLUMNS = ["rater_a", "rater_b", "n", "kappa", "ci_low", "ci_high", "agreement", "pabak"]
+
+
+def _case_pair_tables(data: Prepared, codes: np.ndarray, levels: int, rows) -> np.ndarray:
+    """Per-X-ray contingency tables for every pair: cases x (R*K) x (R*K)."""
+    onehot = np.zeros((codes.shape[0], codes.shape[1] * levels))
+    q, r = np.nonzero(codes >= 0)
+    onehot[q, r * levels + codes[q, r]] = 1.0
+    cases = data.cases[rows]
+    out = np.zeros((len(data.case_ids), onehot.shape[1], onehot.shape[1]))
+    order = np.argsort(cases, kind="stable")
+    bounds = np.flatnonzero(np.diff(cases[order])) + 1
+    for group in np.split(order, bounds):
+        if len(group):
+            block = onehot[group]
+            out[cases[group[0]]] = block.T @ block
+    return out
+
+
+def kappa_pairs(
+    df: pd.DataFrame | Prepared,
+    task: str | None = None,
+    scale: Scale = "answer",
+    *,
+    alpha: float = 0.05,
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """One row per pair of raters (a before b in rater order), on the questions both answered:
+    n, Cohen's kappa, its case-clustered percentile bootstrap CI (clipped to [-1, 1]), raw
+    agreement (fraction) and PABAK. Undefined values are NaN.
+    """
+    data = prepare(df)
+    codes, raters, levels = _codes(data, scale, task)
+    rows = data.rows(task)
+    r = len(raters)
+    per_case = _case_pair_tables(data, codes, levels, rows)
+    total = per_case.sum(axis=0).reshape(r, levels, r, levels).transpose(0, 2, 1, 3)
+    kappa, agreement, n = _kappa_batch(total)
+    pabak = (levels * agreement - 1) / (levels - 1)
+    upper = np.triu_indices(r, k=1)
+    low = high = np.full(len(upper[0]), np.nan)
+    if n_boot and per_case.shape[0]:
+        weights = bootstrap_counts(per_case.shape[0], n_boot, seed)
+        flat = per_case.reshape(per_case.shape[0], r, levels, r, levels)
+        pair_cells = flat[:, upper[0], :, upper[1], :]  # pairs x cases x K x K
+        pair_cells = pair_cells.transpose(1, 0, 2, 3).reshape(per_case.shape[0], -1)
+        boot = (weights @ pair_cells).reshape(n_boot, len(upper[0]), levels, levels)
+        draws, _, _ = _kappa_batch(boot)
+        low, high = percentile_interval(draws, alpha)
+    return pd.DataFrame(
+        {
+            "rater_a": [raters[i] for i in upper[0]],
+            "rater_b": [raters[j] for j in upper[1]],
+            "n": n[upper].astype(int),
+            "kappa": kappa[upper],
+            "ci_low": np.clip(low, -1, 1),
+            "ci_high": np.clip(high, -1, 1),
+            "agreement": agreement[upper],
+            "pabak": pabak[upper],
+        },
+        columns=PAIR_COLUMNS,
+    )
+
+
+def _fleiss(counts: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Fleiss' kappa of questions x categories counts (m raters each), one per weight row."""
+    m = counts.sum(axis=1)[0]
+    per_question = ((counts * (counts - 1)).sum(axis=1)) / (m * (m - 1))
+    total = weights.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_bar = (weights @ per_question) / total
+        shares = (weights @ counts) / (total * m)[:, None]
+        p_e = (shares**2).sum(axis=1)
+        return (p_bar - p_e) / (1 - p_e)
+
+
+FLEISS_COLUMNS = ["task", "raters", "n", "kappa", "ci_low", "ci_high"]
+
+
+def fleiss_table(
+    df: pd.DataFrame | Prepared,
+    raters: Sequence[str],
+    *,
+    alpha: float = 0.05,
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Fleiss' kappa (A-D answers) of a panel per task and for all tasks, on the questions
+    every panel member answered (n), with a percentile bootstrap CI that draws X-rays."""
+    data = prepare(df)
+    unknown = [r for r in raters if r not in data.raters]
+    if unknown:
+        raise AnalysisInputError(f"unknown rater(s): {unknown}")
+    columns = [data.raters.index(r) for r in raters]
+    rows = []
+    for task in [None, *data.tasks()]:
+        selected = data.rows(task)
+        codes = data.answers[selected][:, columns]
+        complete = (codes >= 0).all(axis=1)
+        label = ALL if task is None else task
+        if len(columns) < 2 or complete.sum() < 2:
+            rows.append({"task": label, "raters": len(columns), "n": int(complete.sum())})
+            continue
+        codes = codes[complete]
+        counts = np.stack([(codes == k).sum(axis=1) for k in range(len(LETTERS))], axis=1)
+        kappa = float(_fleiss(counts, np.ones((1, len(codes))))[0])
+        cases = np.unique(data.cases[selected][complete], return_inverse=True)[1]
+        weights = bootstrap_counts(cases.max() + 1, n_boot, seed)[:, cases] if n_boot else None
+        low = high = np.nan
+        if weights is not None:
+            draws = _fleiss(counts, weights.astype(float))
+            low, high = (v[0] for v in percentile_interval(draws[:, None], alpha))
+        rows.append(
+            {
+                "task": label,
+                "raters": len(columns),
+                "n": len(codes),
+                "kappa": kappa,
+                "ci_low": float(np.clip(low, -1, 1)),
+                "ci_high": float(np.clip(high, -1, 1)),
+            }
+        )
+    return pd.DataFrame(rows, columns=FLEISS_COLUMNS)
 
 
 def fleiss_kappa(df: pd.DataFrame, raters: Sequence[str] | None = None, task: str | None = None):

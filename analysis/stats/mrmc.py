@@ -4,6 +4,11 @@ Random readers and random cases. The figure of merit (FOM) is each reader's accu
 covariances over cases come from the jackknife. References: Obuchowski & Rockette (1995);
 Hillis (2007) "A comparison of denominator degrees of freedom methods..."; the R package
 MRMCaov, whose results on the Van Dyke data the tests reproduce.
+
+The case is the X-ray. When several questions are asked about one X-ray, pass per-X-ray sums
+of the 0/1 scores and the number of questions per X-ray (`sizes`): the FOM is then total
+correct / total questions, and the jackknife leaves out one X-ray (all of its questions) at a
+time. With `sizes` omitted every column is one question (the classic single-question case).
 """
 
 from __future__ import annotations
@@ -35,12 +40,18 @@ class ORResult:
     ci_high: float
 
 
-def jackknife_covariances(scores: np.ndarray) -> tuple[np.ndarray, ORCovariances]:
-    """scores: treatments x readers x cases of 0/1 correctness. Returns FOMs and covariances."""
+def jackknife_covariances(
+    scores: np.ndarray, sizes: np.ndarray | None = None
+) -> tuple[np.ndarray, ORCovariances]:
+    """scores: treatments x readers x cases, each cell the sum of 0/1 correctness over the
+    case's `sizes[k]` questions (1 when omitted). Returns FOMs and jackknife covariances."""
     t, r, c = scores.shape
+    if c < 2:
+        raise ValueError("needs at least two cases")
+    sizes = np.ones(c) if sizes is None else np.asarray(sizes, dtype=float)
     total = scores.sum(axis=2)
-    fom = total / c
-    jack = (total[:, :, None] - scores) / (c - 1)  # FOM with case k left out
+    fom = total / sizes.sum()
+    jack = (total[:, :, None] - scores) / (sizes.sum() - sizes)  # FOM with case k left out
     flat = jack.reshape(t * r, c)
     centred = flat - flat.mean(axis=1, keepdims=True)
     cov = (c - 1) / c * (centred @ centred.T)
@@ -100,16 +111,27 @@ class SingleResult:
     ci_high: float
 
 
-def or_single_treatment(fom_scores: np.ndarray, null: float = 0.0, alpha: float = 0.05):
+def or_single_treatment(
+    fom_scores: np.ndarray,
+    null: float = 0.0,
+    alpha: float = 0.05,
+    *,
+    sizes: np.ndarray | None = None,
+    bounds: tuple[float, float] | None = None,
+) -> SingleResult:
     """Reader-averaged FOM of one treatment against a fixed value (Hillis 2007).
 
-    fom_scores: readers x cases. Used for "readers minus AI": pass per-case differences
-    (reader correct - AI correct) so the AI's case variability is accounted for.
+    fom_scores: readers x cases (per-case sums when `sizes` gives questions per case). Used
+    for "readers minus AI": pass per-case differences (reader correct - AI correct) so the
+    AI's case variability is accounted for. With the MS(R) and Cov2 of Obuchowski-Rockette,
+    SE = sqrt((MS_R + r max(Cov2, 0)) / r) and Hillis' df = (MS_R + r max(Cov2, 0))^2 /
+    (MS_R^2 / (r - 1)). `bounds` clips the interval to the FOM's range ((0, 1) for an
+    accuracy, (-1, 1) for a difference).
     """
     r, _ = fom_scores.shape
     if r < 2:
         raise ValueError("needs at least two readers")
-    fom, covs = jackknife_covariances(fom_scores[None, :, :])
+    fom, covs = jackknife_covariances(fom_scores[None, :, :], sizes)
     theta = fom[0]
     mean = float(theta.mean())
     ms_r = float(((theta - mean) ** 2).sum() / (r - 1))
@@ -119,15 +141,45 @@ def or_single_treatment(fom_scores: np.ndarray, null: float = 0.0, alpha: float 
     t = (mean - null) / se if se > 0 else float("nan")
     p = float(2 * sps.t.sf(abs(t), df)) if se > 0 else float("nan")
     half = sps.t.ppf(1 - alpha / 2, df) * se
-    return SingleResult(mean, se, float(df), float(t), p, mean - half, mean + half)
+    low, high = mean - half, mean + half
+    if bounds is not None:
+        low, high = float(np.clip(low, *bounds)), float(np.clip(high, *bounds))
+    return SingleResult(mean, se, float(df), float(t), p, low, high)
+
+
+def case_sums(values: np.ndarray, cases: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """readers x questions -> readers x cases sums, and questions per case.
+
+    `cases` gives each question's case index (0..C-1); None makes every question a case.
+    """
+    if cases is None:
+        return values, np.ones(values.shape[1])
+    labels, codes = np.unique(cases, return_inverse=True)
+    n_cases = len(labels)
+    sums = np.zeros((n_cases, values.shape[0]))
+    np.add.at(sums, codes, values.T)
+    return sums.T, np.bincount(codes, minlength=n_cases).astype(float)
 
 
 def ai_versus_readers(
-    reader_correct: np.ndarray, ai_correct: np.ndarray, alpha: float = 0.05
+    reader_correct: np.ndarray,
+    ai_correct: np.ndarray,
+    alpha: float = 0.05,
+    cases: np.ndarray | None = None,
 ) -> SingleResult:
-    """Mean reader accuracy minus the AI's, on the same cases, with an OR/Hillis interval.
+    """Mean reader accuracy minus the AI's, on the same questions, with an OR/Hillis interval.
 
-    reader_correct: readers x cases (0/1); ai_correct: cases (0/1).
+    reader_correct: readers x questions (0/1); ai_correct: questions (0/1); cases: the X-ray
+    of each question, so the jackknife leaves out whole X-rays (None: each question alone).
     """
     differences = reader_correct.astype(float) - ai_correct.astype(float)[None, :]
-    return or_single_treatment(differences, null=0.0, alpha=alpha)
+    sums, sizes = case_sums(differences, cases)
+    return or_single_treatment(sums, null=0.0, alpha=alpha, sizes=sizes, bounds=(-1.0, 1.0))
+
+
+def panel_accuracy(
+    reader_correct: np.ndarray, alpha: float = 0.05, cases: np.ndarray | None = None
+) -> SingleResult:
+    """Mean reader accuracy with an OR/Hillis interval (random readers and X-rays), in [0, 1]."""
+    sums, sizes = case_sums(reader_correct.astype(float), cases)
+    return or_single_treatment(sums, null=0.0, alpha=alpha, sizes=sizes, bounds=(0.0, 1.0))

@@ -1,6 +1,10 @@
-"""Figures like the ReXVQA paper's: accuracy bars with CIs (Fig. 2), kappa heatmaps (Fig. 5).
+"""Paper-ready figures like the ReXVQA paper's: accuracy bars with CIs (Fig. 2), kappa heatmaps
+(Fig. 5), reading time.
 
-matplotlib with the Agg backend only; figures are returned as bytes in PNG, SVG or PDF.
+matplotlib with the Agg backend only. Text stays text: SVG with real <text> elements
+(svg.fonttype = none) and PDF with embedded TrueType (Type 42) fonts, so a journal's editor
+can relabel them; PNG at 300 dpi. Readers come first, then AI models, with a visible
+separator; each figure carries n and a footnote (passed in) stating only what applies to it.
 """
 
 from __future__ import annotations
@@ -15,53 +19,215 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
 FORMATS = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf"}
 KAPPA_RANGES = {"-1,1": (-1.0, 1.0), "0,1": (0.0, 1.0)}
+DPI = 300
+STYLE = {
+    "svg.fonttype": "none",  # SVG <text>, not outlined glyphs
+    "pdf.fonttype": 42,  # TrueType in PDF, not Type 3
+    "ps.fonttype": 42,
+    "svg.hashsalt": "readerstudy",  # the same figure gives the same bytes
+    "font.family": "DejaVu Sans",
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
+UNDEFINED = "#d9d9d9"
+BELOW_ZERO = "#fdb863"
+READER_COLOURS = ["#08306b", "#2171b5", "#4292c6", "#6baed6", "#9ecae1", "#c6dbef"]
+MODEL_COLOURS = ["#a50f15", "#e6550d", "#fd8d3c", "#31a354", "#756bb1", "#636363", "#d6616b"]
 
 
-def figure_bytes(fig: Figure, fmt: str) -> bytes:
+def figure_bytes(fig: Figure, fmt: str, *, close: bool = True) -> bytes:
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}")
     buffer = io.BytesIO()
-    fig.savefig(
-        buffer,
-        format=fmt,
-        dpi=150,
-        bbox_inches="tight",
-        metadata={"Date": None} if fmt == "pdf" else None,
-    )
-    plt.close(fig)
+    metadata = {"Date": None} if fmt in ("pdf", "svg") else None
+    with plt.rc_context(STYLE):
+        # Laid out by each figure (no bbox_inches="tight": that draws everything twice).
+        extra = {"pil_kwargs": {"compress_level": 4}} if fmt == "png" else {}
+        fig.savefig(buffer, format=fmt, dpi=DPI, metadata=metadata, **extra)
+    if close:
+        plt.close(fig)
     return buffer.getvalue()
 
 
-def _heatmap(ax, matrix: pd.DataFrame, title: str, vmin: float, vmax: float):
-    values = matrix.to_numpy(dtype=float)
-    cmap = plt.get_cmap("RdBu" if vmin < 0 else "Blues").with_extremes(bad="#d9d9d9")
-    image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=vmin, vmax=vmax)
-    n = len(matrix)
-    ax.set_xticks(range(n), labels=matrix.columns, rotation=45, ha="right", fontsize=8)
-    ax.set_yticks(range(n), labels=matrix.index, fontsize=8)
-    ax.set_title(title, fontsize=10)
-    font = 8 if n <= 8 else 6
-    for i in range(n):
-        for j in range(n):
-            value = values[i, j]
-            if math.isnan(value):
-                ax.text(j, i, "–", ha="center", va="center", fontsize=font, color="#555")
-                continue
-            shade = (value - vmin) / (vmax - vmin)
-            dark = shade > 0.75 or (vmin < 0 and shade < 0.2)
-            ax.text(
-                j,
-                i,
-                f"{value:.2f}",
-                ha="center",
-                va="center",
-                fontsize=font,
-                color="white" if dark else "black",
-            )
+def all_formats(fig: Figure) -> dict[str, bytes]:
+    """The same figure as PNG, SVG and PDF (drawn once, saved three times)."""
+    out = {fmt: figure_bytes(fig, fmt, close=False) for fmt in FORMATS}
+    plt.close(fig)
+    return out
+
+
+def _subplots(*args, **kwargs):
+    with plt.rc_context(STYLE):
+        return plt.subplots(*args, **kwargs)
+
+
+def _colours(raters: list[str], models: set[str]) -> list:
+    out, h, m = [], 0, 0
+    for rater in raters:
+        if rater in models:
+            out.append(MODEL_COLOURS[m % len(MODEL_COLOURS)])
+            m += 1
+        else:
+            out.append(READER_COLOURS[h % len(READER_COLOURS)])
+            h += 1
+    return out
+
+
+def _footnote(fig: Figure, note: str) -> float:
+    """Write the footnote along the bottom edge; return the height (figure fraction) it takes."""
+    if not note:
+        return 0.0
+    width_chars = int(fig.get_figwidth() * 72 / 7 * 1.9)  # ~7 pt characters per line
+    lines = _wrap(note, width_chars)
+    fig.text(0.01, 0.008, lines, fontsize=7, color="#444", ha="left", va="bottom")
+    return (lines.count("\n") + 1) * 9.5 / 72 / fig.get_figheight() + 0.015
+
+
+def _wrap(label: str, width: int = 14) -> str:
+    words, lines, line = str(label).split(), [], ""
+    for word in words:
+        if line and len(line) + len(word) + 1 > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}".strip()
+    lines.append(line)
+    return "\n".join(lines)
+
+
+def accuracy_figure(
+    table: pd.DataFrame,
+    *,
+    models: list[str] | tuple[str, ...] = (),
+    by: str = "task",
+    note: str = "",
+    title: str | None = None,
+) -> Figure:
+    """Grouped bars: accuracy per `by` group for each rater with CI whiskers; readers, a gap,
+    then models; n (questions) under each group."""
+    groups = list(dict.fromkeys(table[by]))
+    raters = list(dict.fromkeys(table["rater"]))
+    model_set = set(models)
+    readers = [r for r in raters if r not in model_set]
+    ordered = readers + [r for r in raters if r in model_set]
+    gap = 0.5 if readers and len(ordered) > len(readers) else 0.0
+    slots = len(ordered) + gap
+    width = 0.84 / max(1.0, slots)
+    offsets = {}
+    for k, rater in enumerate(ordered):
+        shift = k + (gap if k >= len(readers) else 0.0)
+        offsets[rater] = (shift - (slots - 1) / 2) * width
+    colours = dict(zip(ordered, _colours(ordered, model_set), strict=True))
+    fig, ax = _subplots(figsize=(max(7.0, 1.5 * len(groups) + 0.22 * len(ordered)), 4.8))
+    x = np.arange(len(groups))
+    n_by_group = table.groupby(by, sort=False)["n"].max().reindex(groups)
+    for rater in ordered:
+        part = table[table["rater"] == rater].set_index(by).reindex(groups)
+        acc = part["accuracy"].to_numpy(dtype=float) * 100
+        low = np.clip(acc - part["ci_low"].to_numpy(dtype=float) * 100, 0, None)
+        high = np.clip(part["ci_high"].to_numpy(dtype=float) * 100 - acc, 0, None)
+        ax.bar(
+            x + offsets[rater],
+            np.nan_to_num(acc),
+            width,
+            label=rater,
+            color=colours[rater],
+            yerr=[np.nan_to_num(low), np.nan_to_num(high)],
+            capsize=1.5,
+            error_kw={"elinewidth": 0.7, "capthick": 0.7},
+            hatch="//" if rater in model_set else None,
+            edgecolor="white" if rater in model_set else None,
+            linewidth=0,
+        )
+    if gap:
+        for centre in x:
+            sep = centre + (len(readers) - 0.5 + gap / 2 - (slots - 1) / 2) * width
+            ax.axvline(sep, color="#999", lw=0.6, ls=":", ymax=0.93)
+    labels = [f"{_wrap(g)}\nn = {int(n_by_group[g])}" for g in groups]
+    ax.set_xticks(x, labels, fontsize=8)
+    ax.set_ylim(0, 105)
+    ax.set_yticks(range(0, 101, 20))
+    ax.set_ylabel("Accuracy (%)")
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_axisbelow(True)
+    handles, names = ax.get_legend_handles_labels()
+    legend_items = []
+    if readers:
+        legend_items.append((Patch(visible=False), "Readers"))
+        legend_items += [(h, n) for h, n in zip(handles, names, strict=True) if n in readers]
+    if len(ordered) > len(readers):
+        legend_items.append((Patch(visible=False), "AI models"))
+        legend_items += [(h, n) for h, n in zip(handles, names, strict=True) if n in model_set]
+    ax.legend(
+        [h for h, _ in legend_items],
+        [n for _, n in legend_items],
+        fontsize=7,
+        loc="upper left",
+        bbox_to_anchor=(1.0, 1.0),
+        frameon=False,
+    )
+    ax.set_title(title or f"Accuracy by {by}", fontsize=11)
+    bottom = _footnote(
+        fig, note + " n: questions analysed per group (the tables give n per rater)."
+    )
+    fig.tight_layout(rect=(0, bottom, 1, 1))
+    return fig
+
+
+def _heatmap(ax, matrix: pd.DataFrame, title: str, vmin: float, vmax: float, n_readers: int):
+    """The lower triangle of a symmetric kappa matrix (each pair once, no diagonal of 1s),
+    as vector cells (pcolormesh: rectangles in SVG/PDF, not an embedded bitmap)."""
+    values = matrix.to_numpy(dtype=float)[1:, :-1]  # rows: raters 2..n, columns: 1..n-1
+    n = len(values)
+    below = np.tril(np.ones((n, n), dtype=bool))
+    if vmin < 0:
+        cmap = plt.get_cmap("RdBu").with_extremes(bad="none")
+        norm = TwoSlopeNorm(vcenter=0.0, vmin=vmin, vmax=vmax)
+    else:
+        cmap = plt.get_cmap("Blues").with_extremes(bad="none", under=BELOW_ZERO)
+        norm = matplotlib.colors.Normalize(vmin=vmin, vmax=vmax, clip=False)
+    shown = np.ma.masked_where(~below | np.isnan(values), values)
+    image = ax.pcolormesh(
+        np.arange(n + 1) - 0.5, np.arange(n + 1) - 0.5, shown, cmap=cmap, norm=norm
+    )
+    undefined = below & np.isnan(values)
+    if undefined.any():
+        grey = np.ma.masked_where(~undefined, np.zeros_like(values))
+        ax.pcolormesh(
+            np.arange(n + 1) - 0.5,
+            np.arange(n + 1) - 0.5,
+            grey,
+            cmap=matplotlib.colors.ListedColormap([UNDEFINED]),
+        )
+    ax.set_xlim(-0.5, n - 0.5)
+    ax.set_ylim(n - 0.5, -0.5)
+    ax.set_aspect("equal")
+    tick = 7 if n <= 12 else 5.5
+    ax.set_xticks(range(n), labels=matrix.columns[:-1], rotation=45, ha="right", fontsize=tick)
+    ax.set_yticks(range(n), labels=matrix.index[1:], fontsize=tick)
+    ax.tick_params(length=0)
+    ax.set_title(title, fontsize=9)
+    for side in ("top", "right", "bottom", "left"):
+        ax.spines[side].set_visible(False)
+    if 0 < n_readers <= n:  # first model: row n_readers - 1, column n_readers
+        ax.plot([-0.5, n_readers - 0.5], [n_readers - 1.5] * 2, color="black", lw=1.2)
+        ax.plot([n_readers - 0.5] * 2, [n_readers - 1.5, n - 0.5], color="black", lw=1.2)
+    font = 7 if n <= 8 else 5.5 if n <= 13 else 4.5
+    shade = np.asarray(norm(np.clip(np.nan_to_num(values, nan=0.0), vmin, vmax)))
+    dark = (shade > 0.7) | ((vmin < 0) & (shade < 0.2))
+    for i, j in zip(*np.nonzero(below), strict=True):
+        if undefined[i, j]:
+            ax.text(j, i, "–", ha="center", va="center", fontsize=font, color="#555")
+        else:
+            colour = "white" if dark[i, j] else "black"
+            text = f"{values[i, j]:.2f}".replace("-", "−")
+            ax.text(j, i, text, ha="center", va="center", fontsize=font, color=colour)
     return image
 
 
@@ -70,80 +236,133 @@ def kappa_figure(
     *,
     scale: str = "answer",
     vrange: str = "-1,1",
+    models: list[str] | tuple[str, ...] = (),
+    n_by_panel: dict[str, tuple[int, int]] | None = None,
     note: str = "",
 ) -> Figure:
-    """One panel per task plus "All tasks", values in the cells, one fixed colour scale."""
+    """One panel per task plus "All tasks", values in the cells, one fixed colour scale.
+
+    On −1..1 the diverging map is centred on 0; on 0..1 negative kappas are clipped, drawn
+    in a colour of their own and named in the legend. Grey "–" cells are undefined.
+    """
     vmin, vmax = KAPPA_RANGES[vrange]
     panels = list(matrices.items())
     cols = min(3, len(panels))
     rows = math.ceil(len(panels) / cols)
-    size = max(3.6, 0.42 * len(next(iter(matrices.values()))) + 1.6)
-    fig, axes = plt.subplots(rows, cols, figsize=(size * cols, size * rows + 0.6), squeeze=False)
+    n = len(panels[0][1])
+    cell = min(2.8, max(2.0, 0.2 * n + 0.6))  # inches of cells per panel, capped
+    tick = 7 if n - 1 <= 12 else 5.5
+    longest = max((len(str(r)) for m in matrices.values() for r in m.index), default=4)
+    label = 0.15 + longest * tick * 0.55 / 72  # inches for the tick labels beside a panel
+    head, foot_in = 0.45, 0.35  # a panel's title; the legend row
+    width = cols * (label + cell + 0.15) + 1.3  # + colour bar and its label
+    note_lines = 1 + len(note) // max(1, int(width * 19.5))
+    bottom_in = foot_in + note_lines * 9.5 / 72 + 0.1
+    height = 0.45 + rows * (head + cell + label * 0.75) + bottom_in
+    # Axes placed in inches: no tight_layout, which would draw the whole figure once more.
+    fig = Figure(figsize=(width, height))
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(fig)
+    axes = np.empty((rows, cols), dtype=object)
+    for i in range(rows):
+        for j in range(cols):
+            left = j * (label + cell + 0.15) + label
+            top = 0.45 + i * (head + cell + label * 0.75) + head
+            axes[i, j] = fig.add_axes(
+                (left / width, 1 - (top + cell) / height, cell / width, cell / height)
+            )
     image = None
+    model_set = set(models)
     for ax, (title, matrix) in zip(axes.ravel(), panels, strict=False):
-        image = _heatmap(ax, matrix, title, vmin, vmax)
+        n_readers = sum(1 for r in matrix.index if r not in model_set)
+        span = (n_by_panel or {}).get(title)
+        if span:
+            low, high = span
+            title = f"{title}\nn = {high}" if low == high else f"{title}\nn = {low}–{high} per pair"
+        image = _heatmap(ax, matrix, title, vmin, vmax, n_readers)
     for ax in axes.ravel()[len(panels) :]:
         ax.set_visible(False)
-    what = "A–D answers" if scale == "answer" else "correct/incorrect"
-    fig.suptitle(f"Cohen's κ between raters ({what}; pairwise deletion)", fontsize=12)
-    fig.tight_layout(rect=(0, 0.04, 0.92, 0.97))
-    cax = fig.add_axes((0.93, 0.15, 0.015, 0.7))
-    bar = fig.colorbar(image, cax=cax)
-    bar.set_label(f"κ, colour scale fixed to [{vmin:g}, {vmax:g}]")
-    if note:
-        fig.text(0.01, 0.01, note, fontsize=8, color="#444")
+    what = "A–D answers" if scale == "answer" else "correct / incorrect"
+    fig.suptitle(f"Cohen's κ between raters ({what})", fontsize=12, y=1 - 0.12 / height)
+    bottom = _footnote(fig, note)
+    cax = fig.add_axes((1 - 1.05 / width, 0.3, 0.12 / width, 0.5))
+    bar = fig.colorbar(image, cax=cax, extend="min" if vmin >= 0 else "neither")
+    bar.set_label(f"κ (colour scale {vmin:g} to {vmax:g})", fontsize=8)
+    legend = [Patch(facecolor=UNDEFINED, label="– undefined (no variation or no shared answers)")]
+    if vmin >= 0:
+        legend.append(Patch(facecolor=BELOW_ZERO, label="κ < 0 (clipped at 0; value printed)"))
+    if model_set:
+        legend.append(Patch(facecolor="none", edgecolor="black", label="line: readers | models"))
+    legend.append(
+        Patch(facecolor="none", edgecolor="none", label="each pair once (lower triangle)")
+    )
+    fig.legend(
+        handles=legend,
+        loc="lower left",
+        bbox_to_anchor=(0.005, bottom),
+        fontsize=7,
+        frameon=False,
+        ncols=len(legend),
+    )
     return fig
 
 
-def kappa_single_figure(matrix: pd.DataFrame, title: str, *, vrange: str = "-1,1") -> Figure:
-    return kappa_figure({title: matrix}, vrange=vrange)
-
-
-def accuracy_figure(table: pd.DataFrame, *, note: str = "") -> Figure:
-    """Grouped bars: accuracy per task for each rater, 95% CI whiskers, n under each task."""
-    tasks = list(dict.fromkeys(table["task"]))
-    raters = list(dict.fromkeys(table["rater"]))
-    width = 0.8 / max(1, len(raters))
-    fig, ax = plt.subplots(figsize=(max(7, 1.6 * len(tasks) + 0.25 * len(raters)), 4.6))
-    palette = plt.get_cmap("tab10" if len(raters) <= 10 else "tab20")
-    colours = [palette(i % palette.N) for i in range(len(raters))]
-    x = np.arange(len(tasks))
-    for k, rater in enumerate(raters):
-        part = table[table["rater"] == rater].set_index("task").reindex(tasks)
-        acc = part["accuracy"].to_numpy(dtype=float) * 100
-        low = acc - part["ci_low"].to_numpy(dtype=float) * 100
-        high = part["ci_high"].to_numpy(dtype=float) * 100 - acc
-        ax.bar(
-            x + (k - (len(raters) - 1) / 2) * width,
-            acc,
-            width,
-            label=rater,
-            color=colours[k],
-            yerr=[low, high],
+def time_figure(
+    reading_time: pd.DataFrame, by_time: pd.DataFrame, *, note: str = "", all_label: str = "All"
+) -> Figure:
+    """Left: median reading time with IQR per reader and task. Right: accuracy per quartile
+    of each reader's own reading time, with CIs."""
+    fig, (left, right) = _subplots(1, 2, figsize=(11, 4.4))
+    readers = list(dict.fromkeys(reading_time["rater"]))
+    tasks = list(dict.fromkeys(reading_time["task"]))
+    colours = dict(zip(readers, _colours(readers, set()), strict=True))
+    width = 0.8 / max(1, len(readers))
+    for k, reader in enumerate(readers):
+        part = reading_time[reading_time["rater"] == reader].set_index("task").reindex(tasks)
+        med = part["median_s"].to_numpy(dtype=float)
+        low = med - part["q1_s"].to_numpy(dtype=float)
+        high = part["q3_s"].to_numpy(dtype=float) - med
+        x = np.arange(len(tasks)) + (k - (len(readers) - 1) / 2) * width
+        n_all = int(part.loc[all_label, "n"]) if all_label in part.index else 0
+        left.errorbar(
+            x,
+            med,
+            yerr=[np.nan_to_num(low), np.nan_to_num(high)],
+            fmt="o",
+            ms=4,
+            color=colours[reader],
+            label=f"{reader} (n = {n_all})",
             capsize=2,
-            error_kw={"elinewidth": 0.8},
+            lw=0.8,
         )
-    ax.set_xticks(
-        x,
-        [
-            t.replace(" Assessment", "\nAssessment").replace(" Diagnosis", "\nDiagnosis")
-            for t in tasks
-        ],
-        fontsize=8,
-    )
-    ax.set_ylim(0, 108)
-    ax.set_yticks(range(0, 101, 20))
-    ax.set_ylabel("Accuracy (%) with 95% CI")
-    ax.grid(axis="y", alpha=0.3)
-    ax.legend(
-        fontsize=7,
-        ncols=min(4, len(raters)),
-        loc="upper center",
-        bbox_to_anchor=(0.5, -0.18),
-        frameon=False,
-    )
-    ax.set_title("Accuracy by task", fontsize=11)
-    if note:
-        fig.text(0.01, 0.005, note, fontsize=7, color="#444")
-    fig.tight_layout()
+    left.set_xticks(range(len(tasks)), [_wrap(t) for t in tasks], fontsize=7)
+    left.set_ylabel("Seconds per question (median, IQR)")
+    left.set_title("Reading time", fontsize=10)
+    left.legend(fontsize=7, frameon=False)
+    left.grid(axis="y", alpha=0.3)
+    for reader in readers:
+        part = by_time[by_time["rater"] == reader]
+        if part.empty:
+            continue
+        acc = part["accuracy"].to_numpy(dtype=float) * 100
+        right.errorbar(
+            part["median_s"],
+            acc,
+            yerr=[acc - part["ci_low"] * 100, part["ci_high"] * 100 - acc],
+            fmt="o-",
+            ms=4,
+            lw=1,
+            capsize=2,
+            color=colours[reader],
+            label=reader,
+        )
+    right.set_xscale("log")
+    right.set_xlabel("Median seconds in the time quartile (log scale)")
+    right.set_ylabel("Accuracy (%)")
+    right.set_ylim(0, 105)
+    right.set_title("Accuracy by reading-time quartile", fontsize=10)
+    right.grid(alpha=0.3)
+    bottom = _footnote(fig, note)
+    fig.tight_layout(rect=(0, bottom, 1, 1))
     return fig

@@ -24,3 +24,10 @@ def pct0(value) -> str:
     if value is None or value != value:
         return "–"
     return f"{float(value) * 100:.0f}%"
+
+
+def num(value, digits: int = 2) -> str:
+    """A number with `digits` decimals (a minus sign, not a hyphen); a dash when undefined."""
+    if value is None or value != value:
+        return "–"
+    return f"{float(value):.{int(digits)}f}".replace("-", "−")

@@ -36,13 +36,16 @@ def analysed_study(study, reader, other_reader, pi):
 
 def test_responses_selector_has_every_rater_and_question(analysed_study):
     df = study_responses(analysed_study)
-    assert set(df["rater"]) == {"reader", "other_reader", "model-x"}
+    assert list(dict.fromkeys(df["rater"])) == ["Reader 1", "Reader 2", "model-x"]
     assert len(df) == 3 * 4
-    assert df.loc[df.rater == "other_reader", "answer"].isna().sum() == 1
+    assert df.loc[df.rater == "Reader 2", "answer"].isna().sum() == 1
     assert set(df.loc[df.rater == "model-x", "rater_kind"]) == {"model"}
-    assert (
-        df.loc[df.rater == "reader", "answer"] == df.loc[df.rater == "reader", "correct_answer"]
-    ).all()
+    assert set(df.loc[df.rater == "model-x", "rater_id"]) == {
+        f"model:{analysed_study.dataset.ai_models.get().id}"
+    }
+    assert df["case_id"].notna().all() and df["presented"].all()
+    first = df[df.rater == "Reader 1"]
+    assert (first["answer"] == first["correct_answer"]).all()
 
 
 def test_a_reader_who_has_not_started_is_left_out_and_named(client, analysed_study, pi):
@@ -50,12 +53,12 @@ def test_a_reader_who_has_not_started_is_left_out_and_named(client, analysed_stu
     result; they are named on the page instead."""
     newcomer = UserFactory(username="newcomer")
     MembershipFactory(study=analysed_study, user=newcomer, role=Role.READER)
-    assert "newcomer" not in set(study_responses(analysed_study)["rater"])
+    assert f"reader:{newcomer.id}" not in set(study_responses(analysed_study)["rater_id"])
     client.force_login(pi)
     html = client.get(reverse("analysis", args=[analysed_study.slug])).content.decode()
     assert "left out: newcomer" in html
     answer_submit(reader=newcomer, item=analysed_study.items.first(), choice="B")
-    assert "newcomer" in set(study_responses(analysed_study)["rater"])
+    assert f"reader:{newcomer.id}" in set(study_responses(analysed_study)["rater_id"])
     html = client.get(reverse("analysis", args=[analysed_study.slug])).content.decode()
     assert "left out: newcomer" not in html
 
@@ -84,7 +87,7 @@ def test_analysis_page_shows_tables_and_policy(client, pi, analysed_study):
     html = client.get(reverse("analysis", args=[analysed_study.slug])).content.decode()
     assert "missing answers count as wrong" in html
     assert "100.0%" in html and "4/4" in html  # reader answered everything correctly
-    assert "model-x" in html and "other_reader" in html and "1/4" in html
+    assert "model-x" in html and "Reader 2" in html and "1/4" in html
     html = client.get(
         reverse("analysis", args=[analysed_study.slug]), {"missing": "exclude"}
     ).content.decode()
@@ -94,9 +97,11 @@ def test_analysis_page_shows_tables_and_policy(client, pi, analysed_study):
 def test_missing_policy_changes_the_numbers(client, pi, analysed_study):
     client.force_login(pi)
     url = reverse("analysis-table", args=[analysed_study.slug, "accuracy", "csv"])
-    wrong = pd.read_csv(io.StringIO(client.get(url).content.decode()))
-    excl = pd.read_csv(io.StringIO(client.get(url, {"missing": "exclude"}).content.decode()))
-    row = lambda t: t.query("rater == 'other_reader' and task == 'All'").iloc[0]  # noqa: E731
+    wrong = pd.read_csv(io.StringIO(client.get(url).content.decode()), comment="#")
+    excl = pd.read_csv(
+        io.StringIO(client.get(url, {"missing": "exclude"}).content.decode()), comment="#"
+    )
+    row = lambda t: t.query("rater == 'Reader 2' and task == 'All'").iloc[0]  # noqa: E731
     assert row(wrong)["n"] == 4 and row(excl)["n"] == 3
 
 
@@ -116,18 +121,20 @@ def test_figure_downloads(client, pi, analysed_study, fmt, magic):
 def test_table_downloads_csv_and_xlsx(client, pi, analysed_study):
     client.force_login(pi)
     csv = client.get(reverse("analysis-table", args=[analysed_study.slug, "kappa_all", "csv"]))
-    matrix = pd.read_csv(io.StringIO(csv.content.decode()), index_col="rater")
-    assert list(matrix.index) == list(matrix.columns) == ["other_reader", "reader", "model-x"]
+    matrix = pd.read_csv(io.StringIO(csv.content.decode()), index_col="rater", comment="#")
+    assert list(matrix.index) == list(matrix.columns) == ["Reader 1", "Reader 2", "model-x"]
     xlsx = client.get(reverse("analysis-table", args=[analysed_study.slug, "accuracy", "xlsx"]))
-    frame = pd.read_excel(io.BytesIO(xlsx.content))
+    frame = pd.read_excel(io.BytesIO(xlsx.content), sheet_name="accuracy")
     assert {"rater", "task", "n", "correct", "accuracy", "ci_low", "ci_high"} <= set(frame.columns)
+    settings = pd.read_excel(io.BytesIO(xlsx.content), sheet_name="settings")
+    assert dict(zip(settings["setting"], settings["value"], strict=True))["missing"] == "wrong"
 
 
 def test_zip_has_every_export(client, pi, analysed_study):
     client.force_login(pi)
     response = client.get(reverse("analysis-zip", args=[analysed_study.slug]))
     names = set(zipfile.ZipFile(io.BytesIO(response.content)).namelist())
-    assert {"accuracy.csv", "kappa_all.csv", "report.xlsx", "responses.csv"} <= names
+    assert {"accuracy.csv", "kappa_answer_all.csv", "report.xlsx", "policy.json"} <= names
 
 
 def test_export_analysis_writes_every_file(tmp_path, analysed_study):
@@ -140,44 +147,59 @@ def test_export_analysis_writes_every_file(tmp_path, analysed_study):
         "location-and-distribution-assessment",
     ]
     expected = {
+        "policy.json",
+        "flow.csv",
+        "flow_raters.csv",
+        "raters.csv",
         "accuracy.csv",
         "accuracy_by_category.csv",
-        "kappa_all.csv",
-        "accuracy.png",
+        "ai_vs_readers.csv",
+        "reader_panel.csv",
+        "mcnemar.csv",
+        "fleiss.csv",
+        "kappa_pairs_answer.csv",
+        "kappa_pairs_correct.csv",
+        "reading_time.csv",
+        "accuracy_by_time.csv",
+        "failed_extractions.csv",
         "responses.csv",
         "questions.csv",
         "report.xlsx",
     }
-    for slug in ["all", *tasks]:
-        expected |= {
-            f"kappa_{slug}.csv",
-            f"kappa_{slug}.png",
-            f"kappa_{slug}.svg",
-            f"kappa_{slug}.pdf",
-        }
+    for scale in ("answer", "correct"):
+        expected |= {f"kappa_{scale}_{slug}.csv" for slug in ["all", *tasks]}
+    expected |= {f"kappa_answer.{fmt}" for fmt in ("png", "svg", "pdf")}  # the policy's scale
+    for figure in ("accuracy_by_task", "accuracy_by_category"):
+        expected |= {f"{figure}.{fmt}" for fmt in ("png", "svg", "pdf")}
     assert expected <= {p.name for p in out.iterdir()}
-    responses = pd.read_csv(out / "responses.csv")
+    responses = pd.read_csv(out / "responses.csv", comment="#")
     assert list(responses.columns) == [
         "question_id",
         "rater",
+        "rater_id",
         "rater_kind",
         "answer",
+        "presented",
         "correct",
         "difficulty",
         "alignment",
         "time_ms",
         "excluded",
     ]
-    questions = pd.read_csv(out / "questions.csv")
+    questions = pd.read_csv(out / "questions.csv", comment="#")
     assert list(questions.columns) == [
         "question_id",
+        "case_id",
         "task",
         "category",
         "correct_answer",
         "excluded",
+        "excluded_reason",
     ]
     sheets = pd.ExcelFile(out / "report.xlsx").sheet_names
-    assert {"accuracy", "kappa_all", "responses", "questions", "settings"} <= set(sheets)
+    assert {"accuracy", "k_ans_all", "k_cor_all", "responses", "questions", "settings"} <= set(
+        sheets
+    )
 
 
 def test_excluded_questions_are_left_out_by_default(tmp_path, analysed_study):
@@ -186,9 +208,9 @@ def test_excluded_questions_are_left_out_by_default(tmp_path, analysed_study):
     item.save()
     out = tmp_path / "out"
     call_command("export_analysis", analysed_study.slug, "--out", str(out), stdout=StringIO())
-    accuracy = pd.read_csv(out / "accuracy.csv")
-    assert accuracy.query("rater == 'reader' and task == 'All'")["n"].item() == 3
-    questions = pd.read_csv(out / "questions.csv")
+    accuracy = pd.read_csv(out / "accuracy.csv", comment="#")
+    assert accuracy.query("rater == 'Reader 1' and task == 'All'")["n"].item() == 3
+    questions = pd.read_csv(out / "questions.csv", comment="#")
     assert questions["excluded"].sum() == 1  # still listed, and marked
     call_command(
         "export_analysis",
@@ -198,8 +220,8 @@ def test_excluded_questions_are_left_out_by_default(tmp_path, analysed_study):
         "--include-excluded",
         stdout=StringIO(),
     )
-    accuracy = pd.read_csv(out / "accuracy.csv")
-    assert accuracy.query("rater == 'reader' and task == 'All'")["n"].item() == 4
+    accuracy = pd.read_csv(out / "accuracy.csv", comment="#")
+    assert accuracy.query("rater == 'Reader 1' and task == 'All'")["n"].item() == 4
 
 
 def test_pi_of_another_study_cannot_see_this_one(client, analysed_study):
@@ -210,3 +232,30 @@ def test_pi_of_another_study_cannot_see_this_one(client, analysed_study):
     MembershipFactory(study=other, user=boss, role=Role.PI)
     client.force_login(boss)
     assert client.get(reverse("analysis", args=[analysed_study.slug])).status_code == 404
+
+
+def test_readme_notebook_recipe_honours_exclusions(tmp_path, analysed_study):
+    """The README's notebook recipe, run on an export, gives the page's numbers."""
+    import re
+    from pathlib import Path
+
+    item = analysed_study.items.first()
+    item.excluded = True
+    item.save()
+    out = tmp_path / "out"
+    call_command("export_analysis", analysed_study.slug, "--out", str(out), stdout=StringIO())
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    recipe = re.search(r"```python\n(import pandas as pd\n.*?)```", readme, re.S).group(1)
+    namespace: dict = {}
+    import os
+
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        exec(recipe, namespace)
+    finally:
+        os.chdir(cwd)
+    table = namespace["stats"].accuracy_table(namespace["p"], missing="exclude")
+    exported = pd.read_csv(out / "accuracy.csv", comment="#")
+    mine = table.query("rater == 'Reader 1' and task == 'All'")["n"].item()
+    assert mine == 3 == exported.query("rater == 'Reader 1' and task == 'All'")["n"].item()

@@ -149,9 +149,10 @@ def test_pi_uploads_predictions_and_reads_analysis(study, pi, reader, settings):
     analysis = api(pi).get(f"/api/v1/studies/{study.slug}/analysis/").json()
     assert analysis["readers_not_started"] == []
     raters = {row["rater"] for row in analysis["accuracy"]}
-    assert "gpt" in raters and "reader" in raters
-    assert analysis["kappa"]["All tasks"]["raters"] == ["reader", "gpt"]
-    assert "missing answers count as wrong" in analysis["policy"]
+    assert raters == {"gpt", "Reader 1"}
+    assert analysis["kappa"]["All tasks"]["raters"] == ["Reader 1", "gpt"]
+    assert analysis["policy"]["missing"] == "wrong"
+    assert analysis["policy"]["kappa_scale"] == "answer"
 
 
 def test_prediction_upload_limits(study, pi, settings):
@@ -201,9 +202,9 @@ def test_analysis_policy_parameters_are_validated_like_the_page(study, pi, reade
     assert api(pi).get(url, {"scale": "letters"}).status_code == 400
     wrong = api(pi).get(url).json()
     left_out = api(pi).get(url, {"missing": "exclude", "ci": "clopper-pearson"}).json()
-    assert "missing answers count as wrong" in wrong["policy"]
-    assert "missing answers are excluded" in left_out["policy"]
-    assert "clopper-pearson" in left_out["policy"]
-    n = {r["task"]: r["n"] for r in wrong["accuracy"] if r["rater"] == "reader"}
-    m = {r["task"]: r["n"] for r in left_out["accuracy"] if r["rater"] == "reader"}
+    assert wrong["policy"]["missing"] == "wrong"
+    assert left_out["policy"]["missing"] == "exclude"
+    assert left_out["policy"]["ci_method"] == "clopper-pearson"
+    n = {r["task"]: r["n"] for r in wrong["accuracy"] if r["rater"] == "Reader 1"}
+    m = {r["task"]: r["n"] for r in left_out["accuracy"] if r["rater"] == "Reader 1"}
     assert n["All"] == 4 and m["All"] == 1

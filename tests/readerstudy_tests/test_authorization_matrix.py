@@ -13,6 +13,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from analysis.models import RaterLabel
 from analysis.services import predictions_import
 from annotation.models import Answer, ExpertReview
 from annotation.reviews import review_submit
@@ -170,6 +171,13 @@ def endpoints(study, item) -> list[Endpoint]:
             "analysis table", "get", reverse("analysis-table", args=[s, "responses", "csv"]), pis
         ),
         Endpoint("analysis zip", "get", reverse("analysis-zip", args=[s]), pis),
+        Endpoint(
+            "analysis names",
+            "post",
+            reverse("analysis-names", args=[s]),
+            pis,
+            {"name-reader:1": "Matrix"},
+        ),
         Endpoint("api cases", "get", f"/api/v1/studies/{s}/cases/", readers, api=True),
         Endpoint("api case", "get", f"/api/v1/studies/{s}/cases/1/", readers, api=True),
         Endpoint(
@@ -223,6 +231,7 @@ def state():
         sorted(ExpertReview.objects.values_list("expert__username", "item_id", "decision")),
         sorted(Membership.objects.values_list("user__username", "role")),
         AuditEvent.objects.filter(action__startswith="question.").count(),
+        sorted(RaterLabel.objects.values_list("rater", "label")),
     )
 
 
@@ -248,6 +257,7 @@ ENDPOINT_NAMES = [
     "analysis figure",
     "analysis table",
     "analysis zip",
+    "analysis names",
     "api cases",
     "api case",
     "api answer",

@@ -1,5 +1,6 @@
 """python manage.py export_analysis SLUG --out DIR [--missing wrong|exclude] [--scale ...]"""
 
+import json
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -7,11 +8,15 @@ from django.core.management.base import BaseCommand, CommandError
 from analysis.exports import write_analysis
 from analysis.pipeline import AnalysisSettings, analyse
 from analysis.selectors import study_responses
+from analysis.stats import AnalysisInputError
 from readerstudy.models import ReaderStudy
 
 
 class Command(BaseCommand):
-    help = "Write accuracy tables, kappa matrices and heatmaps, responses and a report.xlsx."
+    help = (
+        "Write every analysis table (CSV headed by the policy), the figures (PNG, SVG, PDF), "
+        "report.xlsx and policy.json."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("slug")
@@ -20,6 +25,9 @@ class Command(BaseCommand):
         parser.add_argument("--scale", choices=["answer", "correct"], default="answer")
         parser.add_argument("--kappa-range", choices=["-1,1", "0,1"], default="-1,1")
         parser.add_argument("--ci", choices=["wilson", "clopper-pearson"], default="wilson")
+        parser.add_argument("--alpha", type=float, default=0.05, help="1 - CI level")
+        parser.add_argument("--bootstrap", type=int, default=1000, help="replicates")
+        parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
         parser.add_argument(
             "--include-excluded",
             action="store_true",
@@ -37,10 +45,18 @@ class Command(BaseCommand):
             vrange=opts["kappa_range"],
             include_excluded=opts["include_excluded"],
             ci_method=opts["ci"],
+            alpha=opts["alpha"],
+            n_boot=opts["bootstrap"],
+            seed=opts["seed"],
         )
-        result = analyse(study_responses(study), settings)
+        if not 0 < settings.alpha < 1 or settings.n_boot < 1:
+            raise CommandError("--alpha must be between 0 and 1 and --bootstrap at least 1")
+        try:
+            result = analyse(study_responses(study), settings)
+        except AnalysisInputError as exc:
+            raise CommandError(str(exc)) from exc
         if result.accuracy.empty:
             raise CommandError("nothing to analyse: the study has no questions left")
         written = write_analysis(result, opts["out"])
         self.stdout.write(self.style.SUCCESS(f"Wrote {len(written)} files to {opts['out']}"))
-        self.stdout.write(f"Policy: {settings.describe()}")
+        self.stdout.write(f"Policy: {json.dumps(settings.policy())}")

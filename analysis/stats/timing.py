@@ -1,0 +1,99 @@
+"""Reading time: per rater and task (median, IQR), and accuracy against reading time.
+
+Uses the optional `time_ms` column (time the question was on screen, as recorded). A time of
+0 or none means "not recorded" and is left out; only answered questions have a time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from statsmodels.stats.proportion import proportion_confint
+
+from analysis.stats.frame import ALL, LETTERS, AnalysisInputError
+
+TIME_COLUMNS = ["rater", "task", "n", "median_s", "q1_s", "q3_s", "total_min"]
+BIN_COLUMNS = [
+    "rater",
+    "time_bin",
+    "n",
+    "min_s",
+    "median_s",
+    "max_s",
+    "correct",
+    "accuracy",
+    "ci_low",
+    "ci_high",
+]
+
+
+def _timed(df: pd.DataFrame, raters: list[str]) -> pd.DataFrame:
+    if "time_ms" not in df.columns:
+        raise AnalysisInputError("no column 'time_ms'")
+    timed = df[df["rater"].isin(raters)]
+    seconds = pd.to_numeric(timed["time_ms"], errors="coerce") / 1000.0
+    answered = timed["answer"].map(lambda v: str(v).strip().upper() in LETTERS)
+    keep = answered & (seconds > 0)
+    out = timed.loc[keep, ["rater", "task", "answer", "correct_answer"]].copy()
+    out["seconds"] = seconds[keep]
+    out["correct"] = out["answer"].astype(str).str.strip().str.upper() == out["correct_answer"]
+    return out
+
+
+def reading_time_table(df: pd.DataFrame, raters: list[str]) -> pd.DataFrame:
+    """Per rater and task (and "All"): n timed answers, median and IQR in seconds, total time."""
+    timed = _timed(df, raters)
+    rows = []
+    tasks = sorted(timed["task"].dropna().astype(str).unique())
+    for rater in raters:
+        mine = timed[timed["rater"] == rater]
+        for task in [*tasks, ALL]:
+            part = mine if task == ALL else mine[mine["task"] == task]
+            seconds = part["seconds"].to_numpy()
+            q1, median, q3 = (
+                np.quantile(seconds, [0.25, 0.5, 0.75]) if len(seconds) else (np.nan,) * 3
+            )
+            rows.append(
+                {
+                    "rater": rater,
+                    "task": task,
+                    "n": len(seconds),
+                    "median_s": median,
+                    "q1_s": q1,
+                    "q3_s": q3,
+                    "total_min": seconds.sum() / 60.0,
+                }
+            )
+    return pd.DataFrame(rows, columns=TIME_COLUMNS)
+
+
+def accuracy_by_time(
+    df: pd.DataFrame, raters: list[str], bins: int = 4, alpha: float = 0.05
+) -> pd.DataFrame:
+    """Per rater, their timed answers split into `bins` groups by their own reading time
+    (quartiles by default): accuracy with a Wilson CI in each. Does slower mean better?"""
+    timed = _timed(df, raters)
+    rows = []
+    for rater in raters:
+        mine = timed[timed["rater"] == rater].sort_values("seconds", kind="stable")
+        if mine.empty:
+            continue
+        groups = np.array_split(np.arange(len(mine)), min(bins, len(mine)))
+        for k, part in enumerate(mine.iloc[g] for g in groups):
+            n, correct = len(part), int(part["correct"].sum())
+            low, high = proportion_confint(correct, n, alpha=alpha, method="wilson")
+            rows.append(
+                {
+                    "rater": rater,
+                    "time_bin": k + 1,
+                    "n": n,
+                    "min_s": part["seconds"].min(),
+                    "median_s": part["seconds"].median(),
+                    "max_s": part["seconds"].max(),
+                    "correct": correct,
+                    "accuracy": correct / n,
+                    "ci_low": float(np.clip(low, 0, 1)),
+                    "ci_high": float(np.clip(high, 0, 1)),
+                }
+            )
+    return pd.DataFrame(rows, columns=BIN_COLUMNS)

@@ -1,0 +1,205 @@
+"""The analysis page, its figures and the export ZIP against a reader's case page.
+
+A study of 200 questions on 50 X-rays (4 per X-ray) with 3 readers and 8 AI models, in a
+fresh SQLite database; then, when PostgreSQL answers on 127.0.0.1:5432, the export ZIP with
+18 raters (10 readers, 8 models) there. Requests go through Django's test client (no server).
+
+Goals: the analysis page with its figures <= 5x a case page; the export ZIP <= 50x; the
+18-rater ZIP well within a 30 s worker timeout. "Cold" clears the cache first (the first
+visit after the data changed); "warm" is every later visit at the same data version.
+Run: .venv/bin/python benchmarks/analysis_page_bench.py [--skip-postgres]
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+PG_ADMIN = "postgres://postgres@127.0.0.1:5432/postgres"
+
+
+def timed(fn, repeat: int = 1) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def build(n_xrays: int, n_readers: int, n_models: int):
+    import random
+
+    from analysis.services import predictions_import
+    from annotation.services import answer_submit
+    from readerstudy.models import Role, Task
+    from tests.factories import (
+        CaseFactory,
+        ImageFactory,
+        MembershipFactory,
+        QuestionFactory,
+        ReaderStudyFactory,
+        StudyQuestionFactory,
+        UserFactory,
+    )
+
+    rng = random.Random(0)
+    tag = uuid.uuid4().hex[:6]
+    study = ReaderStudyFactory(slug=f"bench-{tag}")
+    tasks = list(Task)
+    position = 0
+    for x in range(n_xrays):
+        case = CaseFactory(dataset=study.dataset, study_id=f"{tag}-xray-{x}")
+        ImageFactory(case=case)
+        for k in range(4):
+            question = QuestionFactory(
+                dataset=study.dataset,
+                case=case,
+                source_id=f"{tag}-q{position}",
+                task=tasks[position % len(tasks)],
+                correct="ABCD"[rng.randrange(4)],
+                category=["Lung", "Heart", "Bone", "Pleura"][k],
+            )
+            StudyQuestionFactory(study=study, question=question, position=position)
+            position += 1
+    items = list(study.items.select_related("question").order_by("position"))
+    pi = UserFactory(username=f"pi-{tag}")
+    MembershipFactory(study=study, user=pi, role=Role.PI)
+    readers = []
+    for r in range(n_readers):
+        reader = UserFactory(username=f"reader{r}-{tag}")
+        MembershipFactory(study=study, user=reader, role=Role.READER)
+        readers.append(reader)
+        for item in items:
+            right = rng.random() < 0.7
+            choice = item.question.correct if right else "ABCD"[rng.randrange(4)]
+            answer_submit(reader=reader, item=item, choice=choice, time_ms=rng.randint(4000, 90000))
+    for m in range(n_models):
+        rows = []
+        for item in items:
+            right = rng.random() < 0.6 + 0.03 * m
+            letter = item.question.correct if right else "ABCD"[rng.randrange(4)]
+            rows.append(f"{item.question.source_id},{letter if rng.random() > 0.02 else 'none'}")
+        content = "question_id,prediction\n" + "\n".join(rows) + "\n"
+        predictions_import(dataset=study.dataset, model_name=f"model-{m}", content=content.encode())
+    return study, pi, readers
+
+
+def run(label: str, n_readers: int, n_models: int, *, page: bool) -> dict:
+    from django.core.cache import cache
+    from django.test import Client
+    from django.urls import reverse
+
+    t0 = time.perf_counter()
+    study, pi, readers = build(50, n_readers, n_models)
+    print(
+        f"[{label}] built 200 questions, {n_readers} readers, {n_models} models "
+        f"in {time.perf_counter() - t0:.1f} s"
+    )
+    out = {}
+    reader_client, pi_client = Client(HTTP_HOST="127.0.0.1"), Client(HTTP_HOST="127.0.0.1")
+    reader_client.force_login(readers[0])
+    pi_client.force_login(pi)
+    case_url = reverse("reader-case", args=[study.slug, 1])
+    assert reader_client.get(case_url).status_code == 200
+    out["case"] = timed(lambda: reader_client.get(case_url), repeat=15)
+    page_url = reverse("analysis", args=[study.slug])
+    zip_url = reverse("analysis-zip", args=[study.slug])
+
+    def page_with_figures():
+        html = pi_client.get(page_url).content.decode()
+        figures = re.findall(r'<img src="([^"]+)"', html)
+        assert figures, "no figures on the page"
+        for src in figures:
+            response = pi_client.get(src.replace("&amp;", "&"))
+            assert response.status_code == 200, src
+
+    def get_zip():
+        response = pi_client.get(zip_url)
+        assert response.status_code == 200
+
+    if page:
+        cache.clear()
+        out["page_cold"] = timed(page_with_figures)
+        out["page_warm"] = timed(page_with_figures, repeat=5)
+        out["zip_after_page"] = timed(get_zip)
+    cache.clear()
+    out["zip_cold"] = timed(get_zip)
+    out["zip_warm"] = timed(get_zip, repeat=5)
+    case = out["case"]
+    print(f"[{label}] case page {case * 1000:.0f} ms")
+    for key in ("page_cold", "page_warm", "zip_after_page", "zip_cold", "zip_warm"):
+        if key in out:
+            print(f"[{label}] {key:15s} {out[key]:7.2f} s = {out[key] / case:7.1f}x the case page")
+    return out
+
+
+def setup_django(database_url: str, media: Path) -> None:
+    os.environ["DATABASE_URL"] = database_url
+    os.environ.setdefault("DEBUG", "1")
+    os.environ["MEDIA_ROOT"] = str(media)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "readerstudy.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0, interactive=False)
+
+
+def postgres_available() -> bool:
+    try:
+        import psycopg
+
+        with psycopg.connect(PG_ADMIN, connect_timeout=3):
+            return True
+    except Exception:
+        return False
+
+
+def main() -> int:
+    skip_pg = "--skip-postgres" in sys.argv
+    if "--postgres-child" in sys.argv:  # 18 raters on PostgreSQL, in a fresh process
+        url = sys.argv[sys.argv.index("--postgres-child") + 1]
+        with tempfile.TemporaryDirectory() as media:
+            setup_django(url, Path(media))
+            result = run("PostgreSQL, 18 raters", 10, 8, page=False)
+        return 0 if result["zip_cold"] < 30 else 1
+    with tempfile.TemporaryDirectory() as tmp:
+        setup_django(f"sqlite:///{tmp}/bench.sqlite3", Path(tmp) / "media")
+        result = run("SQLite, 11 raters", 3, 8, page=True)
+    ok = (
+        result["page_warm"] <= 5 * result["case"]
+        and result["zip_after_page"] <= 50 * result["case"]
+    )
+    if not skip_pg and postgres_available():
+        import subprocess
+
+        import psycopg
+
+        name = f"rs_analysis_bench_{uuid.uuid4().hex[:6]}"
+        with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        try:
+            url = PG_ADMIN.rsplit("/", 1)[0] + "/" + name
+            child = subprocess.run([sys.executable, __file__, "--postgres-child", url])
+            ok = ok and child.returncode == 0
+        finally:
+            with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    else:
+        print("PostgreSQL not reachable (or --skip-postgres): 18-rater ZIP not measured")
+    print("goals met" if ok else "goals NOT met")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
