@@ -26,6 +26,7 @@ def pct0(value) -> str:
     return f"{float(value) * 100:.0f}%"
 
 
+@register.filter
 def num(value, digits: int = 2) -> str:
     """A number with `digits` decimals (a minus sign, not a hyphen); a dash when undefined."""
     if value is None or value != value:
