@@ -1,0 +1,36 @@
+"""A script whose session ended gets 401, not the sign-in page.
+
+`login_required` answers an anonymous request with a redirect to the sign-in page. A browser
+navigating follows it and shows the form, which is right; but fetch and htmx follow it too and
+hand the script a sign-in page where it expected a case or a save receipt, so the page can
+neither tell that the answer was not saved nor ask the reader to sign in. For those requests
+the redirect becomes a 401 the page can act on (ask to sign in, keep the answer, send it after).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import resolve_url
+
+from readerstudy.http import is_script
+
+SESSION_ENDED = "Your session has ended. Sign in again to continue; nothing you entered is lost."
+
+
+class SessionEndedMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if response.status_code in (301, 302, 303) and is_script(request):
+            login_path = urlsplit(resolve_url(settings.LOGIN_URL)).path
+            if urlsplit(response.get("Location", "")).path == login_path:
+                ended = JsonResponse({"error": SESSION_ENDED}, status=401)
+                ended["X-Login-Required"] = "1"
+                ended["Cache-Control"] = "no-store"
+                return ended
+        return response
