@@ -363,16 +363,16 @@
           store.dequeue(entry.id);
           refusedSave(entry, result.message);
         } else if (result.kind === "csrf" && csrfTries++ < 1) {
-          if (!(await refreshSession())) break;
+          const session = await refreshSession();
+          if (session === "signin") { trouble = { entry, message: "your session has ended: sign in to send it" }; break; }
+          if (session === "error") { trouble = { entry, message: "the server could not be reached" }; scheduleRetry(); break; }
         } else if (result.kind === "signin" || result.kind === "csrf") {
           trouble = { entry, message: "your session has ended: sign in to send it" };
           askSignIn();
           break;
         } else {
           trouble = { entry, message: result.message };
-          retryDelay = Math.min(RETRY_MAX_MS, retryDelay ? retryDelay * 2 : 1000);
-          retryAt = Date.now() + retryDelay;
-          retryTimer = setTimeout(pump, retryDelay);
+          scheduleRetry();
           break;
         }
       }
@@ -383,6 +383,13 @@
       markList();
       if (!store.outbox().length && sentSomething && $("[data-case-list]")) window.location.reload();
     }
+  }
+
+  function scheduleRetry() {
+    retryDelay = Math.min(RETRY_MAX_MS, retryDelay ? retryDelay * 2 : 1000);
+    retryAt = Date.now() + retryDelay;
+    clearTimeout(retryTimer);
+    retryTimer = setTimeout(pump, retryDelay);
   }
 
   function saved(entry, data) {
@@ -493,17 +500,17 @@
     try { document.body.setAttribute("hx-headers", JSON.stringify({ "X-CSRFToken": token })); } catch (_) { /* fine */ }
   }
 
-  /** A fresh CSRF token for the signed-in reader; false when a sign-in is needed first. */
+  /** A fresh CSRF token for the signed-in reader: "ok", "signin" (asked for) or "error". */
   async function refreshSession() {
     try {
       const r = await fetch(sessionUrl(), { headers: { Accept: "application/json" }, credentials: "same-origin", cache: "no-store" });
-      if (r.status === 401) { askSignIn(); return false; }
-      const data = await r.json();
-      if (String(data.reader) !== String(readerId())) { askSignIn(); return false; }
+      const data = r.ok ? await r.json() : null;
+      if (r.status === 401 || (data && String(data.reader) !== String(readerId()))) { askSignIn(); return "signin"; }
+      if (!data) return "error";
       setCsrf(data.csrf);
-      return true;
+      return "ok";
     } catch (_) {
-      return false;
+      return "error";
     }
   }
 
@@ -548,7 +555,12 @@
         $('input[name="password"]', f).value = "";
         pump();
         const ws = workspace();
-        if (ws) prefetchNext(ws);
+        if (ws) {
+          // Images asked for while signed out were refused: load the case's images again.
+          if (window.ReaderViewer) window.ReaderViewer.init(ws);
+          prefetched = null;
+          prefetchNext(ws);
+        }
         return;
       }
       const answer = new DOMParser().parseFromString(await r.text(), "text/html");
@@ -579,13 +591,18 @@
       badge.title = waiting.has(n) ? "Submitted in this browser, not yet acknowledged by the server" : "Chosen but not submitted: open the case and press Enter";
     }
     const finish = $("[data-final-submit]");
-    if (finish) {
-      finish.disabled = waiting.size > 0;
-      const note = $("[data-final-note]");
-      if (note) {
-        note.hidden = waiting.size === 0;
+    const note = $("[data-final-note]");
+    if (finish) finish.disabled = waiting.size > 0;
+    if (note) {
+      const drafted = Array.from(drafts).filter((n) => !waiting.has(n)).sort((a, b) => a - b);
+      if (waiting.size) {
         note.textContent = `${waiting.size} answer${waiting.size === 1 ? " is" : "s are"} still being sent; the final submit waits for ${waiting.size === 1 ? "it" : "them"}.`;
+      } else if (drafted.length) {
+        note.textContent = `Case${drafted.length === 1 ? "" : "s"} ${drafted.join(", ")} ${drafted.length === 1 ? "has a draft" : "have drafts"} you have not submitted: a draft does not count as an answer.`;
+      } else {
+        note.textContent = "";
       }
+      note.hidden = !note.textContent;
     }
   }
 
@@ -615,6 +632,9 @@
     const note = document.getElementById("keys-paused");
     if (!note) return;
     (document.fullscreenElement || mainArea() || document.body).appendChild(note);
+    note.replaceChildren(document.fullscreenElement && !panelHidden()
+      ? "Answer keys are paused: full screen hides the question. Press Esc to leave full screen, or use f to show the question beside the image."
+      : "Answer keys are paused while the question is hidden. Press q to show it.");
     note.hidden = false;
     clearTimeout(pausedTimer);
     pausedTimer = setTimeout(() => { note.hidden = true; }, 4000);
