@@ -231,7 +231,7 @@ def test_enter_shows_the_next_case_before_the_save_returns(page, live_server, re
 
 
 def test_back_shows_the_saved_answer_and_the_real_progress(page, live_server, reading):
-    study, reader = reading
+    study, _ = reading
     open_case(page, live_server, study, 1)
     page.keyboard.press("b")
     page.keyboard.press("Enter")
