@@ -53,7 +53,7 @@ def main() -> None:
     OUT.mkdir(exist_ok=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-        shoot(browser, base, password, "reader1", [("/s/demo/read/", "reader-case")])
+        shoot(browser, base, password, "reader1", [("/s/demo/read/1/", "reader-case")])
         shoot(browser, base, password, "expert1", [("/s/demo/expert/", "expert-queue")])
         expert_first_question(browser, base, password)
         shoot(

@@ -345,3 +345,13 @@ def sign_in_without_js(page, live_server) -> None:
     page.fill("input[name=password]", PASSWORD)
     page.click("button[type=submit]")
     page.wait_for_url(f"{live_server.url}/")
+
+
+def test_error_page_is_dark_and_leads_back(page, live_server, reading, artifacts):
+    page.goto(live_server.url + "/s/no-such-study/read/1/")
+    page.screenshot(path=str(artifacts / "error-404.png"))
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert background == "rgb(14, 17, 22)"  # the reading room's dark background
+    assert "Not found" in page.inner_text("h1")
+    page.click("text=Your studies")
+    page.wait_for_url(f"{live_server.url}/")
