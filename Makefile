@@ -6,7 +6,8 @@ STAMP := $(VENV)/.installed
 PORT ?= 8000
 DEMO_ENV := DEBUG=1
 
-.PHONY: demo test test-fast lint format bench bench-load bench-reader serve migrate clean
+
+.PHONY: demo demo-pacs test test-fast lint format bench bench-load bench-viewer bench-reader serve migrate clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found; run: make PYTHON=python3 ..."; exit 1; }
@@ -25,6 +26,23 @@ demo: $(STAMP)
 	@echo "Serving on http://127.0.0.1:$(PORT)/  (Ctrl-C to stop)"
 	$(DEMO_ENV) $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
+# The demo with its images in a local PACS: Debian's Orthanc (apt-get install orthanc
+# orthanc-dicomweb) on 127.0.0.1:$(PACS_PORT), loaded with the demo radiographs by STOW-RS; the
+# demo file is imported through DICOMweb into "ReXVQA demo (PACS)" (study "demo-pacs").
+# Orthanc stops when the server does.
+PACS_PORT ?= 8043
+DEMO_PACS_URL := http://127.0.0.1:$(PACS_PORT)/dicom-web
+demo-pacs: $(STAMP)
+	$(DEMO_ENV) $(BIN)/python manage.py migrate --noinput -v0
+	$(DEMO_ENV) $(BIN)/python manage.py demo_pacs start --port $(PACS_PORT)
+	$(DEMO_ENV) DEMO_PACS_PASSWORD=demo-pacs-password $(BIN)/python manage.py seed_demo \
+		$(if $(DEMO_PASSWORD),--password $(DEMO_PASSWORD)) --dicomweb $(DEMO_PACS_URL) \
+		--dicomweb-user demo --dicomweb-password-env DEMO_PACS_PASSWORD \
+		|| { $(DEMO_ENV) $(BIN)/python manage.py demo_pacs stop; exit 1; }
+	@echo "Serving on http://127.0.0.1:$(PORT)/  (study demo-pacs; Ctrl-C stops it and the PACS)"
+	trap '$(DEMO_ENV) $(BIN)/python manage.py demo_pacs stop' EXIT INT TERM; \
+		$(DEMO_ENV) $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
+
 test: $(STAMP)
 	$(BIN)/pytest -q
 
@@ -41,6 +59,10 @@ format: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/import_bench.py
 	$(BIN)/python benchmarks/analysis_bench.py
+
+# Headless Debian Chromium; about 2 minutes.
+bench-viewer: $(STAMP)
+	$(BIN)/python benchmarks/viewer_bench.py
 
 # Needs PostgreSQL on 127.0.0.1:5432 (user postgres, trust auth); about 5 minutes.
 bench-load: $(STAMP)

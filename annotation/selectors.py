@@ -4,6 +4,7 @@ that simply has no field for the correct answer, explanation, report or anyone e
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from django.urls import reverse
@@ -20,6 +21,14 @@ class ReaderImage:
     label: str
     width: int
     height: int
+    # Full depth (sources deeper than 8 bits); the viewer windows these in stored units.
+    depth_url: str = ""
+    value_offset: float = 0.0
+    value_scale: float = 1.0
+    value_min: float = 0.0
+    value_max: float = 255.0
+    monochrome1: bool = False
+    presets_json: str = "{}"  # {name: [center, width]} in stored units, from the server
 
 
 @dataclass(frozen=True)
@@ -158,12 +167,24 @@ def advance_after(order: list[int], answered: set[int], number: int) -> Advance:
 
 
 def _reader_image(img: Image) -> ReaderImage:
+    common = {
+        "url": image_url(img.display),
+        "thumbnail_url": image_url(img.thumbnail) if img.thumbnail else "",
+        "label": img.view_label,
+        "width": img.width or 0,
+        "height": img.height or 0,
+    }
+    if not img.depth:
+        return ReaderImage(**common)
     return ReaderImage(
-        url=image_url(img.display),
-        thumbnail_url=image_url(img.thumbnail) if img.thumbnail else "",
-        label=img.view_label,
-        width=img.width or 0,
-        height=img.height or 0,
+        **common,
+        depth_url=image_url(img.depth),
+        value_offset=img.value_offset or 0.0,
+        value_scale=img.value_scale or 1.0,
+        value_min=img.value_min if img.value_min is not None else 0.0,
+        value_max=img.value_max if img.value_max is not None else 65535.0,
+        monochrome1=img.monochrome1,
+        presets_json=json.dumps(img.window_presets or {}),
     )
 
 
@@ -237,7 +258,9 @@ def reader_case(
             .values_list("question__case_id", flat=True)
             .first()
         )
-        preload = [img.url for img in case_images(next_case_id)]
+        preload = [
+            url for img in case_images(next_case_id) for url in (img.url, img.depth_url) if url
+        ]
     return _build_case(
         study,
         item,

@@ -216,7 +216,7 @@ def done(request: HttpRequest, slug: str) -> HttpResponse:
 def media_image(request: HttpRequest, path: str) -> FileResponse:
     """Display images, named by content hash: safe to cache for a year."""
     parts = Path(path).parts
-    if len(parts) != 3 or parts[0] not in {"display", "thumbs"} or ".." in parts:
+    if len(parts) != 3 or parts[0] not in {"display", "thumbs", "depth"} or ".." in parts:
         raise Http404()
     root = Path(settings.MEDIA_ROOT).resolve()
     file = (root / path).resolve()

@@ -34,6 +34,22 @@ def shoot(browser, base: str, password: str, username: str, shots: list[tuple[st
     context.close()
 
 
+def reader_case(browser, base: str, password: str) -> None:
+    """The first case with the "auto" window preset (Shift+5) of the full-depth viewer."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    sign_in(page, base, "reader1", password)
+    page.goto(f"{base}/s/demo/read/1/")  # past the instructions shown before case 1
+    page.wait_for_function(
+        "() => { const viewer = window.ReaderViewer.current;"
+        " return viewer && viewer.views.every((v) => v.loaded); }"
+    )
+    page.keyboard.press("Shift+5")
+    page.wait_for_timeout(400)
+    page.screenshot(path=OUT / "reader-case.png")
+    context.close()
+
+
 def expert_first_question(browser, base: str, password: str) -> None:
     """The top of the queue: the question readers complained about most."""
     context = browser.new_context(viewport={"width": 1440, "height": 900})
@@ -53,7 +69,7 @@ def main() -> None:
     OUT.mkdir(exist_ok=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-        shoot(browser, base, password, "reader1", [("/s/demo/read/1/", "reader-case")])
+        reader_case(browser, base, password)
         shoot(browser, base, password, "expert1", [("/s/demo/expert/", "expert-queue")])
         expert_first_question(browser, base, password)
         shoot(

@@ -29,6 +29,7 @@ class ImageInline(admin.TabularInline):
         "height",
         "bits_stored",
         "source_path",
+        "source_uri",
     ]
     readonly_fields = fields
 
@@ -53,7 +54,7 @@ class ImageAdmin(admin.ModelAdmin):
         "bits_stored",
     ]
     list_filter = ["view_position", "modality", "bits_stored"]
-    search_fields = ["case__study_id", "source_path"]
+    search_fields = ["case__study_id", "source_path", "source_uri"]
     list_select_related = ["case"]
 
 

@@ -368,3 +368,37 @@ def _record(study_id, uid, rel, indication, age, sex, q, view, findings, impress
         "ImageModality": ["CR"],
         "ImageViewPosition": [view],
     }
+
+
+PACS_DATASET_NAME = "ReXVQA demo (PACS)"
+PACS_STUDY_SLUG = "demo-pacs"
+
+
+def pacs_instances(json_path: Path) -> list:
+    """The demo radiographs as DICOM instances carrying the UIDs that the demo file's ImagePaths
+    name, to load into a PACS (`make demo-pacs`); the 16-bit PNG case is stored as DICOM."""
+    import pydicom
+    from pydicom.data import get_testdata_file
+
+    from readerstudy.dicomweb import parse_resource
+
+    sources = {
+        "chest": Path(get_testdata_file("RG1_UNCR.dcm")),
+        "extremity": Path(get_testdata_file("RG3_UNCR.dcm")),
+    }
+    instances = {}
+    for record in json.loads(Path(json_path).read_text()).values():
+        ref = parse_resource(record["ImagePath"][0])
+        if ref is None or ref.sop in instances:
+            continue
+        kind = "extremity" if record["study_id"] == "demo-mismatch" else "chest"
+        ds = pydicom.dcmread(sources[kind])
+        ds.StudyInstanceUID, ds.SeriesInstanceUID, ds.SOPInstanceUID = (
+            ref.study,
+            ref.series,
+            ref.sop,
+        )
+        ds.file_meta.MediaStorageSOPInstanceUID = ref.sop
+        ds.PatientID = record["PatientID"]
+        instances[ref.sop] = ds
+    return list(instances.values())

@@ -1,4 +1,5 @@
 from django import forms
+from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from readerstudy.models import Dataset, ReaderStudy, Role
@@ -21,8 +22,34 @@ class MembershipForm(forms.Form):
             raise forms.ValidationError(f"No user named {name!r}.") from exc
 
 
+def image_source_choices() -> list[tuple[str, str]]:
+    """Where an uploaded question bank's images may come from: only what the server configures."""
+    choices = []
+    if settings.IMPORT_IMAGES_ROOT:
+        choices.append(("folder", f"Files under {settings.IMPORT_IMAGES_ROOT} on the server"))
+    if settings.DICOMWEB_URL:
+        choices.append(("dicomweb", f"The PACS at {settings.DICOMWEB_URL} (DICOMweb)"))
+    return choices
+
+
 class StudyCreateForm(forms.Form):
-    dataset = forms.ModelChoiceField(queryset=Dataset.objects.all())
+    dataset = forms.ModelChoiceField(
+        queryset=Dataset.objects.all(),
+        required=False,
+        help_text="Sample from this dataset; or upload a question bank below.",
+    )
+    questions_file = forms.FileField(
+        required=False,
+        label="Question bank (.csv or .xlsx)",
+        help_text="Imported first, all or nothing, then sampled. Columns as in the template.",
+    )
+    dataset_name = forms.CharField(
+        required=False,
+        max_length=200,
+        label="Import into the dataset named",
+        help_text="A new name; empty: the dataset chosen above.",
+    )
+    image_source = forms.ChoiceField(required=False, label="Images of the uploaded questions")
     slug = forms.SlugField(max_length=100, help_text="Short name used in URLs, e.g. pilot-2026.")
     title = forms.CharField(max_length=300)
     sample = forms.IntegerField(min_value=1, label="Number of questions")
@@ -37,6 +64,43 @@ class StudyCreateForm(forms.Form):
     show_indication = forms.BooleanField(required=False, initial=True)
     lock_on_finish = forms.BooleanField(required=False, initial=True)
     instructions = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["image_source"].choices = image_source_choices()
+
+    def clean_questions_file(self):
+        upload = self.cleaned_data.get("questions_file")
+        if upload is None:
+            return None
+        if not upload.name.lower().endswith((".csv", ".xlsx")):
+            raise forms.ValidationError("Upload a .csv or .xlsx file (see the template).")
+        if upload.size > settings.QUESTION_BANK_MAX_BYTES:
+            raise forms.ValidationError(
+                f"The file is larger than {settings.QUESTION_BANK_MAX_BYTES} bytes."
+            )
+        return upload
+
+    def clean(self):
+        data = super().clean()
+        upload, dataset = data.get("questions_file"), data.get("dataset")
+        if upload is None:
+            if dataset is None and "dataset" not in self.errors:
+                self.add_error("dataset", "Choose a dataset, or upload a question bank.")
+            return data
+        name = (data.get("dataset_name") or "").strip() or (dataset.name if dataset else "")
+        if not name:
+            self.add_error("dataset_name", "Name the dataset the uploaded questions go into.")
+        data["dataset_name"] = name
+        if not self.fields["image_source"].choices:
+            self.add_error(
+                "questions_file",
+                "This server has no image source for uploads (IMPORT_IMAGES_ROOT or "
+                "DICOMWEB_URL); ask the administrator, or use manage.py import_questions.",
+            )
+        elif not data.get("image_source"):
+            self.add_error("image_source", "Choose where the images of the questions are.")
+        return data
 
     def clean_slug(self):
         slug = self.cleaned_data["slug"]

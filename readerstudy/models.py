@@ -76,11 +76,34 @@ class Image(models.Model):
     view_position = models.CharField(max_length=32, blank=True)
     modality = models.CharField(max_length=16, blank=True)
     source_path = models.CharField(max_length=1000, help_text="Resolved absolute path.")
+    source_uri = models.CharField(
+        max_length=1000,
+        blank=True,
+        help_text="Where a fetched image came from (DICOMweb URL and UIDs); blank for files.",
+    )
     display = models.CharField(max_length=300, blank=True, help_text="Path under MEDIA_ROOT.")
     thumbnail = models.CharField(max_length=300, blank=True, help_text="Path under MEDIA_ROOT.")
     width = models.PositiveIntegerField(null=True, blank=True)
     height = models.PositiveIntegerField(null=True, blank=True)
     bits_stored = models.PositiveSmallIntegerField(null=True, blank=True)
+    # Full depth, for sources deeper than 8 bits: the modality-LUT output as 16-bit codes in an
+    # 8-bit RGB PNG (R = high byte, G = low byte); stored value = offset + scale * code.
+    depth = models.CharField(
+        max_length=300, blank=True, help_text="Full-depth PNG under MEDIA_ROOT (R=high, G=low)."
+    )
+    value_offset = models.FloatField(null=True, blank=True)
+    value_scale = models.FloatField(null=True, blank=True)
+    value_min = models.FloatField(null=True, blank=True, help_text="Lowest stored value.")
+    value_max = models.FloatField(null=True, blank=True, help_text="Highest stored value.")
+    monochrome1 = models.BooleanField(
+        default=False, help_text="High values are dark: the viewer inverts the full-depth data."
+    )
+    dicom_windows = models.JSONField(
+        default=list, blank=True, help_text="The header's windows: [[center, width, name], ...]."
+    )
+    window_presets = models.JSONField(
+        default=dict, blank=True, help_text="Viewer presets in stored units: {name: [c, w]}."
+    )
 
     class Meta:
         ordering = ["case", "position"]

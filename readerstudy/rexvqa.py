@@ -1,54 +1,115 @@
-"""Parse and validate ReXVQA question files without touching the database.
+"""Validate question records without touching the database: the one validation core.
+
+Two readers feed it raw records in the ReXVQA shape: the ReXVQA JSON file (`load_json`) and
+the spreadsheet question bank (`readerstudy.question_bank`). Images come from an image source:
+a folder (`FolderSource`, here) or a DICOMweb server (`readerstudy.dicomweb`).
 
 The released files vary: list fields are sometimes stored as strings, ages come as "058Y",
 "58Y" or "58", option prefixes as "A." or "A)". We accept those variants and reject anything
-that would make a reader study wrong, naming the question id and the field, so a PI can fix
-the file and import again with nothing half-written.
+that would make a reader study wrong, naming the question id (and the spreadsheet row) and the
+field, so a PI can fix the file and import again with nothing half-written.
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import math
 import os
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+from readerstudy.imaging import DEFAULT_MAX_PIXELS, ImagingError, check_source
 from readerstudy.models import Task
 from readerstudy.vocabulary import LETTERS
 
-REQUIRED_FIELDS = ("question", "options", "correct_answer", "task_name", "study_id", "ImagePath")
+REQUIRED_FIELDS = ("question", "options", "correct_answer", "task_name", "study_id")
 _OPTION_PREFIX = re.compile(r"^\s*\(?([A-Da-d])\s*[.):\]]\s*")
 _ANSWER = re.compile(r"^\s*\(?([A-Da-d])\s*[.):\]]?\s*$")
 _AGE = re.compile(r"^\s*0*(\d{1,3})\s*([YyMmWwDd])?\s*$")
 _TASKS_BY_NAME = {label.casefold(): value for value, label in Task.choices}
 _TASKS_BY_NAME.update({value: value for value in Task.values})
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 class RexvqaError(ValueError):
     """A problem with one field of one question (or with the file as a whole)."""
 
-    def __init__(self, message: str, *, question_id: str | None = None, field: str | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        question_id: str | None = None,
+        field: str | None = None,
+        item: int | None = None,
+        row: int | None = None,
+        column: str | None = None,
+    ):
+        self.detail = message
         self.question_id = question_id
         self.field = field
+        self.item = item  # which element of a list field (e.g. option C is item 2)
+        self.row = row
+        self.column = column
         where = ""
-        if question_id is not None:
+        if row is not None:
+            where = f"row {row}"
+            if question_id:
+                where += f" (question {question_id!r})"
+            if column:
+                where += f", column {column!r}"
+            where += ": "
+        elif question_id is not None:
             where = f"question {question_id!r}"
             if field:
                 where += f", field {field!r}"
             where += ": "
         super().__init__(where + message)
 
+    def at_row(self, row: int, columns: Mapping[str, Any]) -> RexvqaError:
+        """The same error, located in a spreadsheet: row number and the column's own name."""
+        column = columns.get(self.field) if self.field else None
+        if isinstance(column, tuple):  # a list field spread over columns (option_a..option_d)
+            column = column[self.item] if self.item is not None else "/".join(column)
+        return RexvqaError(
+            self.detail,
+            question_id=self.question_id,
+            field=self.field,
+            item=self.item,
+            row=row,
+            column=column or self.field,
+        )
+
 
 @dataclass(frozen=True)
 class ParsedImage:
-    source_path: str
+    source_path: str  # a local file: under the images root, or the DICOMweb cache
     view_position: str
     modality: str
+    source_uri: str = ""  # where a fetched image came from (DICOMweb), for provenance
+
+
+@dataclass(frozen=True)
+class RawRecord:
+    """One question as a reader found it, in the ReXVQA shape, and where it was in the file."""
+
+    qid: Any
+    data: Any
+    row: int | None = None  # spreadsheet row (1 = header), None for JSON
+    columns: Mapping[str, Any] = field(default_factory=dict)  # ReXVQA key -> column name(s)
+
+
+class ImageSource(Protocol):
+    """Turns the image references of a record into checked local files."""
+
+    # False when the source can list a study's images from StudyInstanceUid alone.
+    paths_required: bool
+
+    def image(self, raw: Any, qid: str) -> ParsedImage: ...
+
+    def study_images(self, study_uid: str, qid: str) -> list[ParsedImage]: ...
 
 
 @dataclass(frozen=True)
@@ -99,9 +160,25 @@ def load_json(path: Path) -> dict[str, Any]:
     return data
 
 
+def refuse_non_finite(record: dict[str, Any], qid: str) -> None:
+    """NaN, Infinity and 1e999 (which Python's json accepts) are refused wherever they occur."""
+    for key, value in record.items():
+        stack = [value]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, float) and not math.isfinite(item):
+                raise RexvqaError(
+                    f"{item!r} is not a finite number", question_id=qid, field=str(key)
+                )
+            if isinstance(item, list | tuple):
+                stack.extend(item)
+            elif isinstance(item, dict):
+                stack.extend(item.values())
+
+
 def _text(record: dict[str, Any], key: str, qid: str, *, required: bool = False) -> str:
     value = record.get(key)
-    if value is None or (isinstance(value, float) and value != value):  # NaN from pandas dumps
+    if value is None:
         value = ""
     if isinstance(value, list | tuple) and len(value) == 1:
         value = value[0]
@@ -144,9 +221,13 @@ def parse_options(value: Any, qid: str) -> tuple[str, str, str, str]:
         )
     texts: list[str] = []
     for expected, item in zip(LETTERS, items, strict=True):
+        index = LETTERS.index(expected)
         if not isinstance(item, str) or not item.strip():
             raise RexvqaError(
-                f"option {expected} is missing or not text", question_id=qid, field="options"
+                f"option {expected} is missing or not text",
+                question_id=qid,
+                field="options",
+                item=index,
             )
         match = _OPTION_PREFIX.match(item)
         if match:
@@ -155,10 +236,13 @@ def parse_options(value: Any, qid: str) -> tuple[str, str, str, str]:
                     f"option {expected} is labelled {match.group(1)!r}",
                     question_id=qid,
                     field="options",
+                    item=index,
                 )
             item = item[match.end() :]
         if not item.strip():
-            raise RexvqaError(f"option {expected} is empty", question_id=qid, field="options")
+            raise RexvqaError(
+                f"option {expected} is empty", question_id=qid, field="options", item=index
+            )
         texts.append(item.strip())
     return texts[0], texts[1], texts[2], texts[3]
 
@@ -183,15 +267,29 @@ def parse_task(value: Any, qid: str) -> str:
     return task
 
 
+def _non_finite_text(text: str) -> bool:
+    """'Infinity', 'NaN', '1e999' written as text (spreadsheet cells are read as text)."""
+    try:
+        return not math.isfinite(float(text))
+    except (ValueError, OverflowError):
+        return False
+
+
 def parse_age(value: Any, qid: str) -> int | None:
     """DICOM age strings (nnnY/M/W/D) or plain numbers, as whole years."""
-    if value is None or value == "" or (isinstance(value, float) and value != value):
+    if value is None or value == "":
         return None
+    if isinstance(value, float) and not math.isfinite(value):
+        raise RexvqaError(f"{value!r} is not a finite number", question_id=qid, field="PatientAge")
     if isinstance(value, int | float) and not isinstance(value, bool):
         years = int(value)
     else:
         match = _AGE.match(str(value))
         if not match:
+            if _non_finite_text(str(value)):
+                raise RexvqaError(
+                    f"{value!r} is not a finite number", question_id=qid, field="PatientAge"
+                )
             raise RexvqaError(f"cannot read age {value!r}", question_id=qid, field="PatientAge")
         number, unit = int(match.group(1)), (match.group(2) or "Y").upper()
         years = {"Y": number, "M": number // 12, "W": number // 52, "D": number // 365}[unit]
@@ -229,43 +327,65 @@ def resolve_image_path(raw: Any, images_root: Path, qid: str) -> str:
     return resolved
 
 
-def check_image_file(path: str, qid: str) -> None:
-    """The file must exist and be a PNG or a DICOM by its content, not its name."""
+def check_image_file(path: str, qid: str, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> None:
+    """The file must be a regular file, a PNG or a DICOM by content (not by name), within the
+    pixel cap, and decodable with the installed codecs: checked from its header now, so that
+    create_study never discovers a bad image later."""
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(132)
-    except FileNotFoundError as exc:
-        raise RexvqaError(f"image not found: {path}", question_id=qid, field="ImagePath") from exc
-    except IsADirectoryError as exc:
-        raise RexvqaError(f"not a file: {path}", question_id=qid, field="ImagePath") from exc
-    if not (head.startswith(PNG_SIGNATURE) or head[128:132] == b"DICM"):
-        raise RexvqaError(
-            f"{path} is neither a PNG nor a DICOM file", question_id=qid, field="ImagePath"
-        )
+        check_source(Path(path), max_pixels=max_pixels)
+    except ImagingError as exc:
+        raise RexvqaError(str(exc), question_id=qid, field="ImagePath") from exc
 
 
-def parse_case(
-    record: dict[str, Any], qid: str, images_root: Path, checked: set[str]
-) -> ParsedCase:
-    paths = as_list(record.get("ImagePath"), qid, "ImagePath")
-    if not paths:
+class FolderSource:
+    """Images are files under a folder (ReXVQA's deid_png/ layout, or any relative paths)."""
+
+    paths_required = True
+
+    def __init__(self, images_root: Path, *, max_pixels: int = DEFAULT_MAX_PIXELS):
+        self.images_root = Path(images_root)
+        self.max_pixels = max_pixels
+        self._checked: set[str] = set()
+
+    def image(self, raw: Any, qid: str) -> ParsedImage:
+        resolved = resolve_image_path(raw, self.images_root, qid)
+        if resolved not in self._checked:
+            check_image_file(resolved, qid, max_pixels=self.max_pixels)
+            self._checked.add(resolved)
+        return ParsedImage(resolved, "", "")
+
+    def study_images(self, study_uid: str, qid: str) -> list[ParsedImage]:
         raise RexvqaError("missing or empty", question_id=qid, field="ImagePath")
+
+
+def _at(values: list[Any], index: int) -> str:
+    return str(values[index]).strip() if index < len(values) and values[index] else ""
+
+
+def parse_case(record: dict[str, Any], qid: str, source: ImageSource) -> ParsedCase:
+    paths = as_list(record.get("ImagePath"), qid, "ImagePath")
     views = as_list(record.get("ImageViewPosition"), qid, "ImageViewPosition")
     modalities = as_list(record.get("ImageModality"), qid, "ImageModality")
+    study_uid = _text(record, "StudyInstanceUid", qid)
+    if paths:
+        found = [source.image(raw, qid) for raw in paths]
+    elif study_uid and not source.paths_required:
+        found = source.study_images(study_uid, qid)
+    else:
+        raise RexvqaError("missing or empty", question_id=qid, field="ImagePath")
     images = []
-    for index, raw in enumerate(paths):
-        resolved = resolve_image_path(raw, images_root, qid)
-        if resolved not in checked:
-            check_image_file(resolved, qid)
-            checked.add(resolved)
-        view = str(views[index]).strip() if index < len(views) and views[index] else ""
-        modality = (
-            str(modalities[index]).strip() if index < len(modalities) and modalities[index] else ""
+    for index, image in enumerate(found):
+        # The file's own values (read from a DICOM header) are used where the record is silent.
+        view = _at(views, index) or image.view_position
+        modality = _at(modalities, index) or image.modality
+        images.append(
+            ParsedImage(
+                image.source_path, view.upper()[:32], modality.upper()[:16], image.source_uri
+            )
         )
-        images.append(ParsedImage(resolved, view.upper()[:32], modality.upper()[:16]))
     return ParsedCase(
         study_id=_text(record, "study_id", qid, required=True),
-        study_instance_uid=_text(record, "StudyInstanceUid", qid),
+        study_instance_uid=study_uid,
         patient_id=_text(record, "PatientID", qid),
         patient_age=parse_age(record.get("PatientAge"), qid),
         patient_sex=parse_sex(record.get("PatientSex")),
@@ -277,13 +397,22 @@ def parse_case(
     )
 
 
-def parse_record(qid: str, record: Any) -> ParsedQuestion:
+def _empty(value: Any) -> bool:
+    return value is None or (isinstance(value, str | list | tuple | dict) and not value)
+
+
+def parse_record(qid: str, record: Any, *, paths_required: bool = True) -> ParsedQuestion:
     if not isinstance(record, dict):
         raise RexvqaError(f"expected an object, got {type(record).__name__}", question_id=qid)
+    refuse_non_finite(record, qid)
     for key in REQUIRED_FIELDS:
-        value = record.get(key)
-        if value is None or (isinstance(value, str | list | tuple | dict) and not value):
+        if _empty(record.get(key)):
             raise RexvqaError("missing or empty", question_id=qid, field=key)
+    # Every question names its images; a DICOMweb source may list them from the study UID.
+    if _empty(record.get("ImagePath")) and (
+        paths_required or _empty(record.get("StudyInstanceUid"))
+    ):
+        raise RexvqaError("missing or empty", question_id=qid, field="ImagePath")
     return ParsedQuestion(
         source_id=qid,
         text=_text(record, "question", qid, required=True),
@@ -298,19 +427,33 @@ def parse_record(qid: str, record: Any) -> ParsedQuestion:
     )
 
 
+def json_records(data: dict[str, Any]) -> list[RawRecord]:
+    """The records of a ReXVQA JSON object (question id -> record)."""
+    return [RawRecord(qid, record) for qid, record in data.items()]
+
+
 def iter_parse(
-    data: dict[str, Any], images_root: Path
+    data: dict[str, Any] | Iterable[RawRecord], images: Path | ImageSource
 ) -> Iterator[tuple[ParsedQuestion, ParsedCase | None]]:
     """Yield each question with its case (None when the case was already seen in this file)."""
+    source = FolderSource(images) if isinstance(images, str | Path) else images
+    records = json_records(data) if isinstance(data, dict) else data
     seen_cases: set[str] = set()
-    checked_paths: set[str] = set()
-    for raw_qid, record in data.items():
-        qid = str(raw_qid).strip()
-        if not qid or len(qid) > 200:
-            raise RexvqaError(f"question id {raw_qid!r} is empty or longer than 200 characters")
-        question = parse_record(qid, record)
-        case = None
-        if question.study_id not in seen_cases:
-            case = parse_case(record, qid, images_root, checked_paths)
-            seen_cases.add(question.study_id)
+    for raw in records:
+        try:
+            qid = str(raw.qid).strip()
+            if not qid or len(qid) > 200:
+                raise RexvqaError(
+                    f"question id {raw.qid!r} is empty or longer than 200 characters",
+                    field="id",
+                )
+            question = parse_record(qid, raw.data, paths_required=source.paths_required)
+            case = None
+            if question.study_id not in seen_cases:
+                case = parse_case(raw.data, qid, source)
+                seen_cases.add(question.study_id)
+        except RexvqaError as exc:
+            if raw.row is None:
+                raise
+            raise exc.at_row(raw.row, raw.columns) from exc
         yield question, case

@@ -155,6 +155,26 @@ MEDIA_ROOT = Path(env_str("MEDIA_ROOT") or BASE_DIR / "media").resolve()
 # Derived display images: longest side in pixels, thumbnail longest side.
 DISPLAY_MAX_SIZE = env_int("DISPLAY_MAX_SIZE", 2048, minimum=256)
 THUMBNAIL_MAX_SIZE = env_int("THUMBNAIL_MAX_SIZE", 256, minimum=32)
+# Largest source image accepted (width x height x frames), checked at import from the header:
+# a small compressed file can decode to gigabytes. Also Pillow's decompression-bomb limit.
+MAX_IMAGE_PIXELS = env_int("MAX_IMAGE_PIXELS", 100_000_000, minimum=1)
+# Images from a DICOMweb server (PACS). The command line names the server per import
+# (`--dicomweb URL`); the PI's "new study" page can only use the one configured here, with the
+# credentials from the environment, so a web user cannot make the server fetch other URLs.
+DICOMWEB_URL = env_str("DICOMWEB_URL") or ""
+DICOMWEB_USER = env_str("DICOMWEB_USER") or ""
+DICOMWEB_PASSWORD = env_str("DICOMWEB_PASSWORD") or ""
+DICOMWEB_TOKEN = env_str("DICOMWEB_TOKEN") or ""
+DICOMWEB_TIMEOUT = env_int("DICOMWEB_TIMEOUT", 30, minimum=1)  # seconds per connect / read
+DICOMWEB_RETRIES = env_int("DICOMWEB_RETRIES", 3, minimum=0)  # with exponential backoff
+DICOMWEB_BACKOFF = env_int("DICOMWEB_BACKOFF_MS", 500, minimum=0) / 1000
+DICOMWEB_MAX_INSTANCE_BYTES = env_int("DICOMWEB_MAX_INSTANCE_BYTES", 512 * 1024 * 1024, minimum=1)
+# Folder on the server whose files a question bank uploaded on the "new study" page may name
+# (image paths are relative to it and cannot leave it). Empty: uploads cannot use files.
+IMPORT_IMAGES_ROOT = env_str("IMPORT_IMAGES_ROOT") or ""
+# Largest question bank (.csv/.xlsx) accepted by upload, in bytes.
+QUESTION_BANK_MAX_BYTES = env_int("QUESTION_BANK_MAX_BYTES", 20 * 1024 * 1024, minimum=1)
+
 # Upper bound for the time a reader may spend on one case (ms); longer is clipped, as a tab
 # left open overnight is not reading time.
 MAX_CASE_TIME_MS = env_int("MAX_CASE_TIME_MS", 30 * 60 * 1000, minimum=1000)

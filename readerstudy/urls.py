@@ -19,6 +19,11 @@ urlpatterns = [
 
 urlpatterns += [
     path("studies/new/", study_views.create, name="study-create"),
+    path(
+        "studies/new/question-bank-template.<str:ext>",
+        study_views.question_bank_template,
+        name="question-bank-template",
+    ),
     path("s/<slug:slug>/dashboard/members/", study_views.members, name="pi-members"),
     path(
         "s/<slug:slug>/dashboard/items/<int:item_id>/exclusion/",

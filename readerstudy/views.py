@@ -5,16 +5,23 @@ The dashboard that summarises answers and reviews lives a layer up, in annotatio
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from readerstudy.dicomweb import DicomwebError
+from readerstudy.downloads import attachment
 from readerstudy.forms import ExclusionForm, MembershipForm, StudyCreateForm
 from readerstudy.imaging import ImagingError
 from readerstudy.models import Membership, Role, StudyQuestion
+from readerstudy.rexvqa import RexvqaError
 from readerstudy.selectors import study_for_user
+from readerstudy.services.importing import configured_dicomweb, question_bank_study_create
 from readerstudy.services.studies import (
     StudyError,
     membership_add,
@@ -76,37 +83,76 @@ def members(request: HttpRequest, slug: str) -> HttpResponse:
     return redirect("pi-dashboard", slug=slug)
 
 
+TEMPLATES = {
+    "csv": ("question_bank_template.csv", "text/csv"),
+    "xlsx": (
+        "question_bank_template.xlsx",
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    ),
+}
+
+
 @login_required
 @permission_required("readerstudy.add_readerstudy", raise_exception=True)
 @require_http_methods(["GET", "POST"])
 def create(request: HttpRequest) -> HttpResponse:
-    """The same service as `manage.py create_study`; the creator becomes the study's PI."""
-    form = StudyCreateForm(request.POST or None)
+    """The same services as `manage.py [import_questions +] create_study`; creator becomes PI."""
+    form = StudyCreateForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
+        options = {
+            "slug": data["slug"],
+            "n": data["sample"],
+            "seed": data["seed"],
+            "stratify": data["stratify"],
+            "one_per_case": data["one_per_case"],
+            "title": data["title"],
+            "pis": [request.user.username],
+            "created_by": request.user,
+            "random_order": data["random_order"],
+            "allow_revision": data["allow_revision"],
+            "show_indication": data["show_indication"],
+            "lock_on_finish": data["lock_on_finish"],
+            "instructions": data["instructions"],
+        }
+        upload = data["questions_file"]
+        imported = ""
         try:
-            created = study_create(
-                slug=data["slug"],
-                dataset=data["dataset"],
-                n=data["sample"],
-                seed=data["seed"],
-                stratify=data["stratify"],
-                one_per_case=data["one_per_case"],
-                title=data["title"],
-                pis=[request.user.username],
-                created_by=request.user,
-                random_order=data["random_order"],
-                allow_revision=data["allow_revision"],
-                show_indication=data["show_indication"],
-                lock_on_finish=data["lock_on_finish"],
-                instructions=data["instructions"],
-            )
-        except (StudyError, ImagingError) as exc:
-            form.add_error(None, str(exc))
+            if upload is None:
+                created = study_create(dataset=data["dataset"], **options)
+            else:
+                from_folder = data["image_source"] == "folder"
+                summary, created = question_bank_study_create(
+                    handle=upload,
+                    filename=upload.name,
+                    dataset_name=data["dataset_name"],
+                    images_root=Path(settings.IMPORT_IMAGES_ROOT) if from_folder else None,
+                    dicomweb=None if from_folder else configured_dicomweb(),
+                    **options,
+                )
+                imported = (
+                    f"Imported {summary.questions_created} new questions "
+                    f"({summary.questions_unchanged} already there) into {summary.dataset}. "
+                )
+        except (StudyError, ImagingError, RexvqaError, DicomwebError) as exc:
+            prefix = "Nothing was imported or created. " if upload is not None else ""
+            form.add_error(None, prefix + str(exc))
         else:
             messages.success(
                 request,
-                f"Created {created.study.title} with {len(created.question_ids)} questions.",
+                imported
+                + f"Created {created.study.title} with {len(created.question_ids)} questions.",
             )
             return redirect("pi-dashboard", slug=created.study.slug)
     return render(request, "readerstudy/create.html", {"form": form})
+
+
+@login_required
+@permission_required("readerstudy.add_readerstudy", raise_exception=True)
+@require_GET
+def question_bank_template(request: HttpRequest, ext: str) -> HttpResponse:
+    if ext not in TEMPLATES:
+        raise Http404
+    name, content_type = TEMPLATES[ext]
+    body = (Path(settings.BASE_DIR) / "docs" / name).read_bytes()
+    return attachment(body, name, content_type)

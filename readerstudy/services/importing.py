@@ -1,16 +1,45 @@
-"""Import a ReXVQA question file: validate everything first, then write in one transaction."""
+"""Import question files: validate everything first (fetching images), then write in one go.
+
+Two readers (ReXVQA JSON, spreadsheet question bank) produce raw records; one validation core
+(`readerstudy.rexvqa.iter_parse`) checks them against an image source (a folder, or a DICOMweb
+server whose instances are cached under MEDIA_ROOT); one writer stores them. All or nothing:
+on any error nothing is written, and files fetched by this import are removed again.
+"""
 
 from __future__ import annotations
 
 import sys
 from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import IO, Any
 
+from django.conf import settings
 from django.db import transaction
 
+from readerstudy.dicomweb import (
+    DicomwebClient,
+    DicomwebConfig,
+    DicomwebSource,
+    InstanceRef,
+    SourceCache,
+)
 from readerstudy.models import Case, Dataset, Image, Question, Task
-from readerstudy.rexvqa import ParsedCase, ParsedQuestion, RexvqaError, iter_parse, load_json
+from readerstudy.question_bank import read_question_bank
+from readerstudy.rexvqa import (
+    FolderSource,
+    ImageSource,
+    ParsedCase,
+    ParsedQuestion,
+    RawRecord,
+    RexvqaError,
+    iter_parse,
+    json_records,
+    load_json,
+)
+from readerstudy.services.studies import StudyCreated, study_create
 
 BATCH = 2000
 
@@ -30,12 +59,12 @@ class ImportSummary:
         return asdict(self)
 
 
-def _progress(iterable, total: int, enabled: bool):
+def _progress(iterable, total: int, enabled: bool, desc: str = "Checking"):
     if not enabled:
         return iterable
     from tqdm import tqdm
 
-    return tqdm(iterable, total=total, unit="q", desc="Checking", file=sys.stderr)
+    return tqdm(iterable, total=total, unit="q", desc=desc, file=sys.stderr)
 
 
 def _question_fields(parsed: ParsedQuestion) -> dict:
@@ -54,25 +83,59 @@ def _question_fields(parsed: ParsedQuestion) -> dict:
     }
 
 
-def parse_file(path: Path, images_root: Path | None, *, progress: bool = False):
-    data = load_json(path)
-    root = images_root if images_root is not None else path.resolve().parent.parent
-    if not root.is_dir():
-        raise RexvqaError(f"images root {root} is not a folder")
+@contextmanager
+def image_source(
+    *,
+    images_root: Path | None,
+    dicomweb: DicomwebConfig | None,
+    on_fetch: Callable[[InstanceRef], None] | None = None,
+) -> Iterator[ImageSource]:
+    """The image source for one import; on failure, forget the files it fetched.
+
+    Wrap the import *and* anything else that must succeed with it (e.g. creating a study from
+    the new questions) in this context, so that a later failure also removes the fetched files.
+    """
+    if dicomweb is None:
+        if images_root is None or not Path(images_root).is_dir():
+            raise RexvqaError(f"images root {images_root} is not a folder")
+        yield FolderSource(Path(images_root), max_pixels=settings.MAX_IMAGE_PIXELS)
+        return
+    cache = SourceCache(Path(settings.MEDIA_ROOT))
+    known = dict(
+        Image.objects.filter(source_uri__startswith=f"{dicomweb.url}/").values_list(
+            "source_uri", "source_path"
+        )
+    )
+    source = DicomwebSource(DicomwebClient(dicomweb), cache, known=known, on_fetch=on_fetch)
+    try:
+        yield source
+    except BaseException:
+        cache.discard(keep=lambda path: Image.objects.filter(source_path=path).exists())
+        raise
+
+
+def parse_records(
+    records: Sequence[RawRecord], source: ImageSource, *, progress: bool = False
+) -> tuple[list[ParsedQuestion], dict[str, ParsedCase]]:
     questions: list[ParsedQuestion] = []
     cases: dict[str, ParsedCase] = {}
-    for question, case in _progress(iter_parse(data, root), len(data), progress):
+    desc = "Checking" if isinstance(source, FolderSource) else "Fetching"
+    for question, case in _progress(iter_parse(records, source), len(records), progress, desc):
         questions.append(question)
         if case is not None:
             cases[case.study_id] = case
     return questions, cases
 
 
-def rexvqa_import(
-    *, path: Path, dataset_name: str, images_root: Path | None = None, progress: bool = False
+def records_import(
+    *,
+    records: Sequence[RawRecord],
+    dataset_name: str,
+    source: ImageSource,
+    progress: bool = False,
 ) -> ImportSummary:
-    """Import a file; on any error raise RexvqaError and write nothing at all."""
-    questions, cases = parse_file(path, images_root, progress=progress)
+    """Validate every record (fetching its images), then write all of them in one transaction."""
+    questions, cases = parse_records(records, source, progress=progress)
     summary = ImportSummary(dataset=dataset_name)
     summary.per_task = {
         Task(task).label: count
@@ -83,6 +146,51 @@ def rexvqa_import(
         case_ids = _write_cases(dataset, cases, summary)
         _write_questions(dataset, questions, case_ids, summary)
     return summary
+
+
+def rexvqa_import(
+    *,
+    path: Path,
+    dataset_name: str,
+    images_root: Path | None = None,
+    dicomweb: DicomwebConfig | None = None,
+    progress: bool = False,
+    on_fetch: Callable[[InstanceRef], None] | None = None,
+) -> ImportSummary:
+    """Import a ReXVQA file; on any error raise RexvqaError and write nothing at all.
+
+    Images come from `images_root` (default: the parent of the file's folder, which holds
+    deid_png/) or, with `dicomweb`, from a DICOMweb server by the UIDs in each ImagePath.
+    """
+    records = json_records(load_json(path))
+    if dicomweb is None and images_root is None:
+        images_root = path.resolve().parent.parent
+    with image_source(images_root=images_root, dicomweb=dicomweb, on_fetch=on_fetch) as source:
+        return records_import(
+            records=records, dataset_name=dataset_name, source=source, progress=progress
+        )
+
+
+def question_bank_import(
+    *,
+    path: Path,
+    dataset_name: str,
+    images_root: Path | None = None,
+    dicomweb: DicomwebConfig | None = None,
+    progress: bool = False,
+) -> ImportSummary:
+    """Import a spreadsheet question bank (.csv or .xlsx); all or nothing, like rexvqa_import.
+
+    Image paths are relative to `images_root` (default: the spreadsheet's folder).
+    """
+    with open(path, "rb") as handle:
+        records = read_question_bank(handle, path.name)
+    if dicomweb is None and images_root is None:
+        images_root = path.resolve().parent
+    with image_source(images_root=images_root, dicomweb=dicomweb) as source:
+        return records_import(
+            records=records, dataset_name=dataset_name, source=source, progress=progress
+        )
 
 
 def _write_cases(dataset: Dataset, cases: dict[str, ParsedCase], summary: ImportSummary):
@@ -107,13 +215,18 @@ def _write_cases(dataset: Dataset, cases: dict[str, ParsedCase], summary: Import
     summary.cases_created = len(new_cases)
     Case.objects.bulk_create(new_cases, batch_size=BATCH)
     case_ids = dict(dataset.cases.values_list("study_id", "id"))
-    existing_images = set(
-        Image.objects.filter(case__dataset=dataset).values_list("case_id", "source_path")
-    )
+    # A fetched image is the same image when it has the same source (server + UIDs); a file
+    # is the same when it has the same path.
+    existing_images = {
+        (case_id, uri or path)
+        for case_id, uri, path in Image.objects.filter(case__dataset=dataset).values_list(
+            "case_id", "source_uri", "source_path"
+        )
+    }
     new_images = []
     for sid, case in cases.items():
         for position, img in enumerate(case.images):
-            key = (case_ids[sid], img.source_path)
+            key = (case_ids[sid], img.source_uri or img.source_path)
             if key in existing_images:
                 summary.images_unchanged += 1
                 continue
@@ -129,6 +242,7 @@ def _write_cases(dataset: Dataset, cases: dict[str, ParsedCase], summary: Import
                     view_position=img.view_position,
                     modality=img.modality,
                     source_path=img.source_path,
+                    source_uri=img.source_uri,
                 )
             )
     summary.images_created = len(new_images)
@@ -170,3 +284,43 @@ def _write_questions(dataset, questions, case_ids, summary: ImportSummary) -> No
         summary.questions_unchanged += 1
     summary.questions_created = len(new)
     Question.objects.bulk_create(new, batch_size=BATCH)
+
+
+def configured_dicomweb() -> DicomwebConfig | None:
+    """The DICOMweb server set in the settings (the only one the web pages may use)."""
+    if not settings.DICOMWEB_URL:
+        return None
+    return DicomwebConfig(
+        url=settings.DICOMWEB_URL,
+        username=settings.DICOMWEB_USER,
+        password=settings.DICOMWEB_PASSWORD,
+        token=settings.DICOMWEB_TOKEN,
+        timeout=settings.DICOMWEB_TIMEOUT,
+        retries=settings.DICOMWEB_RETRIES,
+        backoff=settings.DICOMWEB_BACKOFF,
+        max_instance_bytes=settings.DICOMWEB_MAX_INSTANCE_BYTES,
+    )
+
+
+def question_bank_study_create(
+    *,
+    handle: IO[bytes],
+    filename: str,
+    dataset_name: str,
+    images_root: Path | None,
+    dicomweb: DicomwebConfig | None,
+    **study_options: Any,
+) -> tuple[ImportSummary, StudyCreated]:
+    """Import an uploaded question bank and sample a study from it, both or neither.
+
+    Raises RexvqaError (the file), StudyError (the sampling) or ImagingError (a display image);
+    then no dataset, question, study or fetched file is left behind.
+    """
+    records = read_question_bank(handle, filename)
+    with (
+        image_source(images_root=images_root, dicomweb=dicomweb) as source,
+        transaction.atomic(),
+    ):
+        summary = records_import(records=records, dataset_name=dataset_name, source=source)
+        created = study_create(dataset=Dataset.objects.get(name=dataset_name), **study_options)
+    return summary, created

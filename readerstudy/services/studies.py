@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from readerstudy.imaging import derive_display_image
+from readerstudy.imaging import ImagingError, derive_display_image
 from readerstudy.models import (
     AuditEvent,
     Dataset,
@@ -47,24 +47,40 @@ def _users(usernames: list[str]) -> list:
     return [found[name] for name in usernames]
 
 
+def _derived_already(image: Image, media_root: Path) -> bool:
+    if not image.display or not (media_root / image.display).exists():
+        return False
+    if image.depth:
+        return (media_root / image.depth).exists()
+    # Derived before full depth existed: a deep source needs its full-depth PNG too.
+    return not (image.bits_stored and image.bits_stored > 8)
+
+
 def derive_images(images: list[Image]) -> int:
-    """Derive display PNGs for images that have none yet; return how many were derived."""
+    """Derive display (and full-depth) PNGs for images that have none yet; return how many.
+
+    A source that cannot be derived (changed or corrupt since the import checked it) raises
+    StudyError naming the case and the file, never a raw decoder error.
+    """
     media_root = Path(settings.MEDIA_ROOT)
     derived = 0
     for image in images:
-        if image.display and (media_root / image.display).exists():
+        if _derived_already(image, media_root):
             continue
-        result = derive_display_image(
-            Path(image.source_path),
-            media_root,
-            max_size=settings.DISPLAY_MAX_SIZE,
-            thumb_size=settings.THUMBNAIL_MAX_SIZE,
-        )
-        image.display = result.display
-        image.thumbnail = result.thumbnail
-        image.width, image.height = result.width, result.height
-        image.bits_stored = result.bits_stored
-        image.save(update_fields=["display", "thumbnail", "width", "height", "bits_stored"])
+        try:
+            result = derive_display_image(
+                Path(image.source_path),
+                media_root,
+                max_size=settings.DISPLAY_MAX_SIZE,
+                thumb_size=settings.THUMBNAIL_MAX_SIZE,
+                max_pixels=settings.MAX_IMAGE_PIXELS,
+            )
+        except ImagingError as exc:
+            raise StudyError(f"case {image.case.study_id!r}: {exc}") from exc
+        fields = result.image_fields()
+        for name, value in fields.items():
+            setattr(image, name, value)
+        image.save(update_fields=list(fields))
         derived += 1
     return derived
 
@@ -132,7 +148,8 @@ def study_create(
         for user, role in members:
             membership_add(study=study, user=user, role=role, actor=created_by)
         case_ids = Question.objects.filter(study_items__study=study).values("case_id")
-        derived = derive_images(list(Image.objects.filter(case_id__in=case_ids)))
+        images = Image.objects.filter(case_id__in=case_ids).select_related("case")
+        derived = derive_images(list(images))
     per_task = Counter(Task(task_by_source[qid]).label for qid in chosen)
     return StudyCreated(study, chosen, dict(sorted(per_task.items())), derived)
 

@@ -1,6 +1,14 @@
 from django import template
 
+from readerstudy.imaging import WINDOW_PRESETS
+
 register = template.Library()
+
+
+@register.simple_tag
+def window_presets() -> list[tuple[str, str, int]]:
+    """The viewer's window presets (name, label, Shift+digit key), in key order."""
+    return [(name, label, key) for key, (name, label) in enumerate(WINDOW_PRESETS, start=1)]
 
 
 @register.filter

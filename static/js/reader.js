@@ -181,7 +181,7 @@
       return viewer && Array.isArray(viewer.views) ? viewer.views : null;
     };
     const ready = viewerViews() ? Promise.resolve() : (entry && entry.decoded) || Promise.all(
-      $$(".view[data-src]", ws).map((fig) => { const img = new Image(); img.src = fig.dataset.src; return img.decode().catch(() => null); }));
+      $$(".view[data-src]", ws).map((fig) => { const img = new Image(); img.src = fig.dataset.depthSrc || fig.dataset.src; return img.decode().catch(() => null); }));
     return ready.then(() => whenViewerDrawn(ws, viewerViews, 600)).then(() => new Promise((resolve) => {
       requestAnimationFrame(() => {
         if (ws.isConnected) {
@@ -238,9 +238,10 @@
         if (!html || !html.includes('id="workspace"')) return null;
         const tpl = document.createElement("template");
         tpl.innerHTML = html;
+        // The file the viewer will load: the full-depth one where the case has it.
         const images = $$(".view[data-src]", tpl.content).map((fig) => {
           const img = new Image();
-          img.src = fig.dataset.src;
+          img.src = fig.dataset.depthSrc || fig.dataset.src;
           return img;
         });
         // Decode now, and draw once on a 1-pixel canvas: the viewer's own draw then finds

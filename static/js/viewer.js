@@ -1,51 +1,325 @@
-/* ReaderStudy image viewer: window/level, zoom, pan, invert, linked views.
+/* ReaderStudy image viewer: window/level, presets, zoom, pan, invert, linked views.
  *
- * Each view draws its 8-bit display PNG onto a canvas sized to its box (at device pixel
- * ratio), then maps the drawn pixels through a 256-entry lookup table. Windowing therefore
- * costs one pass over the screen-sized pixels, not over the 2048-px source, and stays fluid.
- * Window and level are in display grey values (0-255): centre 128, width 256 is identity.
+ * A view shows its full-depth image when the server derived one (sources deeper than 8 bits:
+ * an 8-bit RGB PNG whose red and green bytes hold a 16-bit code; stored value = offset +
+ * scale * code, all given as data attributes), else its 8-bit display PNG. Window and level
+ * are in stored units for full-depth images (the units of the DICOM window) and in display grey
+ * values (0-255) for 8-bit images, as before. MONOCHROME1 data is inverted so bone is bright.
+ *
+ * Renderers: WebGL2 (the fragment shader applies window, level and invert on the GPU; zoom and
+ * pan only move the textured quad) and a canvas-2D fallback. `?viewer=canvas` forces the
+ * fallback, `?viewer=canvas8` the previous 8-bit canvas path (kept for the benchmark).
  */
 (function () {
   "use strict";
 
-  const IDENTITY = { center: 127.5, width: 256 };
+  const MODE = new URLSearchParams(window.location.search).get("viewer") || "auto";
+  const IDENTITY_8BIT = { center: 127.5, width: 255 };
 
-  function freshState() {
-    return { center: IDENTITY.center, width: IDENTITY.width, zoom: 1, panX: 0, panY: 0, invert: false };
+  function num(value, fallback) {
+    const n = parseFloat(value);
+    return Number.isFinite(n) ? n : fallback;
   }
 
-  function buildLut(state) {
-    const lut = new Uint8ClampedArray(256);
-    const low = state.center - state.width / 2;
-    for (let v = 0; v < 256; v++) {
-      let out = ((v - low) / state.width) * 255;
-      out = Math.max(0, Math.min(255, out));
-      lut[v] = state.invert ? 255 - out : out;
+  /* What a view shows and in which units: read once from the figure's data attributes. */
+  function describe(figure, deep = MODE !== "canvas8") {
+    const d = figure.dataset;
+    if (d.depthSrc && deep) {
+      let presets = {};
+      try { presets = JSON.parse(d.presets || "{}") || {}; } catch (_) { presets = {}; }
+      const min = num(d.valueMin, 0), max = num(d.valueMax, 65535), scale = num(d.valueScale, 1);
+      return {
+        deep: true, src: d.depthSrc, offset: num(d.valueOffset, 0), scale,
+        min, max, range: Math.max(max - min, scale), monochrome1: d.monochrome1 === "1", presets,
+      };
     }
-    return lut;
+    return { deep: false, src: d.src, offset: 0, scale: 1, min: 0, max: 255, range: 256, monochrome1: false, presets: {} };
   }
 
-  function isIdentity(state) {
-    return !state.invert && state.center === IDENTITY.center && state.width === IDENTITY.width;
+  function defaultWindow(info) {
+    const w = info.presets["default"];
+    if (info.deep && Array.isArray(w) && w.length === 2) return { center: +w[0], width: +w[1] };
+    if (info.deep) return { center: (info.min + info.max) / 2, width: info.range };
+    return { ...IDENTITY_8BIT };
   }
+
+  function freshState(info) {
+    return { ...defaultWindow(info), zoom: 1, panX: 0, panY: 0, invert: false, preset: "default" };
+  }
+
+  /* ---------------- WebGL2 renderer ---------------- */
+
+  const VERT = `#version 300 es
+    in vec2 a_pos;
+    uniform vec4 u_box;     // image box in canvas pixels: x, y (top-left), w, h
+    uniform vec2 u_canvas;  // canvas size in pixels
+    out vec2 v_uv;
+    void main() {
+      vec2 px = u_box.xy + a_pos * u_box.zw;
+      vec2 clip = px / u_canvas * 2.0 - 1.0;
+      gl_Position = vec4(clip.x, -clip.y, 0.0, 1.0);
+      v_uv = a_pos;
+    }`;
+  const FRAG = `#version 300 es
+    precision highp float;
+    uniform sampler2D u_tex;
+    uniform vec2 u_weights;  // code = dot(rg, weights): (65280, 255) full depth, (255, 0) 8-bit
+    uniform float u_offset, u_scale, u_low, u_width;
+    uniform bool u_invert;
+    uniform vec2 u_tap;      // a quarter screen pixel in uv when minifying (4-tap average), else 0
+    in vec2 v_uv;
+    out vec4 outColor;
+    float valueAt(vec2 uv) { return u_offset + u_scale * dot(texture(u_tex, uv).rg, u_weights); }
+    void main() {
+      float v = u_tap.x > 0.0
+        ? 0.25 * (valueAt(v_uv - u_tap) + valueAt(v_uv + u_tap)
+                  + valueAt(v_uv + vec2(u_tap.x, -u_tap.y)) + valueAt(v_uv + vec2(-u_tap.x, u_tap.y)))
+        : valueAt(v_uv);
+      float g = clamp((v - u_low) / u_width, 0.0, 1.0);
+      if (u_invert) g = 1.0 - g;
+      outColor = vec4(g, g, g, 1.0);
+    }`;
+
+  function compile(gl, type, source) {
+    const shader = gl.createShader(type);
+    gl.shaderSource(shader, source);
+    gl.compileShader(shader);
+    if (!gl.getShaderParameter(shader, gl.COMPILE_STATUS)) throw new Error(gl.getShaderInfoLog(shader));
+    return shader;
+  }
+
+  class GLRenderer {
+    static create(canvas) {
+      if (MODE === "canvas" || MODE === "canvas8" || !window.WebGL2RenderingContext) return null;
+      const gl = canvas.getContext("webgl2", { alpha: false, antialias: false, depth: false, stencil: false, premultipliedAlpha: false });
+      if (!gl) return null;
+      try { return new GLRenderer(gl); } catch (_) { return null; }
+    }
+
+    constructor(gl) {
+      this.name = "webgl";
+      this.gl = gl;
+      const program = gl.createProgram();
+      gl.attachShader(program, compile(gl, gl.VERTEX_SHADER, VERT));
+      gl.attachShader(program, compile(gl, gl.FRAGMENT_SHADER, FRAG));
+      gl.bindAttribLocation(program, 0, "a_pos");
+      gl.linkProgram(program);
+      if (!gl.getProgramParameter(program, gl.LINK_STATUS)) throw new Error(gl.getProgramInfoLog(program));
+      this.program = program;
+      this.u = {};
+      ["u_box", "u_canvas", "u_tex", "u_weights", "u_offset", "u_scale", "u_low", "u_width", "u_invert", "u_tap"]
+        .forEach((n) => { this.u[n] = gl.getUniformLocation(program, n); });
+      const buffer = gl.createBuffer();
+      gl.bindBuffer(gl.ARRAY_BUFFER, buffer);
+      gl.bufferData(gl.ARRAY_BUFFER, new Float32Array([0, 0, 1, 0, 0, 1, 1, 1]), gl.STATIC_DRAW);
+      gl.enableVertexAttribArray(0);
+      gl.vertexAttribPointer(0, 2, gl.FLOAT, false, 0, 0);
+      this.texture = null;
+    }
+
+    /* Upload the PNG's bytes exactly: no colour conversion, no premultiplication, no mipmaps
+     * (averaging high and low bytes separately would corrupt codes); LINEAR filtering is exact
+     * because the code is a linear function of the two channels. */
+    upload(image) {
+      const gl = this.gl;
+      if (Math.max(image.naturalWidth, image.naturalHeight) > gl.getParameter(gl.MAX_TEXTURE_SIZE)) return false;
+      this.texture = gl.createTexture();
+      gl.bindTexture(gl.TEXTURE_2D, this.texture);
+      gl.pixelStorei(gl.UNPACK_COLORSPACE_CONVERSION_WEBGL, gl.NONE);
+      gl.pixelStorei(gl.UNPACK_PREMULTIPLY_ALPHA_WEBGL, false);
+      gl.pixelStorei(gl.UNPACK_FLIP_Y_WEBGL, false);
+      gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA8, gl.RGBA, gl.UNSIGNED_BYTE, image);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.LINEAR);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.LINEAR);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
+      return gl.getError() === gl.NO_ERROR;
+    }
+
+    draw(canvas, box, state, info) {
+      const gl = this.gl;
+      gl.viewport(0, 0, canvas.width, canvas.height);
+      gl.clearColor(0, 0, 0, 1);
+      gl.clear(gl.COLOR_BUFFER_BIT);
+      if (!this.texture || !box) return;
+      gl.useProgram(this.program);
+      gl.activeTexture(gl.TEXTURE0);
+      gl.bindTexture(gl.TEXTURE_2D, this.texture);
+      const u = this.u;
+      gl.uniform4f(u.u_box, box.x, box.y, box.w, box.h);
+      gl.uniform2f(u.u_canvas, canvas.width, canvas.height);
+      gl.uniform1i(u.u_tex, 0);
+      if (info.deep) gl.uniform2f(u.u_weights, 65280, 255); else gl.uniform2f(u.u_weights, 255, 0);
+      gl.uniform1f(u.u_offset, info.offset);
+      gl.uniform1f(u.u_scale, info.scale);
+      gl.uniform1f(u.u_low, state.center - state.width / 2);
+      gl.uniform1f(u.u_width, state.width);
+      gl.uniform1i(u.u_invert, (state.invert !== info.monochrome1) ? 1 : 0);
+      if (box.scale < 1) gl.uniform2f(u.u_tap, 0.25 / box.w, 0.25 / box.h); else gl.uniform2f(u.u_tap, 0, 0);
+      gl.drawArrays(gl.TRIANGLE_STRIP, 0, 4);
+    }
+
+    /* Grey values of a w x h block at canvas pixel (x, y), rows top-down. */
+    readPixels(canvas, x, y, w, h) {
+      const rgba = new Uint8Array(4 * w * h);
+      this.gl.readPixels(x, canvas.height - y - h, w, h, this.gl.RGBA, this.gl.UNSIGNED_BYTE, rgba);
+      const out = new Array(w * h);
+      for (let row = 0; row < h; row++) {
+        for (let col = 0; col < w; col++) out[row * w + col] = rgba[4 * ((h - 1 - row) * w + col)];
+      }
+      return out;
+    }
+
+    destroy() {
+      const lose = this.gl.getExtension("WEBGL_lose_context");
+      if (lose) lose.loseContext();
+    }
+  }
+
+  /* ---------------- Canvas-2D fallback ---------------- */
+
+  class CanvasRenderer {
+    constructor(canvas) {
+      this.name = MODE === "canvas8" ? "canvas8" : "canvas";
+      this.ctx = canvas.getContext("2d", { willReadFrequently: true });
+      this.image = null;
+      this.codes = null;  // Uint16Array of full-depth codes, once decoded
+      this.lutKey = "";
+      this.frame = null;
+    }
+
+    upload(image, info) {
+      this.image = image;
+      if (info.deep) {
+        const c = document.createElement("canvas");
+        c.width = image.naturalWidth; c.height = image.naturalHeight;
+        const ctx = c.getContext("2d", { willReadFrequently: true });
+        ctx.drawImage(image, 0, 0);
+        const rgba = ctx.getImageData(0, 0, c.width, c.height).data;
+        const codes = new Uint16Array(c.width * c.height);
+        for (let i = 0, j = 0; i < codes.length; i++, j += 4) codes[i] = (rgba[j] << 8) | rgba[j + 1];
+        this.codes = codes;
+      }
+      return true;
+    }
+
+    lut(state, info) {
+      const key = `${state.center}|${state.width}|${state.invert}`;
+      if (key === this.lutKey) return this.lutTable;
+      const size = info.deep ? 65536 : 256;
+      const table = new Uint8Array(size);
+      const low = state.center - state.width / 2, flip = state.invert !== info.monochrome1;
+      for (let code = 0; code < size; code++) {
+        let g = ((info.offset + info.scale * code - low) / state.width) * 255;
+        g = g < 0 ? 0 : g > 255 ? 255 : g;
+        table[code] = flip ? 255 - g : g;
+      }
+      this.lutKey = key; this.lutTable = table;
+      return table;
+    }
+
+    draw(canvas, box, state, info) {
+      const ctx = this.ctx, W = canvas.width, H = canvas.height;
+      if (!this.image || !box) { ctx.fillStyle = "#000"; ctx.fillRect(0, 0, W, H); return; }
+      const x0 = Math.max(0, Math.floor(box.x)), y0 = Math.max(0, Math.floor(box.y));
+      const x1 = Math.min(W, Math.ceil(box.x + box.w)), y1 = Math.min(H, Math.ceil(box.y + box.h));
+      const lut = this.lut(state, info);
+      if (!info.deep) {
+        // The 8-bit path: draw the display PNG, then map the drawn pixels through the LUT.
+        ctx.fillStyle = "#000";
+        ctx.fillRect(0, 0, W, H);
+        ctx.imageSmoothingEnabled = true;
+        ctx.imageSmoothingQuality = "high";
+        ctx.drawImage(this.image, box.x, box.y, box.w, box.h);
+        const identity = !state.invert && state.center === IDENTITY_8BIT.center && state.width === IDENTITY_8BIT.width;
+        if (identity || x1 <= x0 || y1 <= y0) return;
+        const data = ctx.getImageData(x0, y0, x1 - x0, y1 - y0);
+        const px = data.data;
+        for (let i = 0; i < px.length; i += 4) { const v = lut[px[i]]; px[i] = v; px[i + 1] = v; px[i + 2] = v; }
+        ctx.putImageData(data, x0, y0);
+        return;
+      }
+      // Full depth: nearest source code for every screen pixel, through a 65,536-entry LUT.
+      if (!this.frame || this.frame.width !== W || this.frame.height !== H) this.frame = ctx.createImageData(W, H);
+      const out = new Uint32Array(this.frame.data.buffer);
+      out.fill(0xff000000);
+      const iw = this.image.naturalWidth, ih = this.image.naturalHeight, codes = this.codes;
+      if (x1 > x0 && y1 > y0) {
+        const cols = new Int32Array(x1 - x0);
+        for (let x = x0; x < x1; x++) cols[x - x0] = Math.min(iw - 1, Math.max(0, Math.floor((x + 0.5 - box.x) / box.scale)));
+        for (let y = y0; y < y1; y++) {
+          const sy = Math.min(ih - 1, Math.max(0, Math.floor((y + 0.5 - box.y) / box.scale)));
+          const row = sy * iw;
+          let o = y * W + x0;
+          for (let i = 0; i < cols.length; i++, o++) {
+            const g = lut[codes[row + cols[i]]];
+            out[o] = 0xff000000 | (g << 16) | (g << 8) | g;
+          }
+        }
+      }
+      ctx.putImageData(this.frame, 0, 0);
+    }
+
+    readPixels(canvas, x, y, w, h) {
+      const rgba = this.ctx.getImageData(x, y, w, h).data;
+      const out = new Array(w * h);
+      for (let i = 0; i < out.length; i++) out[i] = rgba[4 * i];
+      return out;
+    }
+
+    destroy() {}
+  }
+
+  /* ---------------- Views ---------------- */
 
   class View {
     constructor(figure, viewer) {
       this.figure = figure;
       this.viewer = viewer;
       this.canvas = figure.querySelector("canvas");
-      this.ctx = this.canvas.getContext("2d", { willReadFrequently: true });
-      this.own = freshState();
-      this.image = new Image();
+      this.info = describe(figure);
+      this.state = freshState(this.info);
+      this.renderer = GLRenderer.create(this.canvas) || new CanvasRenderer(this.canvas);
       this.loaded = false;
-      this.image.onload = () => { this.loaded = true; this.render(); };
-      this.image.src = figure.dataset.src;
+      this.load(this.info.src);
       this.bindPointer();
     }
 
-    get state() { return this.viewer.linked ? this.viewer.shared : this.own; }
+    load(src) {
+      const image = new Image();
+      image.decoding = "async";
+      image.onload = () => {
+        if (!this.renderer.upload(image, this.info)) this.useCanvas(image);
+        this.image = image;
+        this.loaded = true;
+        this.viewer.schedule(this);
+      };
+      image.onerror = () => {
+        // No full-depth file: show the 8-bit display image as before.
+        if (this.info.deep) {
+          this.info = describe(this.figure, false);
+          this.state = freshState(this.info);
+          this.load(this.info.src);
+        }
+      };
+      image.src = src;
+    }
 
-    fit() {
+    /* WebGL unavailable for this image (or its context was lost): a fresh 2-D canvas. */
+    useCanvas(image) {
+      const fresh = document.createElement("canvas");
+      fresh.setAttribute("aria-label", this.canvas.getAttribute("aria-label") || "");
+      this.canvas.replaceWith(fresh);
+      this.canvas = fresh;
+      this.renderer.destroy();
+      this.renderer = new CanvasRenderer(fresh);
+      if (image) this.renderer.upload(image, this.info);
+    }
+
+    get label() { return this.figure.querySelector("figcaption")?.textContent || ""; }
+
+    box() {
+      if (!this.loaded) return null;
       const w = this.canvas.width, h = this.canvas.height;
       const iw = this.image.naturalWidth, ih = this.image.naturalHeight;
       const scale = Math.min(w / iw, h / ih) * this.state.zoom;
@@ -58,98 +332,109 @@
       const dpr = window.devicePixelRatio || 1;
       const w = Math.max(1, Math.round(this.figure.clientWidth * dpr));
       const h = Math.max(1, Math.round(this.figure.clientHeight * dpr));
-      if (this.canvas.width !== w || this.canvas.height !== h) {
-        this.canvas.width = w;
-        this.canvas.height = h;
-      }
+      if (this.canvas.width !== w || this.canvas.height !== h) { this.canvas.width = w; this.canvas.height = h; }
     }
 
     render() {
       this.resize();
-      const ctx = this.ctx;
-      ctx.fillStyle = "#000";
-      ctx.fillRect(0, 0, this.canvas.width, this.canvas.height);
-      if (!this.loaded) return;
-      const box = this.fit();
-      ctx.imageSmoothingEnabled = true;
-      ctx.imageSmoothingQuality = "high";
-      ctx.drawImage(this.image, box.x, box.y, box.w, box.h);
-      const state = this.state;
-      if (!isIdentity(state)) {
-        const x0 = Math.max(0, Math.floor(box.x)), y0 = Math.max(0, Math.floor(box.y));
-        const x1 = Math.min(this.canvas.width, Math.ceil(box.x + box.w));
-        const y1 = Math.min(this.canvas.height, Math.ceil(box.y + box.h));
-        if (x1 > x0 && y1 > y0) {
-          const data = ctx.getImageData(x0, y0, x1 - x0, y1 - y0);
-          const px = data.data, lut = buildLut(state);
-          for (let i = 0; i < px.length; i += 4) {
-            const v = lut[px[i]];
-            px[i] = v; px[i + 1] = v; px[i + 2] = v;
-          }
-          ctx.putImageData(data, x0, y0);
-        }
-      }
-      const readout = `W ${Math.round(state.width)} · L ${Math.round(state.center)}${state.invert ? " · inv" : ""} · ${Math.round(state.zoom * 100)}%`;
+      this.renderer.draw(this.canvas, this.box(), this.state, this.info);
       const label = this.figure.querySelector(".view-wl");
-      if (label) label.textContent = readout;
-      this.viewer.showReadout(readout);
+      if (label) label.textContent = this.readout();
     }
 
-    bindPointer() {
-      const c = this.canvas;
-      let drag = null;
-      c.addEventListener("contextmenu", (e) => e.preventDefault());
-      c.addEventListener("pointerdown", (e) => {
-        const pan = e.button === 2 || e.button === 1 || e.shiftKey;
-        drag = { x: e.clientX, y: e.clientY, pan };
-        c.setPointerCapture(e.pointerId);
-        e.preventDefault();
-      });
-      c.addEventListener("pointermove", (e) => {
-        if (!drag) return;
-        const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
-        drag.x = e.clientX; drag.y = e.clientY;
-        const s = this.state;
-        if (drag.pan) {
-          s.panX += dx; s.panY += dy;
-        } else {
-          s.width = Math.max(1, Math.min(512, s.width + dx));
-          s.center = Math.max(-128, Math.min(384, s.center + dy));
-        }
-        this.viewer.schedule(this);
-      });
-      const end = (e) => { if (drag) { drag = null; try { c.releasePointerCapture(e.pointerId); } catch (_) {} } };
-      c.addEventListener("pointerup", end);
-      c.addEventListener("pointercancel", end);
-      c.addEventListener("wheel", (e) => {
-        e.preventDefault();
-        const rect = c.getBoundingClientRect();
-        this.zoomAt(Math.exp(-e.deltaY * 0.0015), e.clientX - rect.left, e.clientY - rect.top);
-      }, { passive: false });
+    format(value) {
+      if (!this.info.deep || this.info.range >= 100) return String(Math.round(value));
+      return String(Number(value.toPrecision(4)));
     }
 
-    /* Zoom keeping the point under (cx, cy) (CSS px in the canvas) fixed. */
+    readout() {
+      const s = this.state;
+      const preset = s.preset && this.info.deep ? this.viewer.presetLabel(s.preset) : "";
+      return `W ${this.format(s.width)} · L ${this.format(s.center)}${preset ? " · " + preset : ""}${s.invert ? " · inv" : ""} · ${Math.round(s.zoom * 100)}%`;
+    }
+
+    /* Window drag: 8-bit images move one grey value per CSS pixel (as before); full-depth
+     * images move 1/512 of their value range, so a drag across the screen spans it. */
+    windowBy(dx, dy) {
+      const s = this.state, info = this.info;
+      const step = info.deep ? info.range / 512 : 1;
+      const minWidth = info.deep ? info.scale : 1;
+      s.width = Math.max(minWidth, Math.min(2 * info.range, s.width + dx * step));
+      s.center = Math.max(info.min - info.range / 2, Math.min(info.max + info.range / 2, s.center + dy * step));
+      s.preset = "";
+    }
+
+    setPreset(name) {
+      if (name === "default") { Object.assign(this.state, defaultWindow(this.info), { preset: "default" }); return true; }
+      const w = this.info.presets[name];
+      if (!this.info.deep || !Array.isArray(w) || w.length !== 2) return false;
+      Object.assign(this.state, { center: +w[0], width: Math.max(+w[1], this.info.scale), preset: name });
+      return true;
+    }
+
+    /* Zoom keeping the point under (cx, cy) (CSS px in the view) fixed. */
     zoomAt(factor, cx, cy) {
       const s = this.state;
       const newZoom = Math.max(0.2, Math.min(20, s.zoom * factor));
       const f = newZoom / s.zoom;
-      const w = this.figure.clientWidth, h = this.figure.clientHeight;
-      const ox = cx - w / 2, oy = cy - h / 2;
+      const ox = cx - this.figure.clientWidth / 2, oy = cy - this.figure.clientHeight / 2;
       s.panX = ox - (ox - s.panX) * f;
       s.panY = oy - (oy - s.panY) * f;
       s.zoom = newZoom;
-      this.viewer.schedule(this);
     }
+
+    /* Grey values (0-255) as shown, read back after a fresh render: for tests. */
+    readPixels(x, y, w = 1, h = 1) {
+      this.render();
+      return this.renderer.readPixels(this.canvas, Math.floor(x), Math.floor(y), w, h);
+    }
+
+    readPixel(x, y) { return this.readPixels(x, y)[0]; }
+
+    bindPointer() {
+      const el = this.figure;
+      let drag = null;
+      el.addEventListener("contextmenu", (e) => e.preventDefault());
+      el.addEventListener("pointerdown", (e) => {
+        drag = { x: e.clientX, y: e.clientY, pan: e.button === 2 || e.button === 1 || e.shiftKey };
+        try { el.setPointerCapture(e.pointerId); } catch (_) { /* synthetic events */ }
+        e.preventDefault();
+      });
+      el.addEventListener("pointermove", (e) => {
+        if (!drag) return;
+        const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+        drag.x = e.clientX; drag.y = e.clientY;
+        this.viewer.apply(this, (v) => {
+          if (drag.pan) { v.state.panX += dx; v.state.panY += dy; } else v.windowBy(dx, dy);
+        });
+      });
+      const end = (e) => { if (drag) { drag = null; try { el.releasePointerCapture(e.pointerId); } catch (_) {} } };
+      el.addEventListener("pointerup", end);
+      el.addEventListener("pointercancel", end);
+      el.addEventListener("wheel", (e) => {
+        e.preventDefault();
+        const rect = el.getBoundingClientRect();
+        const factor = Math.exp(-e.deltaY * 0.0015), cx = e.clientX - rect.left, cy = e.clientY - rect.top;
+        this.viewer.apply(this, (v) => v.zoomAt(factor, cx, cy));
+      }, { passive: false });
+    }
+
+    destroy() { this.renderer.destroy(); }
   }
 
   class Viewer {
     constructor(root) {
       this.root = root;
       this.linked = true;
-      this.shared = freshState();
-      this.readout = root.querySelector(".wl-readout");
+      this.frames = 0;
+      this.readoutEl = root.querySelector(".wl-readout");
+      this.presetButtons = Array.from(root.querySelectorAll("[data-preset]"));
       this.views = Array.from(root.querySelectorAll(".view")).map((f) => new View(f, this));
+      this.active = this.views[0] || null;
       this.pending = new Set();
+      const presets = root.querySelector(".wl-presets");
+      if (presets && this.views.some((v) => v.info.deep)) presets.hidden = false;
+      this.presetButtons.forEach((b) => b.addEventListener("click", () => this.preset(b.dataset.preset)));
       const link = root.querySelector('[data-action="link"]');
       if (link) link.addEventListener("change", () => this.setLinked(link.checked));
       root.querySelectorAll(".viewer-toolbar button[data-action]").forEach((b) =>
@@ -158,39 +443,64 @@
       this.views.forEach((v) => this.observer.observe(v.figure));
     }
 
+    presetLabel(name) {
+      const button = this.presetButtons.find((b) => b.dataset.preset === name);
+      return button ? button.firstChild.textContent.trim() : name;
+    }
+
+    /* Apply a pointer operation to the view under the pointer, and to all views when linked. */
+    apply(view, fn) {
+      this.active = view;
+      (this.linked ? this.views : [view]).forEach((v) => { fn(v); this.schedule(v); });
+    }
+
     setLinked(on) {
-      if (on && !this.linked && this.views.length) this.shared = { ...this.views[0].own };
-      if (!on && this.linked) this.views.forEach((v) => { v.own = { ...this.shared }; });
+      if (on && !this.linked && this.views.length) {
+        const { zoom, panX, panY, invert } = this.views[0].state;
+        this.views.forEach((v) => Object.assign(v.state, { zoom, panX, panY, invert }));
+      }
       this.linked = on;
       const box = this.root.querySelector('[data-action="link"]');
       if (box) box.checked = on;
       this.renderAll();
     }
 
-    showReadout(text) { if (this.readout) this.readout.textContent = text; }
-
     schedule(view) {
-      if (this.linked) this.views.forEach((v) => this.pending.add(v)); else this.pending.add(view);
+      this.pending.add(view);
       if (this.frame) return;
       this.frame = requestAnimationFrame(() => {
         this.frame = null;
         const views = Array.from(this.pending);
         this.pending.clear();
         views.forEach((v) => v.render());
+        this.frames += 1;
+        const shown = this.active && this.active.loaded ? this.active : views[0];
+        if (this.readoutEl && shown) this.readoutEl.textContent = shown.readout();
       });
     }
 
     renderAll() { this.views.forEach((v) => this.schedule(v)); }
 
-    targets() { return this.linked ? [this.views[0]].filter(Boolean) : this.views; }
+    preset(name) {
+      let any = false;
+      this.views.forEach((v) => { any = v.setPreset(name) || any; });
+      this.renderAll();
+      return any;
+    }
+
+    presetByKey(key) {
+      const button = this.presetButtons.find((b) => b.dataset.key === key);
+      return button && this.views.some((v) => v.info.deep) ? this.preset(button.dataset.preset) : false;
+    }
 
     action(name) {
-      const apply = (fn) => { this.targets().forEach((v) => fn(v.state, v)); this.renderAll(); };
+      const each = (fn) => { this.views.forEach((v) => fn(v)); this.renderAll(); };
+      const centre = (v, f) => v.zoomAt(f, v.figure.clientWidth / 2, v.figure.clientHeight / 2);
       switch (name) {
-        case "invert": apply((s) => { s.invert = !s.invert; }); break;
-        case "reset": apply((s) => Object.assign(s, freshState(), { invert: false })); break;
-        case "zoom-in": this.targets().forEach((v) => v.zoomAt(1.25, v.figure.clientWidth / 2, v.figure.clientHeight / 2)); break;
-        case "zoom-out": this.targets().forEach((v) => v.zoomAt(0.8, v.figure.clientWidth / 2, v.figure.clientHeight / 2)); break;
+        case "invert": each((v) => { v.state.invert = !v.state.invert; }); break;
+        case "reset": each((v) => { v.state = freshState(v.info); }); break;
+        case "zoom-in": each((v) => centre(v, 1.25)); break;
+        case "zoom-out": each((v) => centre(v, 0.8)); break;
         case "link": this.setLinked(!this.linked); break;
         case "fullscreen": {
           const el = this.root;
@@ -201,8 +511,30 @@
       }
     }
 
-    destroy() { this.observer.disconnect(); }
+    destroy() {
+      this.observer.disconnect();
+      this.views.forEach((v) => v.destroy());
+    }
   }
+
+  function typing(target) {
+    return target && (target.tagName === "TEXTAREA" || target.tagName === "SELECT" || target.isContentEditable ||
+      (target.tagName === "INPUT" && !["radio", "checkbox"].includes(target.type)));
+  }
+
+  /* Shift+digit presets, handled here so every page with a viewer has them. By key code, so
+   * the layout does not matter; they never reach the page's own keys (1-4 choose options). */
+  document.addEventListener("keydown", (e) => {
+    if (!current || !e.shiftKey || e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
+    const match = /^Digit([1-9])$/.exec(e.code || "");
+    if (!match) return;
+    const keys = document.getElementById("shortcuts-enabled");
+    const help = document.getElementById("help");
+    if ((keys && !keys.checked) || (help && !help.hidden)) return;
+    e.preventDefault();
+    e.stopPropagation();
+    current.presetByKey(match[1]);
+  }, true);
 
   let current = null;
   window.ReaderViewer = {

@@ -308,3 +308,19 @@ def test_user_in_two_studies_sees_both(client, db):
     client.force_login(user)
     html = client.get("/").content.decode()
     assert a.title in html and b.title in html
+
+
+def test_case_page_radios_carry_the_vocabulary_and_its_shortcut_keys(reader_client, study):
+    """The page's radios and keys come from readerstudy.vocabulary, the one definition."""
+    from readerstudy.vocabulary import SHORTCUTS
+
+    html = reader_client.get(case_url(study, 1)).content.decode()
+    rendered = set(
+        re.findall(r'<input type="radio" name="(\w+)" value="(\w+)"[^>]*data-keys="([^"]+)"', html)
+    )
+    expected = {
+        (field, value, " ".join(keys))
+        for field, values in SHORTCUTS.items()
+        for value, keys in values.items()
+    }
+    assert rendered == expected

@@ -15,12 +15,7 @@ def study_with_radiographs(n_questions: int = 6, **kwargs):
     derived = derive_display_image(
         Path(get_testdata_file("RG1_UNCR.dcm")), Path(settings.MEDIA_ROOT), max_size=1024
     )
-    Image.objects.filter(case__dataset=study.dataset).update(
-        display=derived.display,
-        thumbnail=derived.thumbnail,
-        width=derived.width,
-        height=derived.height,
-    )
+    Image.objects.filter(case__dataset=study.dataset).update(**derived.image_fields())
     return study
 
 
@@ -45,15 +40,15 @@ def sign_in(page, live_server, username: str) -> None:
 
 
 def canvas_pixels(page, index: int = 0) -> list[int]:
-    """Grey values of a 16x16 grid of points over the first view's canvas."""
+    """Grey values of a 16x16 grid of points over a view's canvas, as shown (WebGL or 2-D)."""
     return page.evaluate(
         """(i) => {
-          const c = document.querySelectorAll('.view canvas')[i];
-          const ctx = c.getContext('2d');
+          const view = window.ReaderViewer.current.views[i];
+          const c = view.canvas;
+          const all = view.readPixels(0, 0, c.width, c.height);
           const out = [];
           for (let y = 1; y <= 16; y++) for (let x = 1; x <= 16; x++) {
-            const px = Math.floor(c.width * x / 17), py = Math.floor(c.height * y / 17);
-            out.push(ctx.getImageData(px, py, 1, 1).data[0]);
+            out.push(all[Math.floor(c.height * y / 17) * c.width + Math.floor(c.width * x / 17)]);
           }
           return out;
         }""",
@@ -63,8 +58,8 @@ def canvas_pixels(page, index: int = 0) -> list[int]:
 
 def wait_for_image(page) -> None:
     page.wait_for_function(
-        """() => { const c = document.querySelector('.view canvas');
-                   if (!c) return false;
-                   const d = c.getContext('2d').getImageData(c.width/2, c.height/2, 1, 1).data;
-                   return d[0] > 0; }"""
+        """() => { const v = window.ReaderViewer && window.ReaderViewer.current
+                           && window.ReaderViewer.current.views[0];
+                   if (!v || !v.loaded) return false;
+                   return v.readPixel(v.canvas.width / 2, v.canvas.height / 2) > 0; }"""
     )

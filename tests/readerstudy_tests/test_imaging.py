@@ -9,7 +9,7 @@ from PIL import Image
 from pydicom.data import get_testdata_file
 from pydicom.pixels import apply_modality_lut
 
-from readerstudy.imaging import ImagingError, derive_display_image, display_pixels
+from readerstudy.imaging import ImagingError, decode_codes, derive_display_image, display_pixels
 
 
 def test_rg1_monochrome1_chest_shows_lungs_darker_than_spine():
@@ -99,3 +99,66 @@ def test_derive_caps_size_writes_once_and_names_by_content(tmp_path):
     assert second.display == first.display
     assert display.stat().st_mtime_ns == mtime
     assert first.bits_stored == 15
+
+
+def test_rg1_full_depth_holds_the_modality_values_exactly(tmp_path):
+    source = Path(get_testdata_file("RG1_UNCR.dcm"))
+    derived = derive_display_image(source, tmp_path)
+    depth = Image.open(tmp_path / derived.depth)
+    assert depth.mode == "RGB" and depth.size == (derived.width, derived.height)
+    codes = decode_codes(depth)
+    assert len(np.unique(codes)) > 1024
+    ds = pydicom.dcmread(source)
+    modality = apply_modality_lut(ds.pixel_array, ds).astype(float)
+    values = derived.value_offset + derived.value_scale * codes.astype(float)
+    assert derived.value_scale == 1.0
+    assert np.array_equal(values, modality)  # lossless: every stored value, not 219 greys
+    assert (derived.value_min, derived.value_max) == (modality.min(), modality.max())
+    assert derived.monochrome1 is True
+    assert derived.dicom_windows == [[15000.0, 30000.0, ""]]
+
+
+def test_presets_are_in_stored_units_and_keep_bone_bright(tmp_path):
+    derived = derive_display_image(Path(get_testdata_file("RG1_UNCR.dcm")), tmp_path)
+    presets = derived.window_presets
+    assert list(presets) == ["default", "soft", "lung", "bone", "auto"]
+    assert presets["default"] == [15000.0, 30000.0]  # the DICOM window
+    codes = decode_codes(Image.open(tmp_path / derived.depth)).astype(float)
+    values = derived.value_offset + codes
+    h, w = values.shape
+    band = slice(int(h * 0.35), int(h * 0.45))
+    spine = np.median(values[band, int(w * 0.47) : int(w * 0.53)])
+    lung = np.median(values[band, int(w * 0.2) : int(w * 0.3)])
+    for name, (center, width) in presets.items():
+        assert derived.value_min - width <= center <= derived.value_max + width, name
+
+        # MONOCHROME1: shown grey = 1 - windowed value, so the spine must come out brighter.
+        def shown(v, center=center, width=width):
+            return 1 - np.clip((v - (center - width / 2)) / width, 0, 1)
+
+        assert shown(spine) >= shown(lung), name
+    # The lung preset spreads the lungs over more greys than the DICOM window does.
+    lung_w = presets["lung"][1]
+    assert lung_w < presets["default"][1] / 2
+
+
+def test_16bit_png_gets_full_depth_with_a_percentile_window(resources, tmp_path):
+    derived = derive_display_image(resources / "tiny_16bit.png", tmp_path)
+    assert derived.depth and derived.value_scale == 1.0 and not derived.monochrome1
+    source = np.asarray(Image.open(resources / "tiny_16bit.png"), dtype=float)
+    codes = decode_codes(Image.open(tmp_path / derived.depth)).astype(float)
+    assert np.array_equal(derived.value_offset + codes, source)
+    assert derived.dicom_windows == []
+    assert derived.window_presets["default"] == derived.window_presets["auto"]
+
+
+def test_8bit_png_has_no_full_depth(resources, tmp_path):
+    derived = derive_display_image(resources / "tiny_8bit.png", tmp_path)
+    assert derived.depth == "" and derived.window_presets == {}
+
+
+def test_full_depth_is_resampled_with_the_display_size(tmp_path):
+    derived = derive_display_image(Path(get_testdata_file("RG1_UNCR.dcm")), tmp_path, max_size=512)
+    depth = Image.open(tmp_path / derived.depth)
+    assert depth.size == (derived.width, derived.height) and max(depth.size) == 512
+    assert len(np.unique(decode_codes(depth))) > 1024

@@ -1,4 +1,8 @@
-"""python manage.py seed_demo [--password PW]: demo dataset, study and users (idempotent)."""
+"""python manage.py seed_demo [--password PW] [--dicomweb URL ...]: demo data and users.
+
+Idempotent. With --dicomweb (used by `make demo-pacs`), the demo file's images are fetched
+from that DICOMweb server into the dataset "ReXVQA demo (PACS)" and the study "demo-pacs".
+"""
 
 import secrets
 from pathlib import Path
@@ -6,14 +10,16 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from analysis.demo import MODELS as MODEL_NAMES
 from analysis.demo import seed_predictions
 from annotation.demo import simulate_readers
 from readerstudy import demo
+from readerstudy.management.dicomweb_options import add_image_source_arguments, dicomweb_config
 from readerstudy.models import Dataset, ReaderStudy, Role
+from readerstudy.rexvqa import RexvqaError
 from readerstudy.services.importing import rexvqa_import
 from readerstudy.services.studies import membership_add, study_create
 
@@ -23,12 +29,19 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--password", help="Password for every demo user (default: random).")
+        add_image_source_arguments(parser)
 
     def handle(self, *args, **opts):
         password = opts["password"] or secrets.token_urlsafe(9)
         root = Path(settings.MEDIA_ROOT) / "demo-source"
         json_path = demo.write_demo_files(root)
-        summary = rexvqa_import(path=json_path, dataset_name=demo.DATASET_NAME)
+        dicomweb = dicomweb_config(opts)
+        dataset_name = demo.PACS_DATASET_NAME if dicomweb else demo.DATASET_NAME
+        slug = demo.PACS_STUDY_SLUG if dicomweb else demo.STUDY_SLUG
+        try:
+            summary = rexvqa_import(path=json_path, dataset_name=dataset_name, dicomweb=dicomweb)
+        except RexvqaError as exc:
+            raise CommandError(f"Demo import failed, nothing was written. {exc}") from exc
         self.stdout.write(
             f"Demo dataset: {summary.questions_created} questions new, "
             f"{summary.questions_unchanged} already there."
@@ -42,11 +55,11 @@ class Command(BaseCommand):
                 user.save()
                 users[username] = user
             users["pi1"].user_permissions.add(Permission.objects.get(codename="add_readerstudy"))
-        dataset = Dataset.objects.get(name=demo.DATASET_NAME)
-        study = ReaderStudy.objects.filter(slug=demo.STUDY_SLUG).first()
+        dataset = Dataset.objects.get(name=dataset_name)
+        study = ReaderStudy.objects.filter(slug=slug).first()
         if study is None:
             created = study_create(
-                slug=demo.STUDY_SLUG,
+                slug=slug,
                 dataset=dataset,
                 n=dataset.questions.count(),
                 seed=7,

@@ -1,0 +1,211 @@
+"""Read a spreadsheet question bank (.csv or .xlsx) into raw records for the validation core.
+
+One row per question; the columns (see README, "Question bank spreadsheets", and the template
+in docs/question_bank_template.csv/.xlsx) map onto the ReXVQA fields, so the same rules and
+messages apply, located by row and column. Every cell is read as text; a formula cell in an
+.xlsx is refused (never evaluated, and its cached value is not trusted either).
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import io
+import math
+from collections.abc import Iterable
+from typing import IO, Any
+
+from readerstudy.rexvqa import RawRecord, RexvqaError
+
+MAX_ROWS = 100_000
+LIST_SEPARATOR = "|"
+
+# Spreadsheet column -> ReXVQA field. option_a..option_d together make "options".
+COLUMNS: dict[str, str] = {
+    "id": "id",
+    "case_id": "study_id",
+    "question": "question",
+    "option_a": "options",
+    "option_b": "options",
+    "option_c": "options",
+    "option_d": "options",
+    "correct": "correct_answer",
+    "task": "task_name",
+    "category": "category",
+    "subcategory": "subcategory",
+    "explanation": "correct_answer_explanation",
+    "study_uid": "StudyInstanceUid",
+    "image_paths": "ImagePath",
+    "view_positions": "ImageViewPosition",
+    "modalities": "ImageModality",
+    "age": "PatientAge",
+    "sex": "PatientSex",
+    "indication": "Indication",
+    "findings": "Findings",
+    "impression": "Impression",
+}
+REQUIRED_COLUMNS = ("id", "question", "option_a", "option_b", "option_c", "option_d", "correct")
+REQUIRED_COLUMNS += ("task",)
+LIST_COLUMNS = ("image_paths", "view_positions", "modalities")
+OPTION_COLUMNS = ("option_a", "option_b", "option_c", "option_d")
+# Field (as the validation core names it) -> column(s), to name the column in errors.
+FIELD_COLUMNS: dict[str, Any] = {
+    field: column for column, field in COLUMNS.items() if field != "options"
+} | {"options": OPTION_COLUMNS}
+
+
+def _header_name(value: str) -> str:
+    return "_".join(value.strip().lower().replace("-", " ").split())
+
+
+def _cell_text(value: Any, row: int, column: str) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise RexvqaError(f"{value!r} is not a finite number", row=row, column=column)
+        return str(int(value)) if value.is_integer() else repr(value)
+    if isinstance(value, datetime.datetime | datetime.date):
+        return value.strftime("%Y%m%d")
+    return str(value).strip()
+
+
+def _header(cells: list[str]) -> list[str]:
+    names = [_header_name(cell) for cell in cells]
+    while names and not names[-1]:
+        names.pop()
+    seen: set[str] = set()
+    for number, name in enumerate(names, start=1):
+        if not name:
+            raise RexvqaError(f"the header (row 1) has an empty column name in column {number}")
+        if name not in COLUMNS:
+            known = ", ".join(COLUMNS)
+            raise RexvqaError(f"unknown column {name!r} in the header (row 1); known: {known}")
+        if name in seen:
+            raise RexvqaError(f"column {name!r} appears twice in the header (row 1)")
+        seen.add(name)
+    missing = [name for name in REQUIRED_COLUMNS if name not in seen]
+    if missing:
+        raise RexvqaError(f"the header (row 1) has no {', '.join(map(repr, missing))} column")
+    if "image_paths" not in seen and "study_uid" not in seen:
+        raise RexvqaError("the header (row 1) needs an 'image_paths' or a 'study_uid' column")
+    return names
+
+
+def _split(text: str) -> list[str]:
+    return [part.strip() for part in text.replace("\n", LIST_SEPARATOR).split(LIST_SEPARATOR)]
+
+
+def _record(header: list[str], cells: list[str], row: int) -> RawRecord | None:
+    if not any(cells):
+        return None
+    extra = [cell for cell in cells[len(header) :] if cell]
+    if extra:
+        raise RexvqaError(f"a value ({extra[0][:40]!r}) in a column without a header", row=row)
+    values = dict(zip(header, cells, strict=False))
+    data: dict[str, Any] = {}
+    for column, text in values.items():
+        target = COLUMNS[column]
+        if column in OPTION_COLUMNS or target == "id":
+            continue
+        data[target] = [p for p in _split(text) if p] if column in LIST_COLUMNS and text else text
+    data["options"] = [values.get(column, "") for column in OPTION_COLUMNS]
+    if not data.get("study_id"):
+        data["study_id"] = values.get("study_uid", "")  # one case per study by default
+    return RawRecord(values.get("id", ""), data, row=row, columns=FIELD_COLUMNS)
+
+
+def _records(rows: Iterable[tuple[int, list[str]]]) -> list[RawRecord]:
+    iterator = iter(rows)
+    try:
+        _, first = next(iterator)
+    except StopIteration:
+        raise RexvqaError("the spreadsheet is empty (no header row)") from None
+    header = _header(first)
+    records: list[RawRecord] = []
+    rows_by_id: dict[str, int] = {}
+    for row, cells in iterator:
+        record = _record(header, cells, row)
+        if record is None:
+            continue
+        if len(records) >= MAX_ROWS:
+            raise RexvqaError(f"more than {MAX_ROWS} questions; split the file")
+        qid = str(record.qid).strip()
+        if qid in rows_by_id:
+            raise RexvqaError(
+                f"question id {qid!r} is already used in row {rows_by_id[qid]}",
+                question_id=qid,
+                row=row,
+                column="id",
+            )
+        rows_by_id[qid] = row
+        records.append(record)
+    if not records:
+        raise RexvqaError("the spreadsheet holds no questions (only a header row)")
+    return records
+
+
+def _csv_rows(handle: IO[bytes]) -> Iterable[tuple[int, list[str]]]:
+    try:
+        text = io.TextIOWrapper(handle, encoding="utf-8-sig", newline="").read()
+    except UnicodeDecodeError as exc:
+        raise RexvqaError(
+            f"the CSV file is not UTF-8 text ({exc.reason} at byte {exc.start}); "
+            "save it as 'CSV UTF-8'"
+        ) from exc
+    first_line = text.split("\n", 1)[0]
+    try:
+        dialect: Any = csv.Sniffer().sniff(first_line, delimiters=",;\t")
+    except csv.Error:
+        dialect = csv.excel
+    reader = csv.reader(io.StringIO(text, newline=""), dialect)
+    try:
+        for row, cells in enumerate(reader, start=1):
+            yield row, [cell.strip() for cell in cells]
+    except csv.Error as exc:
+        raise RexvqaError(
+            f"the CSV file cannot be read near line {reader.line_num}: {exc}"
+        ) from exc
+
+
+def _xlsx_rows(handle: IO[bytes]) -> Iterable[tuple[int, list[str]]]:
+    from openpyxl import load_workbook
+
+    try:
+        workbook = load_workbook(handle, read_only=True, data_only=False)
+    except Exception as exc:  # zipfile, XML and openpyxl errors alike
+        raise RexvqaError(f"not a readable .xlsx workbook ({exc})") from exc
+    try:
+        sheet = workbook.worksheets[0]
+        sheet.reset_dimensions()  # the stored size may be wrong (files written by other tools)
+        header: list[str] = []
+        row = 0
+        for cells in sheet.iter_rows():
+            row = next((c.row for c in cells if getattr(c, "row", None)), row + 1)
+            texts = []
+            for index, cell in enumerate(cells):
+                column = header[index] if index < len(header) else f"column {index + 1}"
+                if getattr(cell, "data_type", None) == "f":
+                    raise RexvqaError(
+                        "is a formula; formulas are not evaluated: paste the values instead",
+                        row=row,
+                        column=column,
+                    )
+                texts.append(_cell_text(cell.value, row, column))
+            if not header:
+                header = [_header_name(t) for t in texts]
+            yield row, texts
+    finally:
+        workbook.close()
+
+
+def read_question_bank(handle: IO[bytes], filename: str) -> list[RawRecord]:
+    """The rows of a .csv or .xlsx question bank as raw records (row numbers as shown in Excel)."""
+    name = filename.lower()
+    if name.endswith(".csv"):
+        return _records(_csv_rows(handle))
+    if name.endswith(".xlsx"):
+        return _records(_xlsx_rows(handle))
+    raise RexvqaError(f"{filename!r}: a question bank must be a .csv or .xlsx file")
