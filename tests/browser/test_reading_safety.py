@@ -353,5 +353,5 @@ def test_error_page_is_dark_and_leads_back(page, live_server, reading, artifacts
     background = page.evaluate("getComputedStyle(document.body).backgroundColor")
     assert background == "rgb(14, 17, 22)"  # the reading room's dark background
     assert "Not found" in page.inner_text("h1")
-    page.click("text=Your studies")
+    page.click(".error-links a:has-text('Your studies')")
     page.wait_for_url(f"{live_server.url}/")
