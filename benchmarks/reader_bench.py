@@ -61,7 +61,7 @@ def server_env(work: Path) -> dict[str, str]:
     }
 
 
-def write_study_file(folder: Path, n_cases: int) -> Path:
+def write_study_file(folder: Path, n_cases: int, bits: int = 16) -> Path:
     """A ReXVQA-shaped file: one question per case, each case its own real radiograph.
 
     Each case's image is the pydicom sample PA chest (RG1_UNCR, 1841 x 1955) shifted and
@@ -81,7 +81,10 @@ def write_study_file(folder: Path, n_cases: int) -> Path:
         target = folder / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         variant = np.roll(base, 23 * c, axis=1) + 97 * c
-        Image.fromarray(np.clip(variant, 0, 65535).astype(np.uint16)).save(target)
+        if bits == 16:  # as ReXVQA's deid_png files: the viewer windows them at full depth
+            Image.fromarray(np.clip(variant, 0, 65535).astype(np.uint16)).save(target)
+        else:
+            Image.fromarray((np.clip(variant, 0, 65535) >> 8).astype(np.uint8)).save(target)
         records[f"bench-{c:04d}"] = {
             "question": f"Where are the masses most numerous? (case {c})",
             "options": ["A. Lower zones", "B. Upper zones", "C. Hila", "D. No masses"],
@@ -107,7 +110,9 @@ def write_study_file(folder: Path, n_cases: int) -> Path:
     return path
 
 
-def prepare(env: dict[str, str], work: Path, n_cases: int, readers: list[str]) -> None:
+def prepare(
+    env: dict[str, str], work: Path, n_cases: int, readers: list[str], bits: int = 16
+) -> None:
     """Database, static files, the study and its readers, in this process (Django set up on
     the benchmark's settings), through the commands a PI uses."""
     os.environ.update(env)
@@ -122,7 +127,7 @@ def prepare(env: dict[str, str], work: Path, n_cases: int, readers: list[str]) -
     quiet = {"verbosity": 0, "stdout": io.StringIO()}
     call_command("migrate", "--noinput", **quiet)
     call_command("collectstatic", "--noinput", **quiet)
-    path = write_study_file(work / "rexvqa", n_cases)
+    path = write_study_file(work / "rexvqa", n_cases, bits)
     call_command("import_rexvqa", str(path), "--dataset", "Reader bench", **quiet)
     for name in readers:
         get_user_model().objects.create_user(name, password=PASSWORD)
@@ -176,7 +181,7 @@ DRAWN = "(n) => { const w = document.getElementById('workspace');"
 DRAWN += " return w && w.dataset.caseNumber === String(n) && w.dataset.drawn ? w : null; }"
 
 
-def fresh_loads(browser, cases: int) -> list[float]:
+def fresh_loads(browser, cases: int, query: str = "") -> list[float]:
     """Navigation start -> images drawn, each case new to this browser's image cache."""
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     page = context.new_page()
@@ -184,19 +189,19 @@ def fresh_loads(browser, cases: int) -> list[float]:
     page.goto(f"{BASE}/s/bench/read/instructions/")  # warms the static files, as mid-study
     times = []
     for number in range(1, cases + 1):
-        page.goto(f"{BASE}/s/bench/read/{number}/")
+        page.goto(f"{BASE}/s/bench/read/{number}/{query}")
         page.wait_for_function(DRAWN, arg=number)
         times.append(page.evaluate("Number(document.getElementById('workspace').dataset.drawn)"))
     context.close()
     return times
 
 
-def advances(browser, cases: int) -> list[float]:
+def advances(browser, cases: int, query: str = "") -> tuple[list[float], list[float]]:
     """Enter (the key event's own time) -> the next case's images drawn."""
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     page = context.new_page()
     sign_in(page, "bench_advance")
-    page.goto(f"{BASE}/s/bench/read/1/")
+    page.goto(f"{BASE}/s/bench/read/1/{query}")
     page.wait_for_function(DRAWN, arg=1)
     page.evaluate(
         """() => window.addEventListener('keydown', (e) => {
@@ -248,6 +253,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cases", type=int, default=15, help="cases per measurement")
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
+    parser.add_argument(
+        "--viewer",
+        choices=["auto", "canvas"],
+        default="auto",
+        help="the viewer's renderer: auto (WebGL2 where available) or its 2-D canvas",
+    )
+    parser.add_argument(
+        "--bits", type=int, choices=[8, 16], default=16, help="source PNG depth (16: ReXVQA's)"
+    )
     args = parser.parse_args()
     if not 2 <= args.cases <= 200:
         parser.error("--cases must be between 2 and 200")
@@ -259,15 +273,16 @@ def main() -> None:
     server = None
     try:
         print(f"Preparing a {args.cases + 1}-case study with its own radiographs ...", flush=True)
-        prepare(env, work, args.cases + 1, ["bench_load", "bench_advance"])
+        prepare(env, work, args.cases + 1, ["bench_load", "bench_advance"], args.bits)
         server = start_server(env, work / "gunicorn.log")
         with sync_playwright() as p:
             browser = p.chromium.launch(
                 executable_path=CHROMIUM,
                 args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
             )
-            load = fresh_loads(browser, args.cases)
-            advance, canvas = advances(browser, args.cases)
+            query = f"?viewer={args.viewer}" if args.viewer != "auto" else ""
+            load = fresh_loads(browser, args.cases, query)
+            advance, canvas = advances(browser, args.cases, query)
             browser.close()
     finally:
         if server and server.poll() is None:
@@ -287,6 +302,8 @@ def main() -> None:
             "server": "gunicorn 2 workers x 4 threads, DEBUG=0, SQLite",
             "browser": "Chromium (Debian) headless, 1440x900, GPU off",
             "look_ms_before_enter": LOOK_MS,
+            "source_bits": args.bits,
+            "viewer": args.viewer,
         },
     }
     print(json.dumps(result, indent=2))
