@@ -1,6 +1,6 @@
 from django.urls import path
 
-from analysis import views
+from analysis import triage_views, views
 
 urlpatterns = [
     path("s/<slug:slug>/analysis/", views.analysis_page, name="analysis"),
@@ -14,5 +14,17 @@ urlpatterns = [
         "s/<slug:slug>/analysis/table/<str:name>.<str:fmt>",
         views.table_download,
         name="analysis-table",
+    ),
+]
+
+# Expert triage (the review queue ranks by item analysis, which uses AI predictions).
+urlpatterns += [
+    path("s/<slug:slug>/expert/", triage_views.queue, name="expert-queue"),
+    path("s/<slug:slug>/expert/next/", triage_views.next_question, name="expert-next"),
+    path("s/<slug:slug>/items/", triage_views.item_analysis_page, name="item-analysis"),
+    path(
+        "s/<slug:slug>/items.<str:fmt>",
+        triage_views.item_analysis_download,
+        name="item-analysis-download",
     ),
 ]

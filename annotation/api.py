@@ -9,8 +9,7 @@ from rest_framework.generics import GenericAPIView, ListAPIView, ListCreateAPIVi
 from rest_framework.response import Response
 
 from annotation import selectors
-from annotation.models import ExpertReview
-from annotation.reviews import ReviewRejected, review_submit
+from annotation.reviews import ReviewRejected, review_submit, reviews_visible_to
 from annotation.serializers import (
     AnswerInputSerializer,
     AnswerResultSerializer,
@@ -118,7 +117,11 @@ class AnswerView(GenericAPIView):
 
 
 class ReviewList(ListCreateAPIView):
-    """Experts' reviews of a study's questions: experts and PIs read, experts write."""
+    """Experts' reviews of a study's questions: experts and PIs read, experts write.
+
+    An expert reads their own reviews and, question by question, their colleagues' reviews of
+    the questions they have reviewed themselves (the review page's rule).
+    """
 
     serializer_class = ReviewSerializer
     filter_backends = []
@@ -132,7 +135,7 @@ class ReviewList(ListCreateAPIView):
     def list(self, request, slug: str):
         study = study_for_user(request.user, slug, [Role.EXPERT, Role.PI])
         reviews = (
-            ExpertReview.objects.filter(item__study=study)
+            reviews_visible_to(study, request.user)
             .select_related("item__question", "expert")
             .order_by("item__position", "expert__username")
         )

@@ -11,7 +11,7 @@ from django.db.models import Count, Max, Q
 
 from annotation.models import Answer, ExpertReview, ReaderCompletion
 from readerstudy.models import Membership, ReaderStudy, Role, StudyQuestion
-from readerstudy.vocabulary import ReviewFlag
+from readerstudy.vocabulary import Alignment, Decision, ReviewFlag
 
 
 @dataclass(frozen=True)
@@ -88,17 +88,20 @@ FLAG_FIELDS = [(f"flag_{value}", label) for value, label in ReviewFlag.choices]
 
 def flagged_items(study: ReaderStudy) -> tuple[list[dict], dict[str, int]]:
     """Questions any expert flagged or rejected, with counts per flag; and totals per flag."""
+    # Reviews and answers are joined in one query, so every count is of distinct rows: without
+    # distinct, one review of a question three readers answered counted three times.
     annotations = {
-        field: Count("reviews", filter=Q(**{f"reviews__{field}": True})) for field, _ in FLAG_FIELDS
+        field: Count("reviews", filter=Q(**{f"reviews__{field}": True}), distinct=True)
+        for field, _ in FLAG_FIELDS
     }
     items = (
         StudyQuestion.objects.filter(study=study)
         .select_related("question", "excluded_by")
         .annotate(
             **annotations,
-            n_reviews=Count("reviews"),
-            n_reject=Count("reviews", filter=Q(reviews__decision="reject")),
-            n_misfit=Count("answers", filter=Q(answers__alignment="no"), distinct=True),
+            n_reviews=Count("reviews", distinct=True),
+            n_reject=Count("reviews", filter=Q(reviews__decision=Decision.REJECT), distinct=True),
+            n_misfit=Count("answers", filter=Q(answers__alignment=Alignment.NO), distinct=True),
         )
         .order_by("position")
     )

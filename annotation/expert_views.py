@@ -1,4 +1,4 @@
-"""Expert pages: the review queue and the structured review of one question.
+"""Expert page: the structured review of one question (the queue is analysis.triage_views).
 
 Experts and PIs of the study see the truth, explanation and report here; readers never reach
 these views (study_for_user with expert/PI roles only).
@@ -6,43 +6,28 @@ these views (study_for_user with expert/PI roles only).
 
 from __future__ import annotations
 
+import json
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_http_methods
 
 from annotation.models import ExpertReview
 from annotation.review_forms import ReviewForm
 from annotation.reviews import (
     ReviewRejected,
-    expert_agreement,
     reader_feedback,
-    review_queue,
     review_submit,
+    reviews_visible_to,
 )
 from annotation.selectors import case_images
 from readerstudy.models import Role, StudyQuestion
 from readerstudy.selectors import roles_of, study_for_user
+from readerstudy.vocabulary import REVIEW_DEFAULTS, REVIEW_DEFAULTS_KEY
 
 REVIEWERS = [Role.EXPERT, Role.PI]
-
-
-@login_required
-@require_GET
-def queue(request: HttpRequest, slug: str) -> HttpResponse:
-    study = study_for_user(request.user, slug, REVIEWERS)
-    rows = review_queue(study, request.user)
-    roles = roles_of(request.user, study)
-    context = {
-        "study": study,
-        "roles": roles,
-        "rows": rows,
-        "reviewed": sum(r.reviewed_by_me for r in rows),
-        "agreement": expert_agreement(study),
-        "can_review": Role.EXPERT in roles,
-    }
-    return render(request, "annotation/expert_queue.html", context)
 
 
 @login_required
@@ -78,16 +63,13 @@ def review_question(request: HttpRequest, slug: str, item_id: int) -> HttpRespon
                 form.add_error(None, str(exc))
             else:
                 messages.success(request, f"Review of {item.question.source_id} saved.")
-                next_row = next(
-                    (r for r in review_queue(study, request.user) if not r.reviewed_by_me), None
-                )
-                if next_row is None:
-                    return redirect("expert-queue", slug=slug)
-                return redirect("expert-review", slug=slug, item_id=next_row.item.id)
+                # The queue's order uses AI predictions (analysis layer): it picks the next.
+                return redirect("expert-next", slug=slug)
     others = (
-        ExpertReview.objects.filter(item=item).exclude(expert=request.user).select_related("expert")
-        if mine is not None or not can_review
-        else ExpertReview.objects.none()
+        reviews_visible_to(study, request.user)
+        .filter(item=item)
+        .exclude(expert=request.user)
+        .select_related("expert")
     )
     case = item.question.case
     context = {
@@ -102,5 +84,7 @@ def review_question(request: HttpRequest, slug: str, item_id: int) -> HttpRespon
         "others": list(others),
         "can_review": can_review,
         "roles": roles,
+        "defaults_json": json.dumps(REVIEW_DEFAULTS),
+        "defaults_key": REVIEW_DEFAULTS_KEY,
     }
     return render(request, "annotation/expert_review.html", context)

@@ -11,7 +11,7 @@ from readerstudy.vocabulary import RATING_FIELDS, ReviewFlag
 
 
 def reviews_csv(study: ReaderStudy) -> str:
-    """One row per expert review."""
+    """One row per expert review; `flags` in words, then one true/false column per flag."""
     out = io.StringIO()
     writer = csv.writer(out)
     flags = [f"flag_{v}" for v in ReviewFlag.values]
@@ -21,6 +21,7 @@ def reviews_csv(study: ReaderStudy) -> str:
             "task",
             "excluded",
             "expert",
+            "flags",
             *flags,
             "other_text",
             *RATING_FIELDS,
@@ -42,6 +43,7 @@ def reviews_csv(study: ReaderStudy) -> str:
                 r.item.question.get_task_display(),
                 r.item.excluded,
                 r.expert.username,
+                "; ".join(r.flag_labels),
                 *[getattr(r, f) for f in flags],
                 r.other_text,
                 *[getattr(r, f) for f in RATING_FIELDS],

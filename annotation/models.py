@@ -150,3 +150,8 @@ class ExpertReview(models.Model):
     @property
     def flags(self) -> list[str]:
         return [flag for flag in ReviewFlag.values if getattr(self, f"flag_{flag}")]
+
+    @property
+    def flag_labels(self) -> list[str]:
+        """The flags as people read them ("Image does not match the question")."""
+        return [label for value, label in ReviewFlag.choices if getattr(self, f"flag_{value}")]

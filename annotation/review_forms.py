@@ -1,22 +1,62 @@
+"""The expert's review form. Every control carries its keyboard shortcut (`data-keys`) and,
+where one applies, the default that "accept defaults" fills in: the page's script reads both
+from the markup, so the vocabulary is stated once (readerstudy.vocabulary)."""
+
+import json
+
 from django import forms
 
-from readerstudy.vocabulary import RATING_FIELDS, RATING_RANGE, Decision, Difficulty, ReviewFlag
+from annotation.forms import ShortcutRadioSelect
+from readerstudy.vocabulary import (
+    FLAG_RATING_DEFAULTS,
+    RATING_FIELDS,
+    RATING_RANGE,
+    REVIEW_SHORTCUTS,
+    Decision,
+    Difficulty,
+    ReviewFlag,
+)
 
 RATING_CHOICES = [(str(i), str(i)) for i in RATING_RANGE]
 
 
+class ShortcutCheckboxes(ShortcutRadioSelect, forms.CheckboxSelectMultiple):
+    """Checkboxes with `data-keys`, and the ratings a checked flag lowers by default."""
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        lowered = FLAG_RATING_DEFAULTS.get(str(value))
+        if lowered:
+            option["attrs"]["data-rating-defaults"] = json.dumps(lowered)
+        return option
+
+
+def _rating(label: str) -> forms.ChoiceField:
+    return forms.ChoiceField(
+        label=label,
+        choices=RATING_CHOICES,
+        widget=ShortcutRadioSelect(REVIEW_SHORTCUTS["rating"]),
+    )
+
+
 class ReviewForm(forms.Form):
     flags = forms.MultipleChoiceField(
-        choices=ReviewFlag.choices, required=False, widget=forms.CheckboxSelectMultiple
+        choices=ReviewFlag.choices,
+        required=False,
+        widget=ShortcutCheckboxes(REVIEW_SHORTCUTS["flags"]),
     )
     other_text = forms.CharField(required=False, max_length=500, label="Other problem")
-    clinical_quality = forms.ChoiceField(choices=RATING_CHOICES, widget=forms.RadioSelect)
-    explanation_clarity = forms.ChoiceField(choices=RATING_CHOICES, widget=forms.RadioSelect)
-    factual_correctness = forms.ChoiceField(choices=RATING_CHOICES, widget=forms.RadioSelect)
-    image_alignment = forms.ChoiceField(choices=RATING_CHOICES, widget=forms.RadioSelect)
-    difficulty = forms.ChoiceField(choices=Difficulty.choices, widget=forms.RadioSelect)
-    decision = forms.ChoiceField(choices=Decision.choices, widget=forms.RadioSelect)
-    comment = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
+    decision = forms.ChoiceField(
+        choices=Decision.choices, widget=ShortcutRadioSelect(REVIEW_SHORTCUTS["decision"])
+    )
+    clinical_quality = _rating("Clinical quality")
+    explanation_clarity = _rating("Explanation clarity")
+    factual_correctness = _rating("Factual correctness")
+    image_alignment = _rating("Image alignment")
+    difficulty = forms.ChoiceField(
+        choices=Difficulty.choices, widget=ShortcutRadioSelect(REVIEW_SHORTCUTS["difficulty"])
+    )
+    comment = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
 
     def clean(self):
         data = super().clean()
@@ -26,6 +66,9 @@ class ReviewForm(forms.Form):
 
     def ratings(self) -> dict[str, int]:
         return {name: int(self.cleaned_data[name]) for name in RATING_FIELDS}
+
+    def rating_fields(self):
+        return [self[name] for name in RATING_FIELDS]
 
     @classmethod
     def initial_from(cls, review) -> dict:

@@ -1,4 +1,8 @@
-"""Expert reviews: the write service and the reads for the queue and the review page."""
+"""Expert reviews: the write service, who may read whose review, and the review page's reads.
+
+The queue that ranks questions for review uses AI predictions, so it lives a layer up
+(analysis.triage).
+"""
 
 from __future__ import annotations
 
@@ -7,11 +11,11 @@ from dataclasses import dataclass
 
 import pandas as pd
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Q, QuerySet
 
 from annotation.agreement import panel_agreement
 from annotation.models import Answer, ExpertReview
-from readerstudy.models import AuditEvent, ReaderStudy, StudyQuestion
+from readerstudy.models import AuditEvent, Membership, ReaderStudy, Role, StudyQuestion
 from readerstudy.vocabulary import (
     RATING_FIELDS,
     RATING_RANGE,
@@ -70,46 +74,29 @@ def review_submit(
     return review
 
 
-@dataclass(frozen=True)
-class QueueRow:
-    item: StudyQuestion
-    complaints: int
-    alignment_no: int
-    alignment_partly: int
-    comments: int
-    reviews: int
-    reviewed_by_me: bool
+def may_see_others(study: ReaderStudy, user) -> bool | set[int]:
+    """Whose reviews `user` may read, question by question: the review page's rule.
 
-
-def review_queue(study: ReaderStudy, expert) -> list[QueueRow]:
-    """Most reader complaints first (alignment "no"/"partly"), then unreviewed, then order."""
-    items = (
-        StudyQuestion.objects.filter(study=study)
-        .select_related("question")
-        .annotate(
-            n_no=Count("answers", filter=Q(answers__alignment=Alignment.NO), distinct=True),
-            n_partly=Count("answers", filter=Q(answers__alignment=Alignment.PARTLY), distinct=True),
-            n_comments=Count("answers", filter=~Q(answers__comment=""), distinct=True),
-            n_reviews=Count("reviews", distinct=True),
-            n_mine=Count("reviews", filter=Q(reviews__expert=expert), distinct=True),
+    True: every review (a PI who is not an expert of the study: they never review, so there
+    is nothing to bias). Otherwise the ids of the study questions this expert has reviewed:
+    an expert sees another expert's review of a question only once they saved their own.
+    """
+    if not Membership.objects.filter(study=study, user=user, role=Role.EXPERT).exists():
+        return True
+    return set(
+        ExpertReview.objects.filter(item__study=study, expert=user).values_list(
+            "item_id", flat=True
         )
     )
-    rows = [
-        QueueRow(
-            item=i,
-            complaints=i.n_no + i.n_partly,
-            alignment_no=i.n_no,
-            alignment_partly=i.n_partly,
-            comments=i.n_comments,
-            reviews=i.n_reviews,
-            reviewed_by_me=i.n_mine > 0,
-        )
-        for i in items
-    ]
-    rows.sort(
-        key=lambda r: (-r.complaints, -r.alignment_no, r.reviewed_by_me, r.reviews, r.item.position)
-    )
-    return rows
+
+
+def reviews_visible_to(study: ReaderStudy, user) -> QuerySet[ExpertReview]:
+    """The study's reviews `user` may read (see `may_see_others`); every view and API uses it."""
+    reviews = ExpertReview.objects.filter(item__study=study)
+    seen = may_see_others(study, user)
+    if seen is True:
+        return reviews
+    return reviews.filter(Q(expert=user) | Q(item_id__in=seen))
 
 
 @dataclass(frozen=True)
@@ -136,8 +123,8 @@ def reader_feedback(item: StudyQuestion) -> ReaderFeedback:
     )
 
 
-def reviews_frame(study: ReaderStudy) -> pd.DataFrame:
-    rows = ExpertReview.objects.filter(item__study=study).values(
+def reviews_frame(reviews: QuerySet[ExpertReview]) -> pd.DataFrame:
+    rows = reviews.values(
         "item__question__source_id",
         "expert__username",
         "decision",
@@ -146,9 +133,13 @@ def reviews_frame(study: ReaderStudy) -> pd.DataFrame:
     return pd.DataFrame(list(rows))
 
 
-def expert_agreement(study: ReaderStudy) -> list[dict]:
-    """Agreement between experts on the decision and on each flag."""
-    frame = reviews_frame(study)
+def expert_agreement(study: ReaderStudy, user) -> list[dict]:
+    """Agreement between experts on the decision and on each flag, over what `user` may see.
+
+    An expert gets the agreement on the questions they have reviewed only: on any other
+    question it would tell them what their colleagues decided.
+    """
+    frame = reviews_frame(reviews_visible_to(study, user))
     if frame.empty:
         return []
     frame = frame.rename(

@@ -11,7 +11,6 @@ urlpatterns = [
     path("s/<slug:slug>/read/<int:number>/answer/", views.case_answer, name="reader-answer"),
     path("s/<slug:slug>/read/review/", views.review, name="reader-review"),
     path("s/<slug:slug>/read/done/", views.done, name="reader-done"),
-    path("s/<slug:slug>/expert/", expert_views.queue, name="expert-queue"),
     path("s/<slug:slug>/expert/<int:item_id>/", expert_views.review_question, name="expert-review"),
     path("img/<path:path>", views.media_image, name="media-image"),
     path("s/<slug:slug>/dashboard/", dashboard_views.study_dashboard, name="pi-dashboard"),

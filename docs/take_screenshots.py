@@ -22,8 +22,18 @@ def sign_in(page, base: str, username: str, password: str) -> None:
     page.wait_for_url(f"{base}/")
 
 
-def shoot(browser, base: str, password: str, username: str, shots: list[tuple[str, str]]):
-    context = browser.new_context(viewport={"width": 1440, "height": 900})
+LAPTOP = {"width": 1280, "height": 720}  # the expert pages must work on this screen
+
+
+def shoot(
+    browser,
+    base: str,
+    password: str,
+    username: str,
+    shots: list[tuple[str, str]],
+    viewport: dict | None = None,
+):
+    context = browser.new_context(viewport=viewport or {"width": 1440, "height": 900})
     page = context.new_page()
     sign_in(page, base, username, password)
     for path, name in shots:
@@ -51,8 +61,8 @@ def reader_case(browser, base: str, password: str) -> None:
 
 
 def expert_first_question(browser, base: str, password: str) -> None:
-    """The top of the queue: the question readers complained about most."""
-    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    """The top of the queue: the question with the strongest evidence of a problem."""
+    context = browser.new_context(viewport=LAPTOP)
     page = context.new_page()
     sign_in(page, base, "expert1", password)
     page.goto(f"{base}/s/demo/expert/")
@@ -70,7 +80,7 @@ def main() -> None:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
         reader_case(browser, base, password)
-        shoot(browser, base, password, "expert1", [("/s/demo/expert/", "expert-queue")])
+        shoot(browser, base, password, "expert1", [("/s/demo/expert/", "expert-queue")], LAPTOP)
         expert_first_question(browser, base, password)
         shoot(
             browser,

@@ -4,6 +4,7 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from analysis import api as analysis_api
+from analysis import triage_api
 from annotation import api as annotation_api
 from readerstudy import api as core_api
 from readerstudy.api_auth import obtain_auth_token
@@ -36,6 +37,7 @@ v1 = [
     path(
         "studies/<slug:slug>/analysis/", analysis_api.AnalysisResults.as_view(), name="api-analysis"
     ),
+    path("studies/<slug:slug>/items/", triage_api.ItemAnalysis.as_view(), name="api-items"),
 ]
 
 urlpatterns = [

@@ -317,7 +317,11 @@ class DicomwebSource:
         self._done: dict[str, ParsedImage] = {}
 
     def image(self, raw: Any, qid: str) -> ParsedImage:
-        if not isinstance(raw, str) or not raw.strip():
+        if not isinstance(raw, str):
+            raise RexvqaError(
+                f"expected a path, got {type(raw).__name__}", question_id=qid, field="ImagePath"
+            )
+        if not raw.strip():
             raise RexvqaError("empty image path", question_id=qid, field="ImagePath")
         ref = parse_resource(raw)
         if ref is None:

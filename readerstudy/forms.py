@@ -63,7 +63,17 @@ class StudyCreateForm(forms.Form):
     allow_revision = forms.BooleanField(required=False, initial=True)
     show_indication = forms.BooleanField(required=False, initial=True)
     lock_on_finish = forms.BooleanField(required=False, initial=True)
-    instructions = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
+    instructions = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Shown to readers before the first case.",
+    )
+    closing_text = forms.CharField(
+        required=False,
+        initial=ReaderStudy._meta.get_field("closing_text").default,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Shown to readers once they have finished.",
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

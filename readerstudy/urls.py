@@ -26,6 +26,11 @@ urlpatterns += [
     ),
     path("s/<slug:slug>/dashboard/members/", study_views.members, name="pi-members"),
     path(
+        "s/<slug:slug>/dashboard/members/<int:membership_id>/remove/",
+        study_views.member_remove_confirm,
+        name="pi-member-remove",
+    ),
+    path(
         "s/<slug:slug>/dashboard/items/<int:item_id>/exclusion/",
         study_views.item_exclusion,
         name="pi-exclusion",

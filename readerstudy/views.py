@@ -55,12 +55,40 @@ def item_exclusion(request: HttpRequest, slug: str, item_id: int) -> HttpRespons
     return redirect("pi-dashboard", slug=slug)
 
 
+def _membership(study, membership_id) -> Membership:
+    """A membership of this study by id; anything else (another study's, "abc") is a 404."""
+    if not str(membership_id).isdigit():
+        raise Http404("No such member.")
+    return get_object_or_404(
+        Membership.objects.select_related("user"), id=int(membership_id), study=study
+    )
+
+
+@login_required
+@require_GET
+def member_remove_confirm(request: HttpRequest, slug: str, membership_id: int) -> HttpResponse:
+    """ "Remove X as reader?": a page of its own, so the confirmation works without JavaScript."""
+    study = _pi_study(request, slug)
+    membership = _membership(study, membership_id)
+    last_pi = (
+        membership.role == Role.PI
+        and Membership.objects.filter(study=study, role=Role.PI).count() == 1
+    )
+    return render(
+        request,
+        "readerstudy/member_remove.html",
+        {"study": study, "membership": membership, "last_pi": last_pi},
+    )
+
+
 @login_required
 @require_POST
 def members(request: HttpRequest, slug: str) -> HttpResponse:
     study = _pi_study(request, slug)
     if "remove" in request.POST:
-        membership = get_object_or_404(Membership, id=request.POST["remove"], study=study)
+        membership = _membership(study, request.POST["remove"])
+        if request.POST.get("confirm") != "yes":  # removal is confirmed on its own page
+            return redirect("pi-member-remove", slug=slug, membership_id=membership.id)
         last_pi = (
             membership.role == Role.PI
             and Membership.objects.filter(study=study, role=Role.PI).count() == 1
@@ -114,6 +142,7 @@ def create(request: HttpRequest) -> HttpResponse:
             "show_indication": data["show_indication"],
             "lock_on_finish": data["lock_on_finish"],
             "instructions": data["instructions"],
+            "closing_text": data["closing_text"],
         }
         upload = data["questions_file"]
         imported = ""

@@ -76,6 +76,36 @@ SHORTCUTS: dict[str, dict[str, tuple[str, ...]]] = {
     "alignment": {Alignment.YES: ("y",), Alignment.PARTLY: ("p",), Alignment.NO: ("n",)},
 }
 
+# Expert review keyboard shortcuts, rendered into `data-keys` attributes like the reader's.
+# A digit sets the first quality not yet rated (or the one with the focus); "d" accepts the
+# defaults below for everything still unset; Enter saves and opens the next question.
+REVIEW_SHORTCUTS: dict[str, dict[str, tuple[str, ...]]] = {
+    "flags": {
+        ReviewFlag.MULTIPLE_VALID: ("u",),
+        ReviewFlag.COMPARISON: ("c",),
+        ReviewFlag.CLINICALLY_INVALID: ("k",),
+        ReviewFlag.HALLUCINATED: ("s",),
+        ReviewFlag.IMAGE_MISMATCH: ("x",),
+        ReviewFlag.OTHER: ("o",),
+    },
+    "rating": {str(value): (str(value),) for value in RATING_RANGE},
+    "difficulty": SHORTCUTS["difficulty"],
+    "decision": {Decision.ACCEPT: ("a",), Decision.REVISE: ("v",), Decision.REJECT: ("r",)},
+}
+REVIEW_DEFAULTS_KEY = "d"
+
+# What "accept the defaults" fills in: a middle-high rating, medium difficulty...
+REVIEW_DEFAULTS: dict[str, str] = {
+    **{name: "4" for name in RATING_FIELDS},
+    "difficulty": Difficulty.MEDIUM,
+}
+# ...except the rating a checked flag speaks against.
+FLAG_RATING_DEFAULTS: dict[str, dict[str, str]] = {
+    ReviewFlag.IMAGE_MISMATCH: {"image_alignment": "1"},
+    ReviewFlag.HALLUCINATED: {"factual_correctness": "2"},
+    ReviewFlag.CLINICALLY_INVALID: {"clinical_quality": "2"},
+}
+
 
 def labelled(choices: type[models.TextChoices]) -> dict[str, str]:
     """value -> human label, for exports and pages that show stored codes."""

@@ -16,3 +16,11 @@ def pvalue(value) -> str:
     if value is None or value != value:
         return "–"
     return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+@register.filter
+def pct0(value) -> str:
+    """A fraction as a whole percentage; a dash when undefined (dense tables)."""
+    if value is None or value != value:
+        return "–"
+    return f"{float(value) * 100:.0f}%"

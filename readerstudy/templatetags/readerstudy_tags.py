@@ -1,6 +1,7 @@
 from django import template
 
 from readerstudy.imaging import WINDOW_PRESETS
+from readerstudy.vocabulary import ReviewFlag, labelled
 
 register = template.Library()
 
@@ -24,3 +25,10 @@ def seconds(ms) -> str:
         return f"{minutes} min {secs} s"
     hours, minutes = divmod(minutes, 60)
     return f"{hours} h {minutes:02d} min"
+
+
+@register.filter
+def flag_labels(values) -> list[str]:
+    """Review flag codes as people read them (audit entries store the codes)."""
+    labels = labelled(ReviewFlag)
+    return [labels.get(v, v) for v in values or []]

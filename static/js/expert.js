@@ -1,15 +1,98 @@
-/* Expert review page: the same viewer as readers, with its keys while not typing. */
+/* Expert review page: the image viewer's keys, and the review form's keys.
+ *
+ * Every review key comes from the server: each control carries `data-keys`, each flag the
+ * ratings it lowers (`data-rating-defaults`), the form the defaults (`data-defaults`) and the
+ * key that accepts them (`data-defaults-key`). Nothing of the vocabulary is restated here.
+ */
 (function () {
   "use strict";
-  const KEYS = { i: "invert", 0: "reset", "+": "zoom-in", "=": "zoom-in", "-": "zoom-out", l: "link", f: "fullscreen" };
+  const VIEWER_KEYS = { i: "invert", 0: "reset", "+": "zoom-in", "=": "zoom-in", "-": "zoom-out", l: "link", f: "fullscreen" };
+
+  function form() { return document.getElementById("review-form"); }
+
+  function typing(t) {
+    return t && (t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable ||
+      (t.tagName === "INPUT" && !["radio", "checkbox"].includes(t.type)));
+  }
+
+  function checkedValue(f, name) {
+    const input = f.querySelector(`input[name="${CSS.escape(name)}"]:checked`);
+    return input ? input.value : null;
+  }
+
+  function setRadio(f, name, value) {
+    const input = f.querySelector(`input[name="${CSS.escape(name)}"][value="${CSS.escape(value)}"]`);
+    if (input) input.checked = true;
+  }
+
+  // A digit rates the quality row holding the focus, else the first one not yet rated.
+  function rate(f, key, target) {
+    const rows = Array.from(f.querySelectorAll("fieldset[data-rating]"));
+    let row = target && target.closest ? target.closest("fieldset[data-rating]") : null;
+    if (!row) row = rows.find((r) => !r.querySelector("input:checked"));
+    if (!row) return false;
+    const input = row.querySelector(`input[data-keys~="${CSS.escape(key)}"]`);
+    if (!input) return false;
+    input.checked = true;
+    const next = rows[rows.indexOf(row) + 1];
+    if (target && target.closest && target.closest("fieldset[data-rating]") && next) {
+      (next.querySelector("input:checked") || next.querySelector("input")).focus({ preventScroll: true });
+    }
+    return true;
+  }
+
+  // Fill every rating and the difficulty still unset: the form's defaults, lowered where a
+  // checked flag says so.
+  function acceptDefaults(f) {
+    const values = Object.assign({}, JSON.parse(f.dataset.defaults || "{}"));
+    f.querySelectorAll("input[name=flags]:checked[data-rating-defaults]").forEach((flag) => {
+      Object.assign(values, JSON.parse(flag.dataset.ratingDefaults));
+    });
+    Object.entries(values).forEach(([name, value]) => {
+      if (checkedValue(f, name) === null) setRadio(f, name, value);
+    });
+  }
+
   document.addEventListener("DOMContentLoaded", () => {
     const workspace = document.getElementById("workspace");
     if (workspace) window.ReaderViewer.init(workspace);
+    const f = form();
+    if (f) {
+      const button = f.querySelector('[data-action="defaults"]');
+      if (button) button.addEventListener("click", () => acceptDefaults(f));
+    }
   });
+
   document.addEventListener("keydown", (e) => {
-    const t = e.target;
     if (e.ctrlKey || e.metaKey || e.altKey) return;
-    if (t && (t.tagName === "TEXTAREA" || t.tagName === "SELECT" || (t.tagName === "INPUT" && !["radio", "checkbox"].includes(t.type)))) return;
-    if (e.key in KEYS) { window.ReaderViewer.action(KEYS[e.key]); e.preventDefault(); }
+    const t = e.target;
+    if (typing(t)) {
+      if (e.key === "Escape") t.blur();
+      return;
+    }
+    const f = form();
+    const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+    if (f && key === "Enter") {
+      if (t && (t.tagName === "BUTTON" || t.tagName === "A" || t.tagName === "SUMMARY")) return;
+      e.preventDefault();
+      f.requestSubmit();  // the browser names any required choice still missing
+      return;
+    }
+    if (f && key.length === 1) {
+      if (key === f.dataset.defaultsKey) { acceptDefaults(f); e.preventDefault(); return; }
+      if (rate(f, key, t)) { e.preventDefault(); return; }
+      const input = f.querySelector(`input[data-keys~="${CSS.escape(key)}"]:not(fieldset[data-rating] input)`);
+      if (input) {
+        if (input.type === "checkbox") input.checked = !input.checked;
+        else input.checked = true;
+        if (input.value === "other" && input.checked) {
+          const text = f.querySelector('input[name="other_text"]');
+          if (text) { text.focus(); e.preventDefault(); return; }
+        }
+        e.preventDefault();
+        return;
+      }
+    }
+    if (key in VIEWER_KEYS) { window.ReaderViewer.action(VIEWER_KEYS[key]); e.preventDefault(); }
   });
 })();

@@ -78,7 +78,7 @@ def test_expert1_flags_the_mismatch_at_the_top_and_pi1_excludes_it(page, live_se
     page.check("input[name=image_alignment][value='1']")
     page.check("input[name=difficulty][value=hard]")
     page.check("input[name=decision][value=reject]")
-    page.click("text=Save review and go to the next")
+    page.click("button:has-text('Save and next')")
     page.wait_for_url(lambda url: not url.endswith(f"/{item_id}/"))
     review = ExpertReview.objects.get(item_id=item_id, expert__username="expert1")
     assert review.flag_image_mismatch and review.decision == "reject"

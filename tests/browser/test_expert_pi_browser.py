@@ -23,7 +23,7 @@ def fill_review(page, decision: str, flag: str | None = None) -> None:
         page.check(f"input[name={name}][value='3']")
     page.check("input[name=difficulty][value=medium]")
     page.check(f"input[name=decision][value={decision}]")
-    page.click("text=Save review and go to the next")
+    page.click("button:has-text('Save and next')")
 
 
 def test_expert_reviews_two_questions_and_pi_excludes_one(page, live_server, artifacts):

@@ -117,6 +117,24 @@ def endpoints(study, item) -> list[Endpoint]:
         ),
         Endpoint("reader review", "get", reverse("reader-review", args=[s]), readers),
         Endpoint("expert queue", "get", reverse("expert-queue", args=[s]), reviewers),
+        Endpoint("expert next", "get", reverse("expert-next", args=[s]), reviewers),
+        Endpoint("item analysis", "get", reverse("item-analysis", args=[s]), reviewers),
+        Endpoint(
+            "item analysis xlsx",
+            "get",
+            reverse("item-analysis-download", args=[s, "xlsx"]),
+            reviewers,
+        ),
+        Endpoint("api items", "get", f"/api/v1/studies/{s}/items/", reviewers, api=True),
+        Endpoint(
+            "member removal page",
+            "get",
+            reverse(
+                "pi-member-remove",
+                args=[s, Membership.objects.filter(study=study).order_by("id").first().id],
+            ),
+            pis,
+        ),
         Endpoint(
             "expert review page", "get", reverse("expert-review", args=[s, item.id]), reviewers
         ),
@@ -214,6 +232,11 @@ ENDPOINT_NAMES = [
     "reader answer",
     "reader review",
     "expert queue",
+    "expert next",
+    "item analysis",
+    "item analysis xlsx",
+    "api items",
+    "member removal page",
     "expert review page",
     "expert review submit",
     "dashboard",

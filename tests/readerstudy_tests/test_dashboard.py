@@ -80,7 +80,7 @@ def test_membership_add_and_remove_are_audited(pi_client, study, pi):
     pi_client.post(url, {"username": "newcomer", "role": "reader"})
     membership = Membership.objects.get(user=newcomer)
     assert membership.role == Role.READER
-    pi_client.post(url, {"remove": membership.id})
+    pi_client.post(url, {"remove": membership.id, "confirm": "yes"})
     assert not Membership.objects.filter(user=newcomer).exists()
     actions = list(AuditEvent.objects.filter(actor=pi).values_list("action", flat=True))
     assert "membership.add" in actions and "membership.remove" in actions
@@ -90,7 +90,9 @@ def test_membership_add_and_remove_are_audited(pi_client, study, pi):
 
 def test_last_pi_cannot_be_removed(pi_client, study, pi):
     membership = Membership.objects.get(user=pi, role=Role.PI)
-    pi_client.post(reverse("pi-members", args=[study.slug]), {"remove": membership.id})
+    pi_client.post(
+        reverse("pi-members", args=[study.slug]), {"remove": membership.id, "confirm": "yes"}
+    )
     assert Membership.objects.filter(id=membership.id).exists()
 
 
@@ -126,6 +128,7 @@ def test_reviews_and_feedback_csv(pi_client, study, reader, expert):
     assert len(reviews) == 1
     row = reviews[0]
     assert row["expert"] == "expert" and row["flag_image_mismatch"] == "True"
+    assert row["flags"] == "Image does not match the question"  # in words, as on the pages
     assert row["decision"] == "reject" and row["image_alignment"] == "1"
     assert row["excluded"] == "True" and row["comment"] == "not a chest"
     feedback = list(

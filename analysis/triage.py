@@ -1,0 +1,252 @@
+"""Expert triage: the study's item analysis, and the expert queue ranked by evidence.
+
+Experts exist to find bad questions. Readers' and models' answers point at them before anyone
+complains: a question most raters answer with the same wrong option probably has a wrong key,
+one that readers say does not fit the image probably has the wrong image. The queue puts the
+strongest evidence first and says why (`QueueRow.reasons`).
+
+Ranking (`evidence`, highest first; ties: questions this expert has not reviewed yet, then the
+study's order):
+
+    evidence = 3 x key_suspicion + 2 x complaints + 1 x negative readers' discrimination
+
+- key_suspicion (0-1): see analysis.stats.items (consensus on one wrong option among readers
+  and models, or negative pooled discrimination);
+- complaints (0-1): per reader who answered, "does not fit" counts 1, "partly" 1/2 and a
+  comment 1/2; summed, divided by the readers who answered, capped at 1;
+- negative readers' discrimination (0-1): -discrimination_readers when below 0.
+
+The weights put the kinds of evidence in the order the experts asked for (a wrong key first,
+then readers' complaints, then discrimination), while strong evidence of a later kind can
+still outrank weak evidence of an earlier one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+from django.db.models import Count, Q
+from django.urls import reverse
+
+from analysis.selectors import study_questions, study_responses
+from analysis.stats.items import item_analysis
+from annotation.models import Answer, ExpertReview
+from readerstudy.models import Image, ReaderStudy, StudyQuestion
+from readerstudy.vocabulary import Alignment, Difficulty
+
+WEIGHTS = {"key_suspicion": 3.0, "complaints": 2.0, "discrimination_readers": 1.0}
+
+# Columns of the item-analysis page, CSV, XLSX and API, in order: short heading, description.
+ITEM_COLUMNS: dict[str, tuple[str, str]] = {
+    "question_id": ("Question", "Question id"),
+    "task": ("Task", "ReXVQA task"),
+    "key": ("Key", "The correct option as keyed"),
+    "key_suspicion": ("Key susp.", "Key suspicion, 0-1 (see above)"),
+    "n": ("n", "Raters who answered (readers and models)"),
+    "p_readers": ("Readers ✓", "Proportion correct among readers"),
+    "p_models": ("Models ✓", "Proportion correct among AI models"),
+    "discrimination": ("Discr.", "Corrected point-biserial, readers and models pooled"),
+    "discrimination_readers": ("Discr. readers", "Corrected point-biserial, readers only"),
+    "share_A": ("A", "Share choosing A"),
+    "share_B": ("B", "Share choosing B"),
+    "share_C": ("C", "Share choosing C"),
+    "share_D": ("D", "Share choosing D"),
+    "modal_wrong": ("Wrong", "Most chosen wrong option"),
+    "modal_wrong_share": ("Wrong %", "Share choosing the most chosen wrong option"),
+    **{
+        f"difficulty_{value}": (label, f"Readers rating it {label.lower()}")
+        for value, label in Difficulty.choices
+    },
+    **{
+        f"fit_{value}": (f"Fit {label.lower()}", f"Readers: question fits the image: {label}")
+        for value, label in Alignment.choices
+    },
+    "comments": ("Comments", "Readers' comments"),
+    "excluded": ("Excl.", "Excluded from the analysis by a PI"),
+}
+
+
+def responses_with_comments(study: ReaderStudy) -> pd.DataFrame:
+    """The analysis' long frame plus each reader's comment (item analysis counts them)."""
+    frame = study_responses(study)
+    comments = {
+        (source_id, username): comment
+        for source_id, username, comment in Answer.objects.filter(item__study=study)
+        .exclude(comment="")
+        .values_list("item__question__source_id", "reader__username", "comment")
+    }
+    keys = zip(frame["question_id"], frame["rater"], frame["rater_kind"], strict=True)
+    frame["comment"] = [comments.get((q, r), "") if kind == "human" else "" for q, r, kind in keys]
+    return frame
+
+
+def study_item_analysis(study: ReaderStudy) -> pd.DataFrame:
+    """`item_analysis` of every question of the study (excluded ones too, marked)."""
+    questions = study_questions(study)
+    frame = responses_with_comments(study)
+    levels = {
+        "difficulty_levels": tuple(Difficulty.values),
+        "fit_levels": tuple(Alignment.values),
+    }
+    if frame.empty:  # nobody has answered and no model predicted: counts are zero
+        frame = pd.DataFrame(
+            {
+                "question_id": questions["question_id"],
+                "rater": "-",
+                "rater_kind": "human",
+                "answer": None,
+                "correct_answer": questions["correct_answer"],
+            }
+        )
+    stats = item_analysis(frame, **levels)
+    meta = questions[["item_id", "question_id", "task", "excluded"]]
+    return meta.merge(stats, on="question_id", how="left")
+
+
+def complaints_score(row) -> float:
+    readers = row["n_readers"]
+    if not readers:
+        return 0.0
+    raw = row["fit_no"] + 0.5 * row["fit_partly"] + 0.5 * row["comments"]
+    return min(1.0, raw / readers)
+
+
+def _number(value) -> float | None:
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+@dataclass(frozen=True)
+class QueueRow:
+    item: StudyQuestion
+    thumbnail_url: str | None
+    key: str
+    modal_wrong: str | None
+    modal_wrong_share: float
+    modal_wrong_count: int
+    key_count: int
+    answered: int
+    key_suspicion: float
+    complaints: float
+    discrimination: float | None
+    discrimination_readers: float | None
+    fit_no: int
+    fit_partly: int
+    comments: int
+    evidence: float
+    reasons: list[str]
+    reviews: int
+    reviewed_by_me: bool
+
+
+def reasons_for(row) -> list[str]:
+    """Why a question ranks where it does, in words an expert reads at a glance."""
+    reasons = []
+    n = int(row["n"])
+    if row["wrong_consensus"] > 0:
+        chosen = round(row["modal_wrong_share"] * n)
+        key_votes = round(row[f"share_{row['key']}"] * n)
+        reasons.append(
+            f"{chosen} of {n} raters chose {row['modal_wrong']}, {key_votes} the key {row['key']}"
+        )
+    discrimination = _number(row["discrimination"])
+    if discrimination is not None and discrimination < 0:
+        reasons.append(f"Negative discrimination {discrimination:.2f}: stronger raters miss it")
+    readers = int(row["n_readers"])
+    if row["fit_no"]:
+        reasons.append(f"{int(row['fit_no'])} of {readers} readers: question does not fit")
+    if row["fit_partly"]:
+        reasons.append(f"{int(row['fit_partly'])} of {readers} readers: fits only partly")
+    if row["comments"]:
+        count = int(row["comments"])
+        reasons.append(f"{count} reader comment{'s' if count != 1 else ''}")
+    readers_disc = _number(row["discrimination_readers"])
+    if readers_disc is not None and readers_disc < 0:
+        reasons.append(f"Readers' discrimination {readers_disc:.2f}")
+    return reasons
+
+
+def evidence_of(row) -> tuple[float, float]:
+    """(evidence score, complaints) for one row of the study's item analysis."""
+    complaints = complaints_score(row)
+    readers_disc = _number(row["discrimination_readers"])
+    negative = max(0.0, -readers_disc) if readers_disc is not None else 0.0
+    score = (
+        WEIGHTS["key_suspicion"] * float(row["key_suspicion"])
+        + WEIGHTS["complaints"] * complaints
+        + WEIGHTS["discrimination_readers"] * negative
+    )
+    return round(score, 9), complaints
+
+
+def _thumbnails(study: ReaderStudy) -> dict[int, str]:
+    """case id -> URL of the first view's thumbnail."""
+    out: dict[int, str] = {}
+    images = (
+        Image.objects.filter(case__questions__study_items__study=study)
+        .exclude(thumbnail="")
+        .order_by("case_id", "position")
+        .values_list("case_id", "thumbnail")
+    )
+    for case_id, thumbnail in images:
+        out.setdefault(case_id, reverse("media-image", args=[thumbnail]))
+    return out
+
+
+def triage_queue(study: ReaderStudy, expert) -> list[QueueRow]:
+    """Every question of the study, strongest evidence of a problem first (module docstring)."""
+    analysis = study_item_analysis(study).set_index("item_id")
+    items = (
+        StudyQuestion.objects.filter(study=study)
+        .select_related("question")
+        .annotate(
+            n_reviews=Count("reviews", distinct=True),
+            n_mine=Count("reviews", filter=Q(reviews__expert=expert), distinct=True),
+        )
+    )
+    thumbnails = _thumbnails(study)
+    rows = []
+    for item in items:
+        row = analysis.loc[item.id]
+        evidence, complaints = evidence_of(row)
+        rows.append(
+            QueueRow(
+                item=item,
+                thumbnail_url=thumbnails.get(item.question.case_id),
+                key=item.question.correct,
+                modal_wrong=row["modal_wrong"] if isinstance(row["modal_wrong"], str) else None,
+                modal_wrong_share=float(row["modal_wrong_share"]),
+                modal_wrong_count=round(float(row["modal_wrong_share"]) * int(row["n"])),
+                key_count=round(
+                    (_number(row[f"share_{item.question.correct}"]) or 0) * int(row["n"])
+                ),
+                answered=int(row["n"]),
+                key_suspicion=float(row["key_suspicion"]),
+                complaints=complaints,
+                discrimination=_number(row["discrimination"]),
+                discrimination_readers=_number(row["discrimination_readers"]),
+                fit_no=int(row["fit_no"]),
+                fit_partly=int(row["fit_partly"]),
+                comments=int(row["comments"]),
+                evidence=evidence,
+                reasons=reasons_for(row),
+                reviews=item.n_reviews,
+                reviewed_by_me=item.n_mine > 0,
+            )
+        )
+    rows.sort(key=lambda r: (-r.evidence, r.reviewed_by_me, r.item.position))
+    return rows
+
+
+def next_to_review(study: ReaderStudy, expert) -> StudyQuestion | None:
+    """The highest-ranked question this expert has not reviewed yet."""
+    reviewed = set(
+        ExpertReview.objects.filter(item__study=study, expert=expert).values_list(
+            "item_id", flat=True
+        )
+    )
+    for row in triage_queue(study, expert):
+        if row.item.id not in reviewed:
+            return row.item
+    return None

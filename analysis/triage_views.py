@@ -1,0 +1,145 @@
+"""Expert triage pages: the ranked review queue, "next question", and the item analysis.
+
+Experts and PIs of the study only (they see the truth anyway; readers never reach these).
+The review page itself, and the review service, stay in annotation.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET
+
+from analysis.triage import ITEM_COLUMNS, next_to_review, study_item_analysis, triage_queue
+from annotation.reviews import expert_agreement, may_see_others
+from readerstudy.downloads import attachment
+from readerstudy.models import Role
+from readerstudy.selectors import roles_of, study_for_user
+
+REVIEWERS = [Role.EXPERT, Role.PI]
+TEXT_COLUMNS = {"question_id", "task", "key", "modal_wrong"}
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+
+@login_required
+@require_GET
+def queue(request: HttpRequest, slug: str) -> HttpResponse:
+    study = study_for_user(request.user, slug, REVIEWERS)
+    rows = triage_queue(study, request.user)
+    roles = roles_of(request.user, study)
+    seen = may_see_others(study, request.user)
+    context = {
+        "study": study,
+        "roles": roles,
+        "rows": rows,
+        "reviewed": sum(r.reviewed_by_me for r in rows),
+        "agreement": expert_agreement(study, request.user),
+        "agreement_scope": None if seen is True else len(seen),
+        "can_review": Role.EXPERT in roles,
+    }
+    return render(request, "analysis/expert_queue.html", context)
+
+
+@login_required
+@require_GET
+def next_question(request: HttpRequest, slug: str) -> HttpResponse:
+    """Where "save and next" lands: the best-ranked question the expert has not reviewed."""
+    study = study_for_user(request.user, slug, REVIEWERS)
+    item = (
+        next_to_review(study, request.user)
+        if Role.EXPERT in roles_of(request.user, study)
+        else None
+    )
+    if item is None:
+        return redirect("expert-queue", slug=slug)
+    return redirect("expert-review", slug=slug, item_id=item.id)
+
+
+def sorted_items(frame: pd.DataFrame, sort: str) -> tuple[pd.DataFrame, str]:
+    """Sort by one column (`-name` descending); unknown columns fall back to key suspicion."""
+    column = sort.removeprefix("-")
+    if column not in ITEM_COLUMNS:
+        sort, column = "-key_suspicion", "key_suspicion"
+    ordered = frame.sort_values(
+        [column, "question_id"],
+        ascending=[not sort.startswith("-"), True],
+        na_position="last",
+        kind="stable",
+    )
+    return ordered, sort
+
+
+def _cells(frame: pd.DataFrame) -> list[dict]:
+    return [
+        {k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
+        for row in frame.to_dict("records")
+    ]
+
+
+@login_required
+@require_GET
+def item_analysis_page(request: HttpRequest, slug: str) -> HttpResponse:
+    study = study_for_user(request.user, slug, REVIEWERS)
+    frame, sort = sorted_items(study_item_analysis(study), request.GET.get("sort", ""))
+    headers = []
+    for name, (label, description) in ITEM_COLUMNS.items():
+        active = sort.removeprefix("-") == name
+        if active:  # click again to reverse
+            next_sort = name if sort.startswith("-") else f"-{name}"
+        else:  # numbers start high-first, text A-Z
+            next_sort = name if name in TEXT_COLUMNS else f"-{name}"
+        headers.append(
+            {
+                "name": name,
+                "label": label,
+                "description": description,
+                "next": next_sort,
+                "active": active,
+                "numeric": name not in TEXT_COLUMNS and name != "excluded",
+                "descending": sort.startswith("-"),
+            }
+        )
+    context = {
+        "study": study,
+        "roles": roles_of(request.user, study),
+        "headers": headers,
+        "rows": _cells(frame),
+        "sort": sort,
+    }
+    return render(request, "analysis/items.html", context)
+
+
+def _neutralised(frame: pd.DataFrame) -> pd.DataFrame:
+    """Text a spreadsheet would run as a formula (=, +, -, @, tab, CR) gets a leading '."""
+
+    def cell(value):
+        if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+            return "'" + value
+        return value
+
+    return frame.map(cell)
+
+
+def items_export_frame(study) -> pd.DataFrame:
+    frame, _ = sorted_items(study_item_analysis(study), "-key_suspicion")
+    return _neutralised(frame[[c for c in ITEM_COLUMNS]])
+
+
+@login_required
+@require_GET
+def item_analysis_download(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+    study = study_for_user(request.user, slug, REVIEWERS)
+    frame = items_export_frame(study)
+    name = f"{study.slug}-item-analysis.{fmt}"
+    if fmt == "csv":
+        return attachment(frame.to_csv(index=False).encode(), name, "text/csv")
+    if fmt == "xlsx":
+        buffer = io.BytesIO()
+        with pd.ExcelWriter(buffer, engine="openpyxl") as xlsx:
+            frame.to_excel(xlsx, index=False, sheet_name="item_analysis")
+        return attachment(buffer.getvalue(), name, XLSX)
+    raise Http404("Formats: csv, xlsx.")

@@ -1,0 +1,243 @@
+"""Expert triage: the queue ranks by evidence and says why; item analysis page, exports, API."""
+
+import csv
+import io
+
+import openpyxl
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from analysis.models import AIModel, Prediction
+from analysis.services import predictions_import
+from analysis.triage import next_to_review, triage_queue
+from annotation.models import Answer
+from annotation.reviews import review_submit
+from annotation.services import answer_submit
+from readerstudy.models import Question, ReaderStudy, Role
+from tests.factories import MembershipFactory, UserFactory, build_study
+
+pytestmark = pytest.mark.django_db
+RATINGS = {
+    "clinical_quality": 4,
+    "explanation_clarity": 3,
+    "factual_correctness": 5,
+    "image_alignment": 2,
+}
+
+
+def readers(study, n=3):
+    out = []
+    for i in range(n):
+        user = UserFactory(username=f"reader{i + 1}")
+        MembershipFactory(study=study, user=user, role=Role.READER)
+        out.append(user)
+    return out
+
+
+def models_answer(study, letters_by_source: dict[str, str], names=("m1", "m2", "m3")):
+    rows = "\n".join(f"{q},{letter}" for q, letter in letters_by_source.items())
+    for name in names:
+        predictions_import(
+            dataset=study.dataset,
+            model_name=name,
+            content=f"question_id,prediction\n{rows}\n".encode(),
+            source="test",
+            replace=True,
+        )
+
+
+@pytest.fixture
+def mis_keyed(db):
+    """Six questions; on the one keyed A (position 4), 3 readers and 3 models all chose B.
+
+    Every other question is answered with its key by everyone, except one reader complaint
+    ("does not fit") on position 2, so there is other evidence to outrank.
+    """
+    study = build_study(6)
+    items = list(study.items.select_related("question").order_by("position"))
+    target = items[4]
+    assert target.question.correct == "A"
+    people = readers(study)
+    for item in items:
+        for person in people:
+            choice = "B" if item == target else item.question.correct
+            alignment = "no" if item == items[2] and person == people[0] else "yes"
+            answer_submit(reader=person, item=item, choice=choice, alignment=alignment)
+    models_answer(
+        study,
+        {i.question.source_id: ("B" if i == target else i.question.correct) for i in items},
+    )
+    expert = UserFactory(username="expert")
+    MembershipFactory(study=study, user=expert, role=Role.EXPERT)
+    return study, target, expert
+
+
+def test_question_everyone_answers_b_but_keyed_a_ranks_first_with_the_reason(client, mis_keyed):
+    study, target, expert = mis_keyed
+    rows = triage_queue(study, expert)
+    assert rows[0].item == target
+    assert rows[0].key_suspicion == 1.0 and rows[0].modal_wrong == "B"
+    assert rows[0].reasons[0] == "6 of 6 raters chose B, 0 the key A"
+    assert rows[1].reasons == ["1 of 3 readers: question does not fit"]
+    client.force_login(expert)
+    html = client.get(reverse("expert-queue", args=[study.slug])).content.decode()
+    first_row = html.split("<tbody>")[1].split("</tr>")[0]
+    assert target.question.text in first_row
+    assert "6 of 6 raters chose B, 0 the key A" in first_row
+    assert "Wrong <strong>B</strong>: 6 of 6" in first_row
+    assert 'class="thumb"' in first_row
+
+
+def test_demo_mismatch_ranks_first_and_a_mis_keyed_question_outranks_it(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    call_command("seed_demo", "--password", "x-demo-password", stdout=io.StringIO())
+    demo = ReaderStudy.objects.get(slug="demo")
+    expert1 = UserFactory(username="expert1")
+    top = triage_queue(demo, expert1)[0]
+    assert top.item.question.case.study_id == "demo-mismatch"
+    assert "2 of 2 readers: question does not fit" in top.reasons
+
+    # Now 3 readers and 3 models all choose B on a chest question keyed A.
+    target = demo.items.get(question__source_id="demo-cxr-01-q1")
+    assert target.question.correct == "A"
+    for name in ("reader1", "reader2", "reader3"):
+        Answer.objects.update_or_create(
+            item=target, reader=UserFactory(username=name), defaults={"choice": "B"}
+        )
+    Prediction.objects.filter(question=target.question).update(letter="B")
+    assert AIModel.objects.filter(dataset=demo.dataset).count() == 3
+    top = triage_queue(demo, expert1)[0]
+    assert top.item == target and top.reasons[0] == "6 of 6 raters chose B, 0 the key A"
+
+
+def test_complaints_then_not_yet_reviewed_then_study_order(study, reader, other_reader, expert):
+    items = list(study.items.order_by("position"))
+    answer_submit(reader=reader, item=items[2], choice="A", alignment="no")
+    answer_submit(reader=other_reader, item=items[2], choice="C", alignment="no")
+    answer_submit(reader=reader, item=items[3], choice="D", alignment="partly")
+    review_submit(
+        expert=expert,
+        item=items[0],
+        flags=[],
+        ratings=RATINGS,
+        difficulty="easy",
+        decision="accept",
+    )
+    order = [row.item.id for row in triage_queue(study, expert)]
+    assert order == [items[2].id, items[3].id, items[1].id, items[0].id]
+    assert next_to_review(study, expert) == items[2]
+
+
+def test_save_and_next_follows_the_ranking(client, mis_keyed):
+    study, target, expert = mis_keyed
+    client.force_login(expert)
+    response = client.get(reverse("expert-next", args=[study.slug]))
+    assert response.url == reverse("expert-review", args=[study.slug, target.id])
+    form = {**{k: str(v) for k, v in RATINGS.items()}, "difficulty": "hard", "decision": "reject"}
+    response = client.post(reverse("expert-review", args=[study.slug, target.id]), form)
+    second = triage_queue(study, expert)[1].item
+    assert client.get(response.url).url == reverse("expert-review", args=[study.slug, second.id])
+
+
+def test_a_pi_who_is_not_an_expert_goes_back_to_the_queue(client, study, pi):
+    client.force_login(pi)
+    response = client.get(reverse("expert-next", args=[study.slug]))
+    assert response.url == reverse("expert-queue", args=[study.slug])
+
+
+def test_queue_without_any_answers_lists_every_question(client, study, expert):
+    client.force_login(expert)
+    html = client.get(reverse("expert-queue", args=[study.slug])).content.decode()
+    assert html.count("no answers yet") == 4 and "No evidence of a problem yet" in html
+
+
+def test_queue_page_queries_do_not_grow_with_questions(
+    client, django_assert_max_num_queries, mis_keyed
+):
+    study, _, expert = mis_keyed
+    client.force_login(expert)
+    with django_assert_max_num_queries(20):
+        client.get(reverse("expert-queue", args=[study.slug]))
+
+
+def test_item_analysis_page_sorts_by_any_column(client, mis_keyed):
+    study, target, expert = mis_keyed
+    client.force_login(expert)
+    url = reverse("item-analysis", args=[study.slug])
+
+    def order(sort):
+        html = client.get(url, {"sort": sort}).content.decode()
+        body = html.split("<tbody>")[1]
+        ids = [q.question.source_id for q in study.items.select_related("question")]
+        return sorted(ids, key=body.index)
+
+    by_suspicion = order("-key_suspicion")
+    assert by_suspicion[0] == target.question.source_id
+    by_id = order("question_id")
+    assert by_id == sorted(by_id)
+    assert order("-question_id") == sorted(by_id, reverse=True)
+    assert order("p_readers")[0] == target.question.source_id  # 0% correct first
+    assert order("nonsense")[0] == target.question.source_id  # falls back, no error
+    html = client.get(url, {"sort": "-fit_no"}).content.decode()
+    assert 'aria-sort="descending"' in html and "Fit no ▼" in html
+
+
+def test_item_analysis_csv_and_xlsx(client, mis_keyed):
+    study, target, expert = mis_keyed
+    Question.objects.filter(pk=target.question_id).update(source_id="=HYPERLINK(1)")
+    client.force_login(expert)
+    body = client.get(reverse("item-analysis-download", args=[study.slug, "csv"]))
+    assert body["Content-Disposition"].endswith('-item-analysis.csv"')
+    rows = list(csv.DictReader(io.StringIO(body.content.decode())))
+    assert len(rows) == 6
+    first = rows[0]
+    assert first["question_id"] == "'=HYPERLINK(1)"  # never a formula in a spreadsheet
+    assert first["key"] == "A" and first["modal_wrong"] == "B"
+    assert float(first["key_suspicion"]) == 1.0 and float(first["share_B"]) == 1.0
+    xlsx = client.get(reverse("item-analysis-download", args=[study.slug, "xlsx"]))
+    sheet = openpyxl.load_workbook(io.BytesIO(xlsx.content)).active
+    header = [c.value for c in sheet[1]]
+    assert header[:4] == ["question_id", "task", "key", "key_suspicion"]
+    assert sheet["A2"].value == "'=HYPERLINK(1)" and sheet["A2"].data_type == "s"
+    assert (
+        client.get(reverse("item-analysis-download", args=[study.slug, "pdf"])).status_code == 404
+    )
+
+
+def test_item_analysis_api(mis_keyed):
+    study, target, expert = mis_keyed
+    api = APIClient()
+    api.force_authenticate(expert)
+    body = api.get(f"/api/v1/studies/{study.slug}/items/").json()
+    assert "corrected point-biserial" in body["definition"]
+    first = body["items"][0]
+    assert first["question_id"] == target.question.source_id and first["item_id"] == target.id
+    assert first["key_suspicion"] == 1.0 and first["p_readers"] == 0.0 and first["n"] == 6
+    assert first["discrimination"] is None  # everyone wrong: undefined, JSON null
+    schema = APIClient().get("/api/schema/").content.decode()
+    assert "/api/v1/studies/{slug}/items/" in schema and "ItemAnalysisRow" in schema
+
+
+@pytest.mark.parametrize("persona", ["reader", "outsider"])
+def test_readers_and_outsiders_never_reach_triage(client, study, request, persona):
+    user = request.getfixturevalue(persona)
+    client.force_login(user)
+    for url in (
+        reverse("expert-queue", args=[study.slug]),
+        reverse("expert-next", args=[study.slug]),
+        reverse("item-analysis", args=[study.slug]),
+        reverse("item-analysis-download", args=[study.slug, "csv"]),
+    ):
+        assert client.get(url).status_code == 404
+    api = APIClient()
+    api.force_authenticate(user)
+    assert api.get(f"/api/v1/studies/{study.slug}/items/").status_code == 404
+
+
+def test_an_expert_of_another_study_sees_nothing(client, study, expert):
+    other = build_study(2)
+    client.force_login(expert)
+    assert client.get(reverse("item-analysis", args=[other.slug])).status_code == 404
+    assert client.get(reverse("expert-next", args=[other.slug])).status_code == 404
