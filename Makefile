@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 PORT ?= 8000
 DEMO_ENV := DEBUG=1
 
-.PHONY: demo demo-pacs test test-fast fuzz lint format bench bench-load bench-viewer serve migrate clean
+.PHONY: demo demo-pacs test test-fast fuzz lint format bench bench-load bench-viewer bench-reader serve migrate clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found; run: make PYTHON=python3 ..."; exit 1; }
@@ -70,6 +70,10 @@ bench-viewer: $(STAMP)
 # Needs PostgreSQL on 127.0.0.1:5432 (user postgres, trust auth); about 5 minutes.
 bench-load: $(STAMP)
 	$(BIN)/python benchmarks/load/run.py --out benchmarks/load/results.json
+
+# Debian's Chromium drives the reading page: Enter -> next case drawn vs a fresh case load.
+bench-reader: $(STAMP)
+	$(BIN)/python benchmarks/reader_bench.py
 
 clean:
 	rm -rf $(VENV) media db.sqlite3 staticfiles artifacts

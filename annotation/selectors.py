@@ -60,6 +60,9 @@ class ReaderCase:
     next_number: int | None
     answered_count: int
     preload: list[str] = field(default_factory=list)
+    # The case Enter leads to: the first unanswered one after this (wrapping), this one
+    # counted as answered. The page prefetches it; the server confirms it after the save.
+    next_open: int | None = None
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,10 @@ class ReaderProgress:
     @property
     def percent(self) -> int:
         return round(100 * self.answered / self.total) if self.total else 0
+
+    @property
+    def left(self) -> int:
+        return max(self.total - self.answered, 0)
 
     @property
     def complete(self) -> bool:
@@ -143,6 +150,22 @@ def first_unanswered(order: list[int], answered: set[int], after: int = 0) -> in
     return None
 
 
+@dataclass(frozen=True)
+class Advance:
+    """Where Enter leads after a save: the server's answer to the page's prefetch guess."""
+
+    next_number: int | None  # None: every case is answered
+    following: int | None  # the case after that one, for the page's next prefetch
+
+
+def advance_after(order: list[int], answered: set[int], number: int) -> Advance:
+    next_number = first_unanswered(order, answered, after=number)
+    if next_number is None:
+        return Advance(None, None)
+    following = first_unanswered(order, answered | {order[next_number - 1]}, after=next_number)
+    return Advance(next_number, following)
+
+
 def _reader_image(img: Image) -> ReaderImage:
     common = {
         "url": image_url(img.display),
@@ -182,6 +205,7 @@ def _build_case(
     locked: bool,
     answered_count: int,
     preload: list[str] | None = None,
+    next_open: int | None = None,
 ) -> ReaderCase:
     """The one place that decides what a reader sees of a case: nothing of the truth."""
     question, case = item.question, item.question.case
@@ -207,6 +231,7 @@ def _build_case(
         next_number=number + 1 if number < total else None,
         answered_count=answered_count,
         preload=preload or [],
+        next_open=next_open,
     )
 
 
@@ -246,6 +271,7 @@ def reader_case(
         locked=locked,
         answered_count=len(answers),
         preload=preload,
+        next_open=next_open,
     )
 
 

@@ -5,6 +5,8 @@ from annotation import dashboard_views, expert_views, views
 urlpatterns = [
     path("", views.home, name="home"),
     path("s/<slug:slug>/read/", views.study_start, name="reader-start"),
+    path("s/<slug:slug>/read/instructions/", views.instructions, name="reader-instructions"),
+    path("s/<slug:slug>/read/session/", views.session, name="reader-session"),
     path("s/<slug:slug>/read/<int:number>/", views.case_page, name="reader-case"),
     path("s/<slug:slug>/read/<int:number>/answer/", views.case_answer, name="reader-answer"),
     path("s/<slug:slug>/read/review/", views.review, name="reader-review"),

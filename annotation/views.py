@@ -8,15 +8,18 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.cache import add_never_cache_headers, patch_vary_headers
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django_htmx.http import HttpResponseClientRedirect
 
 from annotation import selectors
 from annotation.forms import AnswerForm, FinishForm
 from annotation.services import AnswerRejected, answer_submit, reader_finish
+from readerstudy.http import wants_json
 from readerstudy.models import Role
 from readerstudy.selectors import studies_of, study_for_user
 
@@ -37,14 +40,37 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
+@never_cache
 def study_start(request: HttpRequest, slug: str) -> HttpResponse:
-    """Start or resume: always the first unanswered case, else the review screen."""
+    """Start or resume: the instructions before a first case, then always the first
+    unanswered case, else the review screen."""
+    study = _reader_study(request, slug)
+    order = selectors.ordered_item_ids(study, request.user)
+    answered = selectors.answered_item_ids(study, request.user)
+    number = selectors.first_unanswered(order, answered)
+    if number is None or selectors.completion_of(study, request.user):
+        return redirect("reader-review", slug=slug)
+    if not answered:
+        return redirect("reader-instructions", slug=slug)
+    return redirect("reader-case", slug=slug, number=number)
+
+
+@login_required
+@require_GET
+@never_cache
+def instructions(request: HttpRequest, slug: str) -> HttpResponse:
+    """The study's instructions and how the reading page works: shown before the first case,
+    and at any time from the case page's menu."""
     study = _reader_study(request, slug)
     order = selectors.ordered_item_ids(study, request.user)
     number = selectors.first_unanswered(order, selectors.answered_item_ids(study, request.user))
-    if number is None or selectors.completion_of(study, request.user):
-        return redirect("reader-review", slug=slug)
-    return redirect("reader-case", slug=slug, number=number)
+    context = {
+        "study": study,
+        "form": AnswerForm(),
+        "next_number": number,
+        "progress": selectors.progress_of(study, request.user, total=len(order)),
+    }
+    return render(request, "annotation/instructions.html", context)
 
 
 def _render_case(
@@ -57,7 +83,11 @@ def _render_case(
     progress = selectors.progress_of(study, request.user, total=case.total)
     context = {"case": case, "progress": progress, "form": form, "error": error, "study": study}
     template = "annotation/_case.html" if request.htmx else "annotation/case.html"
-    return render(request, template, context, status=status)
+    response = render(request, template, context, status=status)
+    # A case page is the reader's live state: Back and a prefetch must ask the server again.
+    add_never_cache_headers(response)
+    patch_vary_headers(response, ["HX-Request"])
+    return response
 
 
 @login_required
@@ -67,9 +97,43 @@ def case_page(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     return _render_case(request, study, number)
 
 
+def _saved(request, study, number: int, order: list[int], outcome) -> JsonResponse:
+    """The page's acknowledgement of a save: what was stored and where the server says Enter
+    leads, so the page can check the case it already showed."""
+    answered = selectors.answered_item_ids(study, request.user)
+    advance = selectors.advance_after(order, answered, number)
+    answer = outcome.answer
+    return JsonResponse(
+        {
+            "saved": number,
+            "changed": outcome.created or outcome.revised,
+            "answer": {
+                f: getattr(answer, f) for f in ("choice", "difficulty", "alignment", "comment")
+            },
+            "next": advance.next_number,
+            "next_url": (
+                reverse("reader-case", kwargs={"slug": study.slug, "number": advance.next_number})
+                if advance.next_number
+                else None
+            ),
+            "following": advance.following,
+            "following_url": (
+                reverse("reader-case", kwargs={"slug": study.slug, "number": advance.following})
+                if advance.following
+                else None
+            ),
+            "review_url": reverse("reader-review", kwargs={"slug": study.slug}),
+            "progress": {"answered": len(answered), "total": len(order)},
+        },
+        headers={"Cache-Control": "no-store"},
+    )
+
+
 @login_required
 @require_POST
 def case_answer(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    """Save one answer. The reading page's script asks for JSON and shows the next case
+    itself (it has it prefetched); a plain form post is redirected to the next case."""
     study = _reader_study(request, slug)
     order = selectors.ordered_item_ids(study, request.user)
     item = selectors.item_at(study, request.user, number, order)
@@ -78,27 +142,45 @@ def case_answer(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     form = AnswerForm(request.POST)
     if not form.is_valid():
         error = " ".join(e for errors in form.errors.values() for e in errors)
+        if wants_json(request):
+            return JsonResponse({"error": error}, status=422)
         return _render_case(
             request, study, number, order=order, data=request.POST, error=error, status=422
         )
     try:
-        answer_submit(reader=request.user, item=item, **form.cleaned_data)
+        outcome = answer_submit(reader=request.user, item=item, **form.cleaned_data)
     except AnswerRejected as exc:
+        if wants_json(request):
+            return JsonResponse({"error": str(exc)}, status=409)
         return _render_case(request, study, number, order=order, error=str(exc), status=409)
+    if wants_json(request):
+        return _saved(request, study, number, order, outcome)
     answered = selectors.answered_item_ids(study, request.user)
     next_number = selectors.first_unanswered(order, answered, after=number)
     if next_number is None:
-        url = reverse("reader-review", kwargs={"slug": slug})
-        return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
-    if not request.htmx:
-        return redirect("reader-case", slug=slug, number=next_number)
-    response = _render_case(request, study, next_number, order=order)
-    response["HX-Push-Url"] = reverse("reader-case", kwargs={"slug": slug, "number": next_number})
-    return response
+        return redirect("reader-review", slug=slug)
+    return redirect("reader-case", slug=slug, number=next_number)
+
+
+@login_required
+@require_GET
+def session(request: HttpRequest, slug: str) -> JsonResponse:
+    """Who is signed in, and a fresh CSRF token: the page checks this after an in-page
+    sign-in so it never sends one reader's pending answers as another reader."""
+    _reader_study(request, slug)
+    return JsonResponse(
+        {
+            "reader": request.user.pk,
+            "username": request.user.get_username(),
+            "csrf": get_token(request),
+        },
+        headers={"Cache-Control": "no-store"},
+    )
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@never_cache
 def review(request: HttpRequest, slug: str) -> HttpResponse:
     study = _reader_study(request, slug)
     rows = selectors.review_rows(study, request.user)
@@ -120,6 +202,7 @@ def review(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_GET
+@never_cache
 def done(request: HttpRequest, slug: str) -> HttpResponse:
     study = _reader_study(request, slug)
     completion = selectors.completion_of(study, request.user)

@@ -49,7 +49,7 @@ def reader_case(browser, base: str, password: str) -> None:
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     page = context.new_page()
     sign_in(page, base, "reader1", password)
-    page.goto(f"{base}/s/demo/read/")
+    page.goto(f"{base}/s/demo/read/1/")  # past the instructions shown before case 1
     page.wait_for_function(
         "() => { const viewer = window.ReaderViewer.current;"
         " return viewer && viewer.views.every((v) => v.loaded); }"

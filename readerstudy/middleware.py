@@ -1,14 +1,29 @@
-"""Refuse NUL characters in the URL and query string before any view sees them.
+"""Two request guards every app relies on.
 
-PostgreSQL text cannot hold NUL, so a NUL that reaches a query (`?expert=%00`) or a file path
-(`/img/display/aa/%00.png`) failed with a 500; no legitimate request carries one.
+`RejectNulMiddleware`: refuse NUL characters in the URL and query string before any view sees
+them. PostgreSQL text cannot hold NUL, so a NUL that reaches a query (`?expert=%00`) or a file
+path (`/img/display/aa/%00.png`) failed with a 500; no legitimate request carries one.
+
+`SessionEndedMiddleware`: a script whose session ended gets 401, not the sign-in page.
+`login_required` answers an anonymous request with a redirect to the sign-in page. A browser
+navigating follows it and shows the form, which is right; but fetch and htmx follow it too and
+hand the script a sign-in page where it expected a case or a save receipt, so the page can
+neither tell that the answer was not saved nor ask the reader to sign in. For those requests
+the redirect becomes a 401 the page can act on (ask to sign in, keep the answer, send it after).
 """
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.shortcuts import resolve_url
+
+from readerstudy.http import is_script
 
 MESSAGE = "The URL or its query parameters contain a NUL character (%00), which is not allowed."
+SESSION_ENDED = "Your session has ended. Sign in again to continue; nothing you entered is lost."
 
 
 class RejectNulMiddleware:
@@ -24,3 +39,19 @@ class RejectNulMiddleware:
                 return JsonResponse({"detail": MESSAGE}, status=400)
             return HttpResponseBadRequest(MESSAGE, content_type="text/plain; charset=utf-8")
         return self.get_response(request)
+
+
+class SessionEndedMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if response.status_code in (301, 302, 303) and is_script(request):
+            login_path = urlsplit(resolve_url(settings.LOGIN_URL)).path
+            if urlsplit(response.get("Location", "")).path == login_path:
+                ended = JsonResponse({"error": SESSION_ENDED}, status=401)
+                ended["X-Login-Required"] = "1"
+                ended["Cache-Control"] = "no-store"
+                return ended
+        return response

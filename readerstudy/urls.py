@@ -50,3 +50,9 @@ urlpatterns += [
         name="pi-exclusion",
     ),
 ]
+
+# Dark error pages in plain words with a way back, for every app (JSON for scripts).
+handler400 = "readerstudy.errors.bad_request"
+handler403 = "readerstudy.errors.permission_denied"
+handler404 = "readerstudy.errors.page_not_found"
+handler500 = "readerstudy.errors.server_error"

@@ -1,9 +1,10 @@
 """A simulated reader: signs in, then reads every case of a study in the browser's way.
 
 Per case: the trivial endpoint (the latency baseline under the same load), the case page, a
-random reload, the htmx answer post and, one time in ten, the same post twice at once (a
-double click or a second tab). A connection error while the server is down is retried, as a
-reader would press again; an answer counts as acknowledged only on a 2xx response.
+random reload, the answer post as the reading page sends it (JSON receipt) and, one time in
+ten, the same post twice at once (a double click or a second tab). A connection error while
+the server is down is retried, as a reader would press again; an answer counts as
+acknowledged only on a 2xx response.
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ class Reader:
     def _post_answer(self, number: int, data: dict, session=None) -> None:
         session = session or self.session
         headers = {
-            "HX-Request": "true",
+            "Accept": "application/json",
             "X-CSRFToken": self.session.cookies["csrftoken"],
             "Referer": f"{self.base}/s/{self.slug}/read/{number}/",
         }

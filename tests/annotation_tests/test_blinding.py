@@ -55,14 +55,18 @@ def reader_responses(client, study):
         return client.post(
             reverse("reader-answer", args=[slug, n]),
             d,
-            HTTP_HX_REQUEST="true",
+            HTTP_ACCEPT="application/json",
         )
 
     yield "home", client.get("/")
     yield "case 1", client.get(case(1))
     yield "case 1 fragment", client.get(case(1), HTTP_HX_REQUEST="true")
-    yield "invalid answer fragment", post(1)
-    yield "answer -> next case fragment", post(1, choice="A")
+    yield "invalid answer (no JS)", client.post(reverse("reader-answer", args=[slug, 1]), {})
+    yield "invalid answer receipt", post(1)
+    yield "answer receipt", post(1, choice="A")
+    yield "case 2 fragment (the prefetch)", client.get(case(2), HTTP_HX_REQUEST="true")
+    yield "session", client.get(reverse("reader-session", args=[slug]))
+    yield "instructions", client.get(reverse("reader-instructions", args=[slug]))
     yield "case 2 (after answering 1)", client.get(case(2))
     yield "case 1 (answered)", client.get(case(1))
     yield "review", client.get(reverse("reader-review", args=[slug]))
@@ -73,7 +77,7 @@ def reader_responses(client, study):
         client.post(reverse("reader-review", args=[slug]), {"confirm": "1"}, follow=True),
     )
     yield "done", client.get(reverse("reader-done", args=[slug]))
-    yield "locked answer fragment", post(1, choice="C")
+    yield "locked answer receipt", post(1, choice="C")
     yield "case 1 (locked)", client.get(case(1))
 
 
@@ -87,7 +91,7 @@ def test_no_reader_page_or_fragment_leaks_truth_report_or_other_answers(
             assert sentinel not in html, f"{sentinel} leaked in {name}"
         assert not re.search(r"[\s\"'][\w-]*correct[\w-]*\s*=", html, re.I), name
         seen += 1
-    assert seen == 15
+    assert seen == 19
 
 
 def test_case_page_is_identical_whichever_option_is_correct(reader_client, sentinel_study):

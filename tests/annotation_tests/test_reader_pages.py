@@ -21,8 +21,9 @@ def answer_url(study, n):
     return reverse("reader-answer", kwargs={"slug": study.slug, "number": n})
 
 
-def answer(client, study, n, choice="A", htmx=False, **extra):
-    headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
+def answer(client, study, n, choice="A", script=False, **extra):
+    """Post an answer as the form does, or as the page's script does (JSON receipt)."""
+    headers = {"HTTP_ACCEPT": "application/json"} if script else {}
     return client.post(
         answer_url(study, n), {"choice": choice, "time_ms": 1000, **extra}, **headers
     )
@@ -60,8 +61,14 @@ def test_experts_and_pis_do_not_use_the_reader_pages(client, expert, study):
     assert client.get(case_url(study, 1)).status_code == 404
 
 
-def test_start_goes_to_first_case_then_resumes_on_first_unanswered(reader_client, study):
-    assert reader_client.get(reverse("reader-start", args=[study.slug])).url == case_url(study, 1)
+def test_start_shows_instructions_then_resumes_on_first_unanswered(reader_client, study):
+    study.instructions = "Answer as you would in clinic."
+    study.save()
+    start = reader_client.get(reverse("reader-start", args=[study.slug]))
+    assert start.url == reverse("reader-instructions", args=[study.slug])
+    html = reader_client.get(start.url).content.decode()
+    assert "Answer as you would in clinic." in html
+    assert f'href="{case_url(study, 1)}"' in html and "Begin with case 1" in html
     answer(reader_client, study, 1)
     answer(reader_client, study, 2)
     assert reader_client.get(reverse("reader-start", args=[study.slug])).url == case_url(study, 3)
@@ -108,14 +115,69 @@ def test_submit_without_js_redirects_to_next_case(reader_client, study, reader):
     )
 
 
-def test_submit_with_htmx_returns_next_case_and_progress(reader_client, study, reader):
-    response = answer(reader_client, study, 1, htmx=True)
-    html = response.content.decode()
-    assert response.status_code == 200
-    assert "Case 2 of 4" in html
-    assert 'id="progress"' in html and 'hx-swap-oob="true"' in html
-    assert "1 / 4 answered" in html
-    assert response["HX-Push-Url"] == case_url(study, 2)
+def test_submit_from_the_page_script_gets_a_receipt_with_the_next_case(
+    reader_client, study, reader
+):
+    response = reader_client.post(
+        answer_url(study, 1), {"choice": "B", "time_ms": 900}, HTTP_ACCEPT="application/json"
+    )
+    receipt = response.json()
+    assert response.status_code == 200 and response["Cache-Control"] == "no-store"
+    assert receipt["saved"] == 1 and receipt["changed"] is True
+    assert receipt["answer"]["choice"] == "B"
+    assert (receipt["next"], receipt["next_url"]) == (2, case_url(study, 2))
+    assert (receipt["following"], receipt["following_url"]) == (3, case_url(study, 3))
+    assert receipt["progress"] == {"answered": 1, "total": 4}
+    again = reader_client.post(
+        answer_url(study, 1), {"choice": "B", "time_ms": 50}, HTTP_ACCEPT="application/json"
+    )
+    assert again.json()["changed"] is False and Answer.objects.count() == 1
+
+
+def test_script_receipts_skip_answered_cases_and_end_with_none(reader_client, study):
+    answer(reader_client, study, 2)
+    receipt = reader_client.post(
+        answer_url(study, 1), {"choice": "A"}, HTTP_ACCEPT="application/json"
+    ).json()
+    assert (receipt["next"], receipt["following"]) == (3, 4)
+    answer(reader_client, study, 3)
+    last = reader_client.post(
+        answer_url(study, 4), {"choice": "A"}, HTTP_ACCEPT="application/json"
+    ).json()
+    assert last["next"] is None and last["next_url"] is None
+    assert last["review_url"] == reverse("reader-review", args=[study.slug])
+
+
+def test_script_gets_refusals_as_json_in_words(reader_client, study):
+    missing = reader_client.post(answer_url(study, 1), {}, HTTP_ACCEPT="application/json")
+    assert missing.status_code == 422 and "Choose one of the options" in missing.json()["error"]
+    study.allow_revision = False
+    study.save()
+    answer(reader_client, study, 1, choice="B")
+    changed = reader_client.post(
+        answer_url(study, 1), {"choice": "C"}, HTTP_ACCEPT="application/json"
+    )
+    assert changed.status_code == 409 and "does not allow changing" in changed.json()["error"]
+    assert Answer.objects.get().choice == "B"
+
+
+def test_case_fragment_for_the_page_script_carries_what_it_needs(reader_client, study, reader):
+    html = reader_client.get(case_url(study, 1), HTTP_HX_REQUEST="true").content.decode()
+    assert 'id="workspace"' in html and "<html" not in html
+    assert f'data-reader="{reader.pk}"' in html and f'data-study="{study.slug}"' in html
+    assert f'data-next-url="{case_url(study, 2)}"' in html
+    assert 'id="progress"' in html and "0 / 4 answered" in html and "4 left" in html
+
+
+def test_case_pages_are_never_cached(reader_client, study):
+    for response in (
+        reader_client.get(case_url(study, 1)),
+        reader_client.get(case_url(study, 1), HTTP_HX_REQUEST="true"),
+        reader_client.get(reverse("reader-review", args=[study.slug])),
+        reader_client.get(reverse("reader-start", args=[study.slug])),
+    ):
+        assert "no-store" in response["Cache-Control"]
+    assert "HX-Request" in reader_client.get(case_url(study, 1))["Vary"]
 
 
 def test_next_case_images_are_preloaded(reader_client, study):
@@ -124,11 +186,10 @@ def test_next_case_images_are_preloaded(reader_client, study):
 
 
 def test_missing_choice_is_refused_and_nothing_saved(reader_client, study):
-    response = reader_client.post(
-        answer_url(study, 1), {"difficulty": "easy"}, HTTP_HX_REQUEST="true"
-    )
+    response = reader_client.post(answer_url(study, 1), {"difficulty": "easy"})
     assert response.status_code == 422
-    assert "Choose one of the options" in response.content.decode()
+    html = response.content.decode()
+    assert "Choose one of the options" in html and 'value="easy" required checked' not in html
     assert not Answer.objects.exists()
 
 
@@ -138,8 +199,8 @@ def test_out_of_range_rating_is_refused(reader_client, study):
 
 
 def test_double_submit_leaves_one_answer_and_no_error(reader_client, study):
-    first = answer(reader_client, study, 1, choice="B", htmx=True)
-    second = answer(reader_client, study, 1, choice="B", htmx=True)
+    first = answer(reader_client, study, 1, choice="B", script=True)
+    second = answer(reader_client, study, 1, choice="B", script=True)
     assert first.status_code == second.status_code == 200
     assert Answer.objects.count() == 1 and not AnswerRevision.objects.exists()
 
@@ -148,7 +209,7 @@ def test_second_tab_cannot_overwrite_when_revision_is_off(reader_client, study):
     study.allow_revision = False
     study.save()
     answer(reader_client, study, 1, choice="B")
-    response = answer(reader_client, study, 1, choice="D", htmx=True)
+    response = answer(reader_client, study, 1, choice="D", script=True)
     assert response.status_code == 409
     assert "does not allow changing" in response.content.decode()
     assert Answer.objects.get().choice == "B"
@@ -191,8 +252,8 @@ def test_random_order_is_per_reader_and_stable(study, reader, other_reader):
 def test_last_answer_goes_to_review(reader_client, study):
     for n in (1, 2, 3):
         answer(reader_client, study, n)
-    response = answer(reader_client, study, 4, htmx=True)
-    assert response["HX-Redirect"] == reverse("reader-review", args=[study.slug])
+    response = answer(reader_client, study, 4)
+    assert response.url == reverse("reader-review", args=[study.slug])
 
 
 def test_review_lists_unanswered_and_final_submit_needs_confirmation(reader_client, study, reader):
@@ -215,7 +276,7 @@ def test_review_lists_unanswered_and_final_submit_needs_confirmation(reader_clie
 def test_after_final_submit_answers_are_locked(reader_client, study):
     answer(reader_client, study, 1, choice="A")
     reader_client.post(reverse("reader-review", args=[study.slug]), {"confirm": "1"})
-    response = answer(reader_client, study, 1, choice="B", htmx=True)
+    response = answer(reader_client, study, 1, choice="B", script=True)
     assert response.status_code == 409 and "locked" in response.content.decode()
     assert answer(reader_client, study, 2, choice="B").status_code == 409
     assert Answer.objects.get().choice == "A"

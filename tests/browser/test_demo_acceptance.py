@@ -41,6 +41,8 @@ def test_reader1_completes_the_demo_with_the_keyboard_alone(page, live_server, d
     total = demo.items.count()
     sign_in(page, live_server, "reader1")
     page.goto(live_server.url + reverse("reader-start", args=[demo.slug]))
+    page.wait_for_selector("text=Begin with case 1")  # the instructions come first
+    page.keyboard.press("Enter")
     for number in range(1, total + 1):
         page.wait_for_selector(f"text=Case {number} of {total}")
         page.keyboard.press("ABCD"[number % 4])

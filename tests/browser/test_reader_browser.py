@@ -20,6 +20,8 @@ def test_keyboard_only_reading_and_resume(page, live_server, artifacts):
     reader = reader_of(study)
     sign_in(page, live_server, "resident")
     page.goto(live_server.url + reverse("reader-start", args=[study.slug]))
+    page.wait_for_selector("text=Begin with case 1")  # the instructions come first
+    page.keyboard.press("Enter")
     page.wait_for_selector("text=Case 1 of 6")
     wait_for_image(page)
     page.screenshot(path=str(artifacts / "case-page.png"))

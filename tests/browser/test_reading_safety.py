@@ -1,0 +1,357 @@
+"""Reading never loses or silently changes an answer, and never waits (issue 11).
+
+Each test is one rule tried the way a reader would run into it: keys, drafts, a failing
+network, an ended session, Back, the next case shown at once, full screen, small screens.
+"""
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from annotation.models import Answer
+from annotation.selectors import ordered_item_ids
+from tests.browser.helpers import reader_of, sign_in, study_with_radiographs
+from tests.factories import PASSWORD
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def open_case(page, live_server, study, number: int) -> None:
+    page.goto(live_server.url + reverse("reader-case", args=[study.slug, number]))
+    wait_shown(page, number, study.items.count())
+
+
+def wait_shown(page, number: int, total: int) -> None:
+    """The case is on screen and its images drawn (reader.js sets data-drawn)."""
+    page.wait_for_selector(f"#workspace[data-case-number='{number}'][data-drawn]")
+    assert f"Case {number} of {total}" in page.inner_text(".case-counter")
+
+
+def checked(page, name: str = "choice") -> str | None:
+    return page.evaluate(
+        "(name) => { const r = document.querySelector(`#answer-form input[name=${name}]:checked`);"
+        " return r ? r.value : null; }",
+        name,
+    )
+
+
+def answer_of(reader, study, number: int) -> Answer | None:
+    item_id = ordered_item_ids(study, reader)[number - 1]
+    return Answer.objects.filter(reader=reader, item_id=item_id).first()
+
+
+@pytest.fixture
+def reading(page, live_server):
+    """A reader signed in on a fresh 4-case study (revision allowed)."""
+    study = study_with_radiographs(4)
+    reader = reader_of(study)
+    sign_in(page, live_server, "resident")
+    return study, reader
+
+
+def test_arrow_keys_never_change_a_choice_and_moving_keeps_the_draft(page, live_server, reading):
+    study, reader = reading
+    open_case(page, live_server, study, 1)
+    page.keyboard.press("2")
+    page.keyboard.press("y")
+    for key in ("ArrowUp", "ArrowDown"):
+        page.keyboard.press(key)
+    assert (checked(page), checked(page, "alignment")) == ("B", "yes")
+    page.click("#answer-form label.option:nth-of-type(3)")  # the mouse leaves focus nowhere risky
+    assert checked(page) == "C"
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowUp")
+    assert checked(page) == "C"
+    page.focus("#answer-form input[name=choice][value=C]")  # even a focused radio
+    page.keyboard.press("ArrowDown")
+    assert checked(page) == "C"
+    page.keyboard.press("ArrowRight")  # arrows move between cases...
+    wait_shown(page, 2, 4)
+    assert checked(page) is None
+    page.keyboard.press("ArrowLeft")
+    wait_shown(page, 1, 4)
+    assert checked(page) == "C"  # ...and the choice stays, as a draft
+    assert "Draft, not submitted" in page.inner_text(".draft-note")
+    assert not Answer.objects.filter(reader=reader).exists()
+
+
+def test_draft_comes_back_after_reload_new_tab_and_sign_in_and_is_never_an_answer(
+    page, live_server, reading
+):
+    study, reader = reading
+    open_case(page, live_server, study, 2)
+    page.keyboard.press("d")
+    page.keyboard.press("h")
+    page.fill("textarea[name=comment]", "left apex?")
+    page.reload()
+    wait_shown(page, 2, 4)
+    assert (checked(page), checked(page, "difficulty")) == ("D", "hard")
+    assert page.input_value("textarea[name=comment]") == "left apex?"
+
+    other_tab = page.context.new_page()
+    open_case(other_tab, live_server, study, 2)
+    assert checked(other_tab) == "D"
+    other_tab.goto(live_server.url + reverse("reader-review", args=[study.slug]))
+    other_tab.wait_for_selector("li[data-case='2'].drafted")
+    assert "draft" in other_tab.inner_text("li[data-case='2']")
+    assert "Case 2 has a draft you have not submitted" in other_tab.inner_text("[data-final-note]")
+    other_tab.close()
+
+    page.context.clear_cookies()  # the session ends
+    page.reload()
+    page.wait_for_selector("input[name=username]")
+    page.fill("input[name=username]", "resident")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    wait_shown(page, 2, 4)
+    assert checked(page) == "D" and page.input_value("textarea[name=comment]") == "left apex?"
+    assert not Answer.objects.filter(reader=reader).exists()
+
+
+def test_failed_save_alerts_keeps_the_choice_and_saves_once_the_network_is_back(
+    page, live_server, reading
+):
+    study, reader = reading
+    open_case(page, live_server, study, 1)
+
+    network = {"down": True}
+
+    def post(route):
+        if network["down"]:
+            route.abort("internetdisconnected")
+        else:
+            route.continue_()
+
+    page.route("**/answer/", post)
+    page.keyboard.press("3")
+    page.keyboard.press("Enter")
+    alert = page.locator("#save-alert[role=alert]")
+    alert.wait_for(state="visible")
+    text = alert.inner_text()
+    assert "Case 1 is not saved yet" in text and "C." in text
+    assert "could not be reached" in text or "offline" in text
+    assert "Retry now" in text
+    assert answer_of(reader, study, 1) is None
+
+    page.click("#save-alert [data-action=show-failed]")
+    wait_shown(page, 1, 4)
+    assert checked(page) == "C"  # the choice is still on screen
+
+    # Retry sends at once: click it while the automatic retry is still seconds away.
+    alert.filter(has_text=re.compile(r"again in ([4-9]|[1-3]\d) s")).wait_for(timeout=20000)
+    network["down"] = False
+    page.click("#save-alert [data-action=retry]")
+    alert.wait_for(state="hidden")
+    page.wait_for_selector("#save-status:has-text('Saved — case 1')")
+    assert answer_of(reader, study, 1).choice == "C"
+
+
+def test_server_error_is_retried_by_itself_with_backoff(page, live_server, reading):
+    study, reader = reading
+    open_case(page, live_server, study, 1)
+    failures = []
+
+    def flaky(route):
+        if route.request.method == "POST" and len(failures) < 2:
+            failures.append(route.request.url)
+            route.fulfill(status=500, body="boom")
+        else:
+            route.continue_()
+
+    page.route("**/answer/", flaky)
+    page.keyboard.press("1")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#save-alert:has-text('error 500')")
+    page.wait_for_selector("#save-status:has-text('Saved — case 1')", timeout=15000)
+    assert page.locator("#save-alert").is_hidden()
+    assert len(failures) == 2 and answer_of(reader, study, 1).choice == "A"
+
+
+def test_answers_made_offline_are_sent_in_order_when_the_connection_returns(
+    page, live_server, reading
+):
+    study, reader = reading
+    open_case(page, live_server, study, 1)
+    page.wait_for_function(
+        "() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('/read/2/'))"
+    )  # case 2 is prefetched
+    page.context.set_offline(True)
+    page.keyboard.press("2")
+    page.keyboard.press("Enter")
+    wait_shown(page, 2, 4)  # shown at once, from the prefetch
+    page.keyboard.press("4")
+    page.keyboard.press("Enter")  # case 3 was not prefetched (offline): case 2 stays
+    page.wait_for_selector("#save-alert:has-text('2 answers are waiting')")
+    assert checked(page) == "D"
+    assert not Answer.objects.filter(reader=reader).exists()
+    page.context.set_offline(False)
+    page.wait_for_selector("#save-status:has-text('Saved — case 2')", timeout=15000)
+    first, second = answer_of(reader, study, 1), answer_of(reader, study, 2)
+    assert (first.choice, second.choice) == ("B", "D")
+    assert first.created_at <= second.created_at
+
+
+def test_ended_session_asks_to_sign_in_on_the_page_then_saves_the_answer(
+    page, live_server, reading
+):
+    study, reader = reading
+    open_case(page, live_server, study, 1)
+    page.keyboard.press("b")
+    page.context.clear_cookies()
+    page.keyboard.press("Enter")
+    dialog = page.locator("#signin")
+    dialog.wait_for(state="visible")
+    assert "Your session has ended" in dialog.inner_text()
+    assert page.url.endswith(reverse("reader-case", args=[study.slug, 2]))  # still reading
+    assert answer_of(reader, study, 1) is None
+    page.fill("#signin input[name=password]", "wrong password")
+    page.click("#signin button[type=submit]")
+    page.wait_for_selector("#signin .signin-error:not([hidden])")
+    page.fill("#signin input[name=password]", PASSWORD)
+    page.click("#signin button[type=submit]")
+    dialog.wait_for(state="hidden")
+    page.wait_for_selector("#save-status:has-text('Saved — case 1')")
+    assert answer_of(reader, study, 1).choice == "B"
+
+
+def test_enter_shows_the_next_case_before_the_save_returns(page, live_server, reading):
+    study, reader = reading
+    open_case(page, live_server, study, 1)
+    held = []
+    page.route("**/answer/", lambda route: held.append(route))
+    page.keyboard.press("a")
+    page.keyboard.press("Enter")
+    wait_shown(page, 2, 4)  # the save is still held: nothing waited for it
+    assert len(held) == 1 and answer_of(reader, study, 1) is None
+    held[0].continue_()
+    page.wait_for_selector("#save-status:has-text('Saved — case 1')")
+    assert answer_of(reader, study, 1).choice == "A"
+    page.unroute("**/answer/")
+
+
+def test_back_shows_the_saved_answer_and_the_real_progress(page, live_server, reading):
+    study, _ = reading
+    open_case(page, live_server, study, 1)
+    page.keyboard.press("b")
+    page.keyboard.press("Enter")
+    wait_shown(page, 2, 4)
+    page.wait_for_selector("#save-status:has-text('Saved — case 1')")
+    page.go_back()
+    wait_shown(page, 1, 4)
+    assert checked(page) == "B"
+    assert "Save change" in page.inner_text("button.submit")
+    assert "1 / 4 answered" in page.inner_text("#progress")
+    page.go_forward()
+    wait_shown(page, 2, 4)
+    assert checked(page) is None
+
+
+def test_last_case_goes_to_the_review_once_saved(page, live_server):
+    study = study_with_radiographs(2)
+    reader = reader_of(study)
+    sign_in(page, live_server, "resident")
+    open_case(page, live_server, study, 1)
+    page.keyboard.press("1")
+    page.keyboard.press("Enter")
+    wait_shown(page, 2, 2)
+    page.keyboard.press("2")
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"**{reverse('reader-review', args=[study.slug])}")
+    page.wait_for_selector("text=All 2 cases are answered")
+    assert Answer.objects.filter(reader=reader).count() == 2
+
+
+def test_full_screen_keeps_the_question_or_pauses_the_answer_keys(page, live_server, reading):
+    study, reader = reading
+    open_case(page, live_server, study, 1)
+    page.keyboard.press("f")
+    page.wait_for_function("() => !!document.fullscreenElement")
+    assert page.evaluate(
+        "document.fullscreenElement.contains(document.getElementById('answer-form'))"
+    )
+    page.keyboard.press("3")
+    assert checked(page) == "C" and page.locator("legend.question").is_visible()
+    page.evaluate("document.exitFullscreen()")
+    page.wait_for_function("() => !document.fullscreenElement")
+    # Whatever makes only the images full screen, the hidden question cannot be changed.
+    page.evaluate("document.querySelector('.viewer').requestFullscreen()")
+    page.wait_for_function("() => !!document.fullscreenElement")
+    page.keyboard.press("1")
+    page.keyboard.press("Enter")
+    assert checked(page) == "C"
+    assert page.locator("#keys-paused").is_visible()
+    assert "paused" in page.inner_text("#keys-paused")
+    assert answer_of(reader, study, 1) is None
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1000, 700)])
+def test_small_screens_keep_a_usable_image_and_the_panel_folds_away(
+    page, live_server, reading, artifacts, size
+):
+    study, _ = reading
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    open_case(page, live_server, study, 1)
+    page.screenshot(path=str(artifacts / f"case-{size[0]}x{size[1]}.png"))
+    view = page.locator(".view").first.bounding_box()
+    assert view["width"] >= 0.55 * size[0] and view["height"] >= 0.8 * size[1]
+    assert page.locator("button.submit").is_visible()
+    page.keyboard.press("q")
+    page.wait_for_timeout(100)
+    wider = page.locator(".view").first.bounding_box()
+    assert wider["width"] >= 0.8 * size[0]
+    page.keyboard.press("2")  # the question is hidden: keys are paused, the strip says so
+    assert checked(page) is None and "paused" in page.inner_text(".panel-strip")
+    page.keyboard.press("q")
+    page.keyboard.press("2")
+    assert checked(page) == "B"
+
+
+def test_instructions_open_from_the_menu_without_leaving_the_case(page, live_server, reading):
+    study, _ = reading
+    study.instructions = "Answer as you would report in clinic."
+    study.save()
+    page.goto(live_server.url + reverse("reader-start", args=[study.slug]))
+    assert "Answer as you would report in clinic." in page.inner_text("main")
+    page.keyboard.press("Enter")  # "Begin with case 1" has the focus
+    wait_shown(page, 1, 4)
+    page.keyboard.press("2")
+    page.click(".reading-menu >> text=Instructions")
+    page.wait_for_selector("#instructions:not([hidden])")
+    assert "Answer as you would report in clinic." in page.inner_text("#instructions")
+    page.keyboard.press("Escape")
+    assert page.locator("#instructions").is_hidden() and checked(page) == "B"
+
+
+def test_without_javascript_the_page_says_why_and_still_saves(browser, live_server):
+    study = study_with_radiographs(2)
+    reader = reader_of(study)
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    sign_in_without_js(page, live_server)
+    page.goto(live_server.url + reverse("reader-case", args=[study.slug, 1]))
+    assert "That is why this area is black" in page.inner_text(".noscript-viewer")
+    assert "JavaScript is off" in page.inner_text(".noscript-banner")
+    page.check("input[name=choice][value=D]")
+    page.click("button.submit")
+    page.wait_for_url(f"**{reverse('reader-case', args=[study.slug, 2])}")
+    assert answer_of(reader, study, 1).choice == "D"
+    context.close()
+
+
+def sign_in_without_js(page, live_server) -> None:
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("input[name=username]", "resident")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/")
+
+
+def test_error_page_is_dark_and_leads_back(page, live_server, reading, artifacts):
+    page.goto(live_server.url + "/s/no-such-study/read/1/")
+    page.screenshot(path=str(artifacts / "error-404.png"))
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert background == "rgb(14, 17, 22)"  # the reading room's dark background
+    assert "Not found" in page.inner_text("h1")
+    page.click(".error-links a:has-text('Your studies')")
+    page.wait_for_url(f"{live_server.url}/")
