@@ -52,6 +52,8 @@ class SourceInfo:
     photometric: str  # DICOM photometric interpretation, or the PNG mode
     bits_stored: int
     transfer_syntax: str  # DICOM transfer syntax name; "" for PNG
+    view_position: str = ""  # DICOM ViewPosition (PA, AP, LL...); "" for PNG
+    modality: str = ""  # DICOM Modality (CR, DX...); "" for PNG
 
     @property
     def pixels(self) -> int:
@@ -233,7 +235,17 @@ def _check_dicom(handle: BinaryIO, source: Source, max_pixels: int) -> SourceInf
         size = handle.seek(0, io.SEEK_END)
         if start is not None and length is not None and start + min(length, expected) > size:
             raise ImagingError(f"{where}: the file is truncated ({size} bytes)")
-    return SourceInfo("dicom", columns, rows, frames, photometric, bits_stored, str(syntax))
+    return SourceInfo(
+        "dicom",
+        columns,
+        rows,
+        frames,
+        photometric,
+        bits_stored,
+        str(syntax),
+        view_position=str(ds.get("ViewPosition", "") or ""),
+        modality=str(ds.get("Modality", "") or ""),
+    )
 
 
 def _check_decoder(where: str, syntax_uid: pydicom.uid.UID) -> None:
