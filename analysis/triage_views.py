@@ -15,13 +15,12 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
 from analysis.triage import ITEM_COLUMNS, next_to_review, study_item_analysis, triage_queue
-from annotation.reviews import expert_agreement, may_see_others
+from annotation.reviews import REVIEWERS, expert_agreement, may_see_others
 from readerstudy.downloads import attachment
 from readerstudy.models import Role
 from readerstudy.selectors import roles_of, study_for_user
 from readerstudy.spreadsheets import frame_csv, safe_frame, write_sheet
 
-REVIEWERS = [Role.EXPERT, Role.PI]
 TEXT_COLUMNS = {"question_id", "task", "key", "modal_wrong"}
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_http_methods
 from annotation.models import ExpertReview
 from annotation.review_forms import ReviewForm
 from annotation.reviews import (
+    REVIEWERS,
     ReviewRejected,
     reader_feedback,
     review_submit,
@@ -26,8 +27,6 @@ from annotation.selectors import case_images
 from readerstudy.models import Role, StudyQuestion
 from readerstudy.selectors import roles_of, study_for_user
 from readerstudy.vocabulary import REVIEW_DEFAULTS, REVIEW_DEFAULTS_KEY
-
-REVIEWERS = [Role.EXPERT, Role.PI]
 
 
 @login_required

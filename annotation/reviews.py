@@ -25,6 +25,9 @@ from readerstudy.vocabulary import (
     ReviewFlag,
 )
 
+# Who opens a study's review pages: its experts, and its PIs (who read but do not review).
+REVIEWERS = [Role.EXPERT, Role.PI]
+
 
 class ReviewRejected(ValueError):
     pass
