@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 
 from analysis.pipeline import AnalysisResult
 from analysis.stats import plots
-from readerstudy.spreadsheets import frame_csv, write_sheet
+from readerstudy.spreadsheets import frame_csv, write_sheet, xlsx_writer
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 RESPONSE_COLUMNS = [
@@ -78,7 +78,7 @@ def table_csv(result: AnalysisResult, name: str, frame: pd.DataFrame) -> bytes:
 def table_xlsx(result: AnalysisResult, frames: dict[str, pd.DataFrame]) -> bytes:
     buffer = io.BytesIO()
     policy = pd.DataFrame(list(result.settings.policy().items()), columns=["setting", "value"])
-    with pd.ExcelWriter(buffer, engine="openpyxl") as xlsx:
+    with xlsx_writer(buffer) as xlsx:
         write_sheet(xlsx, policy, "settings", index=False)
         for name, frame in frames.items():
             matrix = name.startswith(("kappa_answer_", "kappa_correct_"))

@@ -19,7 +19,7 @@ from annotation.reviews import REVIEWERS, expert_agreement, may_see_others
 from readerstudy.downloads import attachment
 from readerstudy.models import Role
 from readerstudy.selectors import roles_of, study_for_user
-from readerstudy.spreadsheets import frame_csv, safe_frame, write_sheet
+from readerstudy.spreadsheets import frame_csv, write_sheet, xlsx_writer
 
 TEXT_COLUMNS = {"question_id", "task", "key", "modal_wrong"}
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -128,7 +128,7 @@ def item_analysis_download(request: HttpRequest, slug: str, fmt: str) -> HttpRes
         return attachment(frame_csv(frame).encode(), name, "text/csv")
     if fmt == "xlsx":
         buffer = io.BytesIO()
-        with pd.ExcelWriter(buffer, engine="openpyxl") as xlsx:
-            write_sheet(xlsx, safe_frame(frame), "item_analysis", index=False)
+        with xlsx_writer(buffer) as xlsx:
+            write_sheet(xlsx, frame, "item_analysis", index=False)
         return attachment(buffer.getvalue(), name, XLSX)
     raise Http404("Formats: csv, xlsx.")

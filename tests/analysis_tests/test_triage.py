@@ -200,7 +200,8 @@ def test_item_analysis_csv_and_xlsx(client, mis_keyed):
     sheet = openpyxl.load_workbook(io.BytesIO(xlsx.content)).active
     header = [c.value for c in sheet[1]]
     assert header[:4] == ["question_id", "task", "key", "key_suspicion"]
-    assert sheet["A2"].value == "'=HYPERLINK(1)" and sheet["A2"].data_type == "s"
+    # Text exactly as imported, stored as a string: a spreadsheet shows it, never runs it.
+    assert sheet["A2"].value == "=HYPERLINK(1)" and sheet["A2"].data_type == "s"
     assert (
         client.get(reverse("item-analysis-download", args=[study.slug, "pdf"])).status_code == 404
     )

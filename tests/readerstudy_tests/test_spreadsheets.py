@@ -6,7 +6,7 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from readerstudy.spreadsheets import csv_text, frame_csv, neutralise, write_sheet
+from readerstudy.spreadsheets import csv_text, frame_csv, neutralise, write_sheet, xlsx_writer
 
 
 @pytest.mark.parametrize("text", ["=1+1", "+1", "-cmd", "@SUM(A1)", "\tx", "\rx"])
@@ -32,10 +32,18 @@ def test_csv_neutralises_strings_not_numbers():
 
 
 def test_xlsx_stores_formula_like_text_as_text():
-    frame = pd.DataFrame({"comment": ['=HYPERLINK("http://x")', "fine"], "kappa": [-0.5, 1.0]})
+    frame = pd.DataFrame(
+        {
+            "comment": ['=HYPERLINK("http://x")', "http://y"],
+            "id": ["007", "1e3"],
+            "kappa": [-0.5, 1],
+        }
+    )
     buffer = io.BytesIO()
-    with pd.ExcelWriter(buffer, engine="openpyxl") as writer:
+    with xlsx_writer(buffer) as writer:
         write_sheet(writer, frame, "table", index=False)
     sheet = openpyxl.load_workbook(io.BytesIO(buffer.getvalue()))["table"]
     assert sheet["A2"].value == '=HYPERLINK("http://x")' and sheet["A2"].data_type == "s"
-    assert sheet["B2"].value == -0.5 and sheet["B2"].data_type == "n"
+    assert sheet["A3"].value == "http://y" and sheet["A3"].hyperlink is None
+    assert sheet["B2"].value == "007" and sheet["B3"].value == "1e3"  # ids stay text
+    assert sheet["C2"].value == -0.5 and sheet["C2"].data_type == "n"
