@@ -12,6 +12,8 @@ looked up under the current stamp, so a stale entry is never served.
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 
 from django.core.cache import cache
@@ -23,8 +25,15 @@ from analysis.selectors import study_responses
 from annotation.models import Answer
 from readerstudy.models import ReaderStudy, StudyQuestion
 
-CODE_VERSION = "analysis-2"  # bump when the pipeline's output changes shape
+CODE_VERSION = "analysis-3"  # bump when the pipeline's output changes shape
 TIMEOUT = 24 * 3600
+DRAWN_KEEP = 8  # figures kept drawn in this process, waiting for their other formats
+
+# A drawn figure (a matplotlib object: not for a shared cache) is kept until all its formats
+# are stored, so the page's SVG and the ZIP's PNG and PDF lay it out once. One lock: a
+# figure object is not safe to save from two threads at once.
+_drawn: OrderedDict[str, object] = OrderedDict()
+DRAWING = threading.Lock()
 
 
 def data_version(study: ReaderStudy) -> str:
@@ -88,3 +97,28 @@ class StudyAnalysis:
                 "result", lambda: analyse(study_responses(self.study), self.settings)
             )
         return self._result
+
+    def figure_formats(
+        self, name: str, build: Callable[[], object], render: Callable[[object, str], bytes], fmts
+    ) -> dict[str, bytes]:
+        """Figure `name` in each of `fmts`: from the cache, the missing ones from one drawing
+        (kept in this process until every format of `render` is stored)."""
+        out = {fmt: self.lookup(f"figure:{name}:{fmt}") for fmt in fmts}
+        missing = [fmt for fmt, body in out.items() if body is None]
+        if not missing:
+            return out
+        key = _key(self.study, self.version, self.settings, f"drawn:{name}")
+        with DRAWING:
+            figure = _drawn.pop(key, None) or build()
+            for fmt in missing:
+                out[fmt] = render(figure, fmt)
+                self.store(f"figure:{name}:{fmt}", out[fmt])
+            _drawn[key] = figure
+            while len(_drawn) > DRAWN_KEEP:
+                _drawn.popitem(last=False)
+        return out
+
+    def forget_drawing(self, name: str) -> None:
+        """Every format of `name` is stored: its drawing is no longer needed."""
+        with DRAWING:
+            _drawn.pop(_key(self.study, self.version, self.settings, f"drawn:{name}"), None)

@@ -20,6 +20,7 @@ from analysis.pipeline import AnalysisResult
 from analysis.stats import plots
 from readerstudy.spreadsheets import frame_csv, write_sheet, xlsx_writer
 
+ALREADY_COMPRESSED = (".png", ".xlsx")
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 RESPONSE_COLUMNS = [
     "question_id",
@@ -173,5 +174,7 @@ def analysis_zip(result: AnalysisResult, figure: FigureSource | None = None) -> 
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, body in analysis_files(result, figure).items():
-            archive.writestr(name, body)
+            # PNG and XLSX are compressed already: deflating them again costs time, saves nothing.
+            packed = name.endswith(ALREADY_COMPRESSED)
+            archive.writestr(name, body, zipfile.ZIP_STORED if packed else zipfile.ZIP_DEFLATED)
     return buffer.getvalue()

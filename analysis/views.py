@@ -30,7 +30,6 @@ from analysis.forms import AnalysisSettingsForm, RaterNamesForm
 from analysis.rater_names import RaterLabelError, rater_labels_set, study_labels
 from analysis.selectors import readers_not_started, study_raters
 from analysis.stats import plots
-from analysis.stats.plots import plt
 from readerstudy.downloads import attachment
 from readerstudy.models import Role
 from readerstudy.selectors import roles_of, study_for_user
@@ -139,21 +138,11 @@ def rater_names(request: HttpRequest, slug: str) -> HttpResponse:
     return redirect(f"{reverse('analysis', args=[study.slug])}?{query}#names")
 
 
-def _figure(analysis: StudyAnalysis, builders, name: str, fmt: str) -> bytes:
-    """One figure in one format, drawn once per data version and policy."""
-    return _figure_formats(analysis, builders, name, [fmt])[fmt]
-
-
 def _figure_formats(analysis: StudyAnalysis, builders, name: str, fmts) -> dict[str, bytes]:
     """Figures in several formats from the cache; the missing ones from a single drawing."""
-    out = {fmt: analysis.lookup(f"figure:{name}:{fmt}") for fmt in fmts}
-    missing = [fmt for fmt, body in out.items() if body is None]
-    if missing:
-        figure = builders[name]()
-        for fmt in missing:
-            out[fmt] = plots.figure_bytes(figure, fmt, close=False)
-            analysis.store(f"figure:{name}:{fmt}", out[fmt])
-        plt.close(figure)
+    out = analysis.figure_formats(name, builders[name], plots.figure_bytes, fmts)
+    if set(fmts) >= set(plots.FORMATS):
+        analysis.forget_drawing(name)
     return out
 
 
@@ -172,7 +161,7 @@ def figure_download(request: HttpRequest, slug: str, name: str, fmt: str) -> Htt
         builders = figure_builders(analysis.result)
         if name not in builders:
             raise Http404()
-        body = _figure(analysis, builders, name, fmt)
+        body = _figure_formats(analysis, builders, name, [fmt])[fmt]
     if "download" in request.GET:
         return attachment(body, f"{study.slug}-{name}.{fmt}", plots.FORMATS[fmt])
     response = HttpResponse(body, content_type=plots.FORMATS[fmt])

@@ -1,7 +1,9 @@
 """Paper-ready figures like the ReXVQA paper's: accuracy bars with CIs (Fig. 2), kappa heatmaps
 (Fig. 5), reading time.
 
-matplotlib with the Agg backend only. Text stays text: SVG with real <text> elements
+matplotlib's object API with the Agg backend only, never pyplot: a figure is a plain object
+that no global registry holds, so a web server's threads can draw figures side by side and
+nothing needs closing. Text stays text: SVG with real <text> elements
 (svg.fonttype = none) and PDF with embedded TrueType (Type 42) fonts, so a journal's editor
 can relabel them; PNG at 300 dpi. Readers come first, then AI models, with a visible
 separator; each figure carries n and a footnote (passed in) stating only what applies to it.
@@ -13,12 +15,9 @@ import io
 import math
 
 import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
@@ -41,30 +40,33 @@ READER_COLOURS = ["#08306b", "#2171b5", "#4292c6", "#6baed6", "#9ecae1", "#c6dbe
 MODEL_COLOURS = ["#a50f15", "#e6550d", "#fd8d3c", "#31a354", "#756bb1", "#636363", "#d6616b"]
 
 
-def figure_bytes(fig: Figure, fmt: str, *, close: bool = True) -> bytes:
+def figure_bytes(fig: Figure, fmt: str) -> bytes:
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}")
     buffer = io.BytesIO()
     metadata = {"Date": None} if fmt in ("pdf", "svg") else None
-    with plt.rc_context(STYLE):
+    with matplotlib.rc_context(STYLE):
         # Laid out by each figure (no bbox_inches="tight": that draws everything twice).
         extra = {"pil_kwargs": {"compress_level": 4}} if fmt == "png" else {}
         fig.savefig(buffer, format=fmt, dpi=DPI, metadata=metadata, **extra)
-    if close:
-        plt.close(fig)
     return buffer.getvalue()
 
 
 def all_formats(fig: Figure) -> dict[str, bytes]:
     """The same figure as PNG, SVG and PDF (drawn once, saved three times)."""
-    out = {fmt: figure_bytes(fig, fmt, close=False) for fmt in FORMATS}
-    plt.close(fig)
-    return out
+    return {fmt: figure_bytes(fig, fmt) for fmt in FORMATS}
 
 
-def _subplots(*args, **kwargs):
-    with plt.rc_context(STYLE):
-        return plt.subplots(*args, **kwargs)
+def _figure(figsize: tuple[float, float]) -> Figure:
+    fig = Figure(figsize=figsize)
+    FigureCanvasAgg(fig)  # a renderer for layout (tight_layout) before any savefig
+    return fig
+
+
+def _subplots(nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float]):
+    with matplotlib.rc_context(STYLE):
+        fig = _figure(figsize)
+        return fig, fig.subplots(nrows, ncols)
 
 
 def _colours(raters: list[str], models: set[str]) -> list:
@@ -187,10 +189,10 @@ def _heatmap(ax, matrix: pd.DataFrame, title: str, vmin: float, vmax: float, n_r
     n = len(values)
     below = np.tril(np.ones((n, n), dtype=bool))
     if vmin < 0:
-        cmap = plt.get_cmap("RdBu").with_extremes(bad="none")
+        cmap = matplotlib.colormaps["RdBu"].with_extremes(bad="none")
         norm = TwoSlopeNorm(vcenter=0.0, vmin=vmin, vmax=vmax)
     else:
-        cmap = plt.get_cmap("Blues").with_extremes(bad="none", under=BELOW_ZERO)
+        cmap = matplotlib.colormaps["Blues"].with_extremes(bad="none", under=BELOW_ZERO)
         norm = matplotlib.colors.Normalize(vmin=vmin, vmax=vmax, clip=False)
     shown = np.ma.masked_where(~below | np.isnan(values), values)
     image = ax.pcolormesh(
@@ -260,10 +262,7 @@ def kappa_figure(
     bottom_in = foot_in + note_lines * 9.5 / 72 + 0.1
     height = 0.45 + rows * (head + cell + label * 0.75) + bottom_in
     # Axes placed in inches: no tight_layout, which would draw the whole figure once more.
-    fig = Figure(figsize=(width, height))
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    FigureCanvasAgg(fig)
+    fig = _figure((width, height))
     axes = np.empty((rows, cols), dtype=object)
     for i in range(rows):
         for j in range(cols):
