@@ -21,6 +21,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
+from matplotlib.transforms import offset_copy
 
 FORMATS = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf"}
 KAPPA_RANGES = {"-1,1": (-1.0, 1.0), "0,1": (0.0, 1.0)}
@@ -182,6 +183,24 @@ def accuracy_figure(
     return fig
 
 
+def _cell_labels(ax, columns: list, rows: list, size: float) -> None:
+    """Rater names beside the cells, as plain text rather than axis ticks: a tick is a bundle
+    of lines, markers and labels, and a figure of six 17 x 17 panels spent most of its
+    drawing time making them (the labels look the same)."""
+    ax.set_xticks([])
+    ax.set_yticks([])
+    fig = ax.figure
+    below = offset_copy(ax.get_xaxis_transform(), fig=fig, y=-3, units="points")
+    left = offset_copy(ax.get_yaxis_transform(), fig=fig, x=-3, units="points")
+    for j, name in enumerate(columns):
+        ax.text(
+            j, 0, name, transform=below, rotation=45, ha="right", va="top",
+            rotation_mode="anchor", fontsize=size,
+        )  # fmt: skip
+    for i, name in enumerate(rows):
+        ax.text(0, i, name, transform=left, ha="right", va="center", fontsize=size)
+
+
 def _heatmap(ax, matrix: pd.DataFrame, title: str, vmin: float, vmax: float, n_readers: int):
     """The lower triangle of a symmetric kappa matrix (each pair once, no diagonal of 1s),
     as vector cells (pcolormesh: rectangles in SVG/PDF, not an embedded bitmap)."""
@@ -210,10 +229,7 @@ def _heatmap(ax, matrix: pd.DataFrame, title: str, vmin: float, vmax: float, n_r
     ax.set_xlim(-0.5, n - 0.5)
     ax.set_ylim(n - 0.5, -0.5)
     ax.set_aspect("equal")
-    tick = 7 if n <= 12 else 5.5
-    ax.set_xticks(range(n), labels=matrix.columns[:-1], rotation=45, ha="right", fontsize=tick)
-    ax.set_yticks(range(n), labels=matrix.index[1:], fontsize=tick)
-    ax.tick_params(length=0)
+    _cell_labels(ax, list(matrix.columns[:-1]), list(matrix.index[1:]), 7 if n <= 12 else 5.5)
     ax.set_title(title, fontsize=9)
     for side in ("top", "right", "bottom", "left"):
         ax.spines[side].set_visible(False)
