@@ -48,3 +48,21 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if raw is None:
         return default
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_cache(name: str, default: str) -> dict:
+    """Django's default cache from a URL: `locmem://` (one process), `file:///abs/dir`
+    (shared by every worker on one machine) or `redis://host:port/db` (shared by every
+    machine; needs the `redis` package)."""
+    raw = (os.environ.get(name) or default).strip()
+    scheme, _, rest = raw.partition("://")
+    if scheme == "locmem":
+        return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": rest}
+    if scheme == "file" and rest.startswith("/"):
+        return {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache", "LOCATION": rest}
+    if scheme in ("redis", "rediss") and rest:
+        return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": raw}
+    raise ImproperlyConfigured(
+        f"{name}={raw!r} is not a cache URL; use locmem://, file:///absolute/dir or "
+        "redis://host:6379/0."
+    )

@@ -11,7 +11,7 @@ from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
 from dotenv import load_dotenv
 
-from readerstudy.env import env_bool, env_int, env_list, env_str
+from readerstudy.env import env_bool, env_cache, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -106,6 +106,11 @@ try:
     DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=60)}
 except ValueError as exc:
     raise ImproperlyConfigured(f"DATABASE_URL is not a usable database URL: {exc}") from exc
+# The analysis (tables, figures, the export ZIP) is computed once per data version and kept
+# in this cache; with several workers, a shared cache (file:// or redis://) lets the page, its
+# figures and the ZIP reuse one computation whichever worker serves them.
+CACHES = {"default": env_cache("CACHE_URL", "locmem://")}
+
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several readers write at once; wait for the lock instead of failing, and take the
     # write lock at BEGIN so a read-then-write transaction cannot deadlock.

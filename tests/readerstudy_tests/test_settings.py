@@ -56,3 +56,25 @@ def test_database_url_selects_engine(url, engine):
     result = load_settings(DEBUG="1", DATABASE_URL=url)
     assert result.returncode == 0, result.stderr
     assert engine in result.stdout
+
+
+def test_cache_url_selects_a_shared_cache(tmp_path):
+    code = "import readerstudy.settings as s; print(s.CACHES['default']['BACKEND'])"
+    for url, backend in [
+        (None, "locmem.LocMemCache"),
+        (f"file://{tmp_path}", "filebased.FileBasedCache"),
+        ("redis://127.0.0.1:6379/1", "redis.RedisCache"),
+    ]:
+        env = {k: v for k, v in os.environ.items() if k != "CACHE_URL"}
+        env.update(ENV_FILE=os.devnull, DEBUG="1", **({"CACHE_URL": url} if url else {}))
+        result = subprocess.run(
+            [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
+        )
+        assert result.stdout.strip().endswith(backend), result.stderr
+
+
+@pytest.mark.parametrize("url", ["memcached://x", "file://relative/dir", "redis://"])
+def test_a_bad_cache_url_is_refused_at_start_up(url):
+    result = load_settings(DEBUG="1", CACHE_URL=url)
+    assert result.returncode != 0
+    assert "is not a cache URL" in result.stderr
