@@ -15,7 +15,6 @@ from readerstudy.services.accounts import (
     api_token_revoke,
     token_expired,
     token_expires_at,
-    user_password_changed,
 )
 
 
@@ -41,17 +40,6 @@ def token_revoke(request: HttpRequest) -> HttpResponse:
     return redirect("account")
 
 
-class PasswordChangeView(auth_views.PasswordChangeView):
-    """Django's view (it keeps this session signed in), then end the user's API tokens."""
-
-    def form_valid(self, form):
-        response = super().form_valid(form)
-        user_password_changed(user=form.user)
-        return response
-
-
-class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
-    def form_valid(self, form):
-        response = super().form_valid(form)
-        user_password_changed(user=form.user)
-        return response
+# Django's views; the new password ends the user's API tokens (readerstudy.password_hooks).
+PasswordChangeView = auth_views.PasswordChangeView
+PasswordResetConfirmView = auth_views.PasswordResetConfirmView

@@ -1,7 +1,4 @@
 from django.contrib import admin
-from django.contrib.auth import get_user_model
-from django.contrib.auth.admin import UserAdmin
-from django.contrib.auth.forms import AdminPasswordChangeForm
 
 from readerstudy.models import (
     AuditEvent,
@@ -13,7 +10,6 @@ from readerstudy.models import (
     ReaderStudy,
     StudyQuestion,
 )
-from readerstudy.services.accounts import user_password_changed
 
 
 @admin.register(Dataset)
@@ -107,21 +103,3 @@ class AuditEventAdmin(admin.ModelAdmin):
     list_filter = ["action", "study"]
     search_fields = ["actor__username", "action"]
     readonly_fields = ["study", "actor", "action", "detail", "created_at"]
-
-
-class TokenRevokingPasswordForm(AdminPasswordChangeForm):
-    """The admin's "change password" form; a new password ends the user's API tokens."""
-
-    def save(self, commit=True):
-        user = super().save(commit=commit)
-        if commit:
-            user_password_changed(user=user)
-        return user
-
-
-class ReaderStudyUserAdmin(UserAdmin):
-    change_password_form = TokenRevokingPasswordForm
-
-
-admin.site.unregister(get_user_model())
-admin.site.register(get_user_model(), ReaderStudyUserAdmin)

@@ -127,6 +127,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    # Not a rule: the hook that ends API tokens whenever a password changes, however.
+    {"NAME": "readerstudy.password_hooks.EndApiTokensOnPasswordChange"},
 ]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"

@@ -1,7 +1,7 @@
 """Account writes: API tokens and what a new password must end.
 
-Called from the password-change and password-reset views, the admin's password form and the
-token endpoint; no signals, so every path that changes a password is visible in the code.
+Called from the token endpoint and the account page; `user_password_changed` runs whenever a
+password is saved, from a password-validator hook (readerstudy.password_hooks).
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ Red-team finding: tokens survived a password change and never expired, and the t
 handed back the same token after the password had changed.
 """
 
+import io
 import os
 import subprocess
 import sys
@@ -59,6 +60,27 @@ def test_an_admin_setting_a_password_ends_the_token(client, reader):
     assert response.status_code == 302, response.content.decode()[:2000]
     assert not works(old)
     assert obtain("reader", NEW_PASSWORD)["token"] != old
+
+
+def test_manage_py_changepassword_ends_the_token(reader, monkeypatch):
+    from django.contrib.auth.management.commands import changepassword
+    from django.core.management import call_command
+
+    old = obtain("reader", PASSWORD)["token"]
+    monkeypatch.setattr(changepassword.getpass, "getpass", lambda prompt="": NEW_PASSWORD)
+    call_command("changepassword", "reader", stdout=io.StringIO())
+    assert not works(old)
+    assert obtain("reader", NEW_PASSWORD)["token"] != old
+
+
+def test_a_password_set_in_the_shell_ends_the_token(reader):
+    old = obtain("reader", PASSWORD)["token"]
+    reader.set_password(NEW_PASSWORD)
+    reader.save()
+    assert not works(old)
+    reader.first_name = "Ada"  # other saves leave the token alone
+    reader.save()
+    assert works(obtain("reader", NEW_PASSWORD)["token"])
 
 
 def test_the_owner_revokes_the_token_through_the_api(reader):
