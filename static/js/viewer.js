@@ -159,6 +159,12 @@
       gl.drawArrays(gl.TRIANGLE_STRIP, 0, 4);
     }
 
+    /* Waits until the GL has really drawn (a software GL may otherwise rasterise only when
+     * the frame is composited): a one-pixel read-back, which waits for all earlier work. */
+    finish() {
+      this.gl.readPixels(0, 0, 1, 1, this.gl.RGBA, this.gl.UNSIGNED_BYTE, new Uint8Array(4));
+    }
+
     /* Grey values of a w x h block at canvas pixel (x, y), rows top-down. */
     readPixels(canvas, x, y, w, h) {
       const rgba = new Uint8Array(4 * w * h);
@@ -352,6 +358,8 @@
       const key = this.loaded ? [this.canvas.width, this.canvas.height, s.center, s.width, s.zoom, s.panX, s.panY, s.invert, this.info.deep, this.renderer.name].join("|") : "";
       if (!force && key && key === this.drawnKey) return;
       this.renderer.draw(this.canvas, this.box(), this.state, this.info);
+      // Prepared ahead (not on screen yet): the drawing is done now, not when first shown.
+      if (!this.figure.isConnected && this.renderer.finish) this.renderer.finish();
       this.drawnKey = key;
       const label = this.figure.querySelector(".view-wl");
       if (label) label.textContent = this.readout();
