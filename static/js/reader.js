@@ -27,7 +27,7 @@
 
   let store = null;
   let csrf = "";
-  let prefetched = null; // { url, html, images, at }
+  let prefetched = null; // { url, html, fragment, decoded, at, shown }
   let prefetching = null; // { url, promise }
   let shownToken = 0; // bumps on every case shown: tells whether the reader moved since
   let optimistic = null; // { entryId, token }: the case shown ahead of this save's receipt
@@ -219,6 +219,7 @@
     if (prefetched && prefetched.url === url && performance.now() - prefetched.at < PREFETCH_MAX_AGE_MS) return;
     fetchCase(url).then((entry) => {
       if (!entry) return;
+      if (prefetched && prefetched !== entry) forget(prefetched);
       prefetched = entry;
       // Tests and the benchmark wait for this: the next case is ready to show at once.
       entry.decoded.then(() => { if (ws.isConnected && ws.dataset.nextUrl === url) ws.dataset.nextReady = "1"; });
@@ -236,21 +237,26 @@
       })
       .then((html) => {
         if (!html || !html.includes('id="workspace"')) return null;
-        const tpl = document.createElement("template");
-        tpl.innerHTML = html;
-        // The file the viewer will load: the full-depth one where the case has it.
-        const images = $$(".view[data-src]", tpl.content).map((fig) => {
+        const fragment = parse(html);
+        const next = $("#workspace", fragment);
+        // The viewer loads, decodes, uploads and draws the case's images now, off screen, at
+        // the size they will have: Enter then only puts the drawn canvases on screen.
+        if (window.ReaderViewer && window.ReaderViewer.prepare && next && $(".viewer", next)) {
+          const decoded = window.ReaderViewer.prepare(next).catch(() => null);
+          return { url, html, fragment, decoded, at: performance.now() };
+        }
+        // No viewer: decode the images (the full-depth file where the case has it), and draw
+        // them once on a 1-pixel canvas, so they are not decoded after Enter.
+        const images = $$(".view[data-src]", fragment).map((fig) => {
           const img = new Image();
           img.src = fig.dataset.depthSrc || fig.dataset.src;
           return img;
         });
-        // Decode now, and draw once on a 1-pixel canvas: the viewer's own draw then finds
-        // the image decoded instead of decoding 4 megapixels after Enter.
         const decoded = Promise.all(images.map((img) => img.decode().catch(() => null))).then(() => {
           const ctx = warmCanvas();
           images.forEach((img) => { try { ctx.drawImage(img, 0, 0, 1, 1); } catch (_) { /* not drawable */ } });
         });
-        return { url, html, images, decoded, at: performance.now() };
+        return { url, html, fragment, images, decoded, at: performance.now() };
       })
       .finally(() => { if (prefetching && prefetching.url === url) prefetching = null; });
     prefetching = { url, promise };
@@ -263,12 +269,27 @@
     return warm;
   }
 
+  /** A case page's HTML as nodes of this document (so its canvases can draw before it is shown). */
+  function parse(html) {
+    const tpl = document.createElement("template");
+    tpl.innerHTML = html;
+    return document.importNode(tpl.content, true);
+  }
+
+  /** Releases what was prepared for a fetched case that was not shown. */
+  function forget(entry) {
+    if (!entry.shown && entry.fragment && window.ReaderViewer && window.ReaderViewer.discard) {
+      window.ReaderViewer.discard($("#workspace", entry.fragment));
+    }
+  }
+
   /** Puts a fetched case on screen. `push` adds a history entry, `replace` rewrites it. */
   function show(entry, { push = false, replace = false } = {}) {
-    const tpl = document.createElement("template");
-    tpl.innerHTML = entry.html;
-    const next = $("#workspace", tpl.content);
-    const progress = $("#progress", tpl.content);
+    // The prepared nodes the first time this case is shown, fresh ones after that.
+    const fragment = entry.fragment && !entry.shown ? entry.fragment : parse(entry.html);
+    entry.shown = true;
+    const next = $("#workspace", fragment);
+    const progress = $("#progress", fragment);
     if (progress) progress.remove();
     const old = workspace();
     if (!next || !old) { window.location.assign(entry.url); return; }
@@ -279,7 +300,10 @@
     if (push) history.pushState({ reader: true }, "", entry.url);
     else if (replace) history.replaceState({ reader: true }, "", entry.url);
     document.title = document.title.replace(/^Case \d+/, `Case ${next.dataset.caseNumber}`);
-    if (prefetched && prefetched.url === entry.url) prefetched = null;
+    if (prefetched && prefetched.url === entry.url) {
+      if (prefetched !== entry) forget(prefetched);
+      prefetched = null;
+    }
     setup(next, entry);
   }
 
@@ -591,6 +615,7 @@
         if (ws) {
           // Images asked for while signed out were refused: load the case's images again.
           if (window.ReaderViewer) window.ReaderViewer.init(ws);
+          if (prefetched) forget(prefetched);
           prefetched = null;
           prefetchNext(ws);
         }

@@ -159,6 +159,12 @@
       gl.drawArrays(gl.TRIANGLE_STRIP, 0, 4);
     }
 
+    /* Waits until the GL has really drawn (a software GL may otherwise rasterise only when
+     * the frame is composited): a one-pixel read-back, which waits for all earlier work. */
+    finish() {
+      this.gl.readPixels(0, 0, 1, 1, this.gl.RGBA, this.gl.UNSIGNED_BYTE, new Uint8Array(4));
+    }
+
     /* Grey values of a w x h block at canvas pixel (x, y), rows top-down. */
     readPixels(canvas, x, y, w, h) {
       const rgba = new Uint8Array(4 * w * h);
@@ -273,14 +279,19 @@
   /* ---------------- Views ---------------- */
 
   class View {
-    constructor(figure, viewer) {
+    /* `size`: the canvas size (device px) to draw at while the figure is not in the document
+     * (a case prepared ahead, see ReaderViewer.prepare); null: the figure's own size. */
+    constructor(figure, viewer, size = null) {
       this.figure = figure;
       this.viewer = viewer;
+      this.size = size;
       this.canvas = figure.querySelector("canvas");
       this.info = describe(figure);
       this.state = freshState(this.info);
       this.renderer = GLRenderer.create(this.canvas) || new CanvasRenderer(this.canvas);
       this.loaded = false;
+      this.drawnKey = "";
+      this.settled = new Promise((resolve) => { this.settle = resolve; });
       this.load(this.info.src);
       this.bindPointer();
     }
@@ -288,19 +299,22 @@
     load(src) {
       const image = new Image();
       image.decoding = "async";
+      this.loading = image;
       image.onload = () => {
+        if (this.loading !== image) return;
         if (!this.renderer.upload(image, this.info)) this.useCanvas(image);
         this.image = image;
         this.loaded = true;
         this.viewer.schedule(this);
       };
       image.onerror = () => {
+        if (this.loading !== image) return;
         // No full-depth file: show the 8-bit display image as before.
         if (this.info.deep) {
           this.info = describe(this.figure, false);
           this.state = freshState(this.info);
           this.load(this.info.src);
-        }
+        } else this.settle();
       };
       image.src = src;
     }
@@ -330,16 +344,26 @@
 
     resize() {
       const dpr = window.devicePixelRatio || 1;
-      const w = Math.max(1, Math.round(this.figure.clientWidth * dpr));
-      const h = Math.max(1, Math.round(this.figure.clientHeight * dpr));
+      const size = this.figure.isConnected ? null : this.size;
+      const w = size ? size.width : Math.max(1, Math.round(this.figure.clientWidth * dpr));
+      const h = size ? size.height : Math.max(1, Math.round(this.figure.clientHeight * dpr));
       if (this.canvas.width !== w || this.canvas.height !== h) { this.canvas.width = w; this.canvas.height = h; }
     }
 
-    render() {
+    /* Draws the view unless the canvas already shows it at this size, window, zoom and pan
+     * (`force`: draw anyway, e.g. before reading pixels back from a composited WebGL canvas). */
+    render(force = false) {
       this.resize();
+      const s = this.state;
+      const key = this.loaded ? [this.canvas.width, this.canvas.height, s.center, s.width, s.zoom, s.panX, s.panY, s.invert, this.info.deep, this.renderer.name].join("|") : "";
+      if (!force && key && key === this.drawnKey) return;
       this.renderer.draw(this.canvas, this.box(), this.state, this.info);
+      // Prepared ahead (not on screen yet): the drawing is done now, not when first shown.
+      if (!this.figure.isConnected && this.renderer.finish) this.renderer.finish();
+      this.drawnKey = key;
       const label = this.figure.querySelector(".view-wl");
       if (label) label.textContent = this.readout();
+      if (this.loaded) this.settle();
     }
 
     format(value) {
@@ -385,7 +409,7 @@
 
     /* Grey values (0-255) as shown, read back after a fresh render: for tests. */
     readPixels(x, y, w = 1, h = 1) {
-      this.render();
+      this.render(true);
       return this.renderer.readPixels(this.canvas, Math.floor(x), Math.floor(y), w, h);
     }
 
@@ -419,17 +443,31 @@
       }, { passive: false });
     }
 
-    destroy() { this.renderer.destroy(); }
+    destroy() {
+      this.loading = null;
+      this.settle();
+      this.renderer.destroy();
+      // Still on screen (the viewer is made again on the same case): a fresh canvas, as a
+      // canvas keeps its (now lost) context.
+      if (this.figure.isConnected) {
+        const fresh = this.canvas.cloneNode(false);
+        this.canvas.replaceWith(fresh);
+        this.canvas = fresh;
+      }
+    }
   }
 
   class Viewer {
-    constructor(root) {
+    /* `sizes`: per view, the canvas size to draw at before the viewer is in the document. */
+    constructor(root, sizes = null) {
       this.root = root;
       this.linked = true;
       this.frames = 0;
       this.readoutEl = root.querySelector(".wl-readout");
       this.presetButtons = Array.from(root.querySelectorAll("[data-preset]"));
-      this.views = Array.from(root.querySelectorAll(".view")).map((f) => new View(f, this));
+      this.views = Array.from(root.querySelectorAll(".view")).map((f, i) => new View(f, this, sizes && sizes[i]));
+      // Every view drawn (or given up on: no image could be loaded).
+      this.ready = Promise.all(this.views.map((v) => v.settled));
       this.active = this.views[0] || null;
       this.pending = new Set();
       const presets = root.querySelector(".wl-presets");
@@ -439,7 +477,23 @@
       if (link) link.addEventListener("change", () => this.setLinked(link.checked));
       root.querySelectorAll(".viewer-toolbar button[data-action]").forEach((b) =>
         b.addEventListener("click", () => this.action(b.dataset.action)));
-      this.observer = new ResizeObserver(() => this.renderAll());
+      // Redrawn in the same frame as the layout that resized them (after layout, before
+      // paint): a view never shows a stretched image, and one the viewer prepared ahead at
+      // the size it has on screen is not drawn again (render() skips an unchanged view).
+      this.observer = new ResizeObserver((entries) => {
+        entries.forEach((entry) => {
+          const view = this.views.find((v) => v.figure === entry.target);
+          if (view && view.loaded) { this.pending.delete(view); view.render(); }
+        });
+      });
+      if (root.isConnected) this.attach();
+    }
+
+    /* On screen: follow the views' sizes (the observer reports each view's size once at the
+     * start, in the first frame that shows it). */
+    attach() {
+      if (this.attached) return;
+      this.attached = true;
       this.views.forEach((v) => this.observer.observe(v.figure));
     }
 
@@ -512,6 +566,8 @@
     }
 
     destroy() {
+      if (this.frame) cancelAnimationFrame(this.frame);
+      this.frame = null;
       this.observer.disconnect();
       this.views.forEach((v) => v.destroy());
     }
@@ -537,12 +593,58 @@
   }, true);
 
   let current = null;
+  const prepared = new WeakMap(); // viewer root (not yet shown) -> its Viewer
+
+  /* Releases a viewer no longer shown. Off screen, after the next frame: losing a WebGL
+   * context takes tens of milliseconds with software GL, and the next case shows first. */
+  function retire(viewer) {
+    if (viewer.root.isConnected) { viewer.destroy(); return; }
+    requestAnimationFrame(() => setTimeout(() => viewer.destroy(), 0));
+  }
+
+  /* Canvas sizes for a case's views before it is shown: those of the views on screen when the
+   * layout is the same (same number of views), else an even split of the views' area. */
+  function expectedSizes(root) {
+    const count = root.querySelectorAll(".view").length;
+    if (current && current.views.length === count) {
+      return current.views.map((v) => ({ width: v.canvas.width, height: v.canvas.height }));
+    }
+    const area = document.querySelector(".viewer .views");
+    if (!area || !count) return null;
+    const dpr = window.devicePixelRatio || 1;
+    const gap = parseFloat(getComputedStyle(area).columnGap) || 0;
+    const width = Math.max(1, Math.round(((area.clientWidth - gap * (count - 1)) / count) * dpr));
+    const height = Math.max(1, Math.round(area.clientHeight * dpr));
+    return Array.from({ length: count }, () => ({ width, height }));
+  }
+
   window.ReaderViewer = {
+    /* Shows the viewer in `container` (now in the document): the one prepared for it if any,
+     * else a new one. The previous viewer is released. */
     init(container) {
-      if (current) current.destroy();
       const root = container.querySelector(".viewer");
-      current = root ? new Viewer(root) : null;
+      const ready = root && prepared.get(root);
+      if (root) prepared.delete(root);
+      if (current && current !== ready) retire(current);
+      current = ready || (root ? new Viewer(root) : null);
+      if (current) current.attach();
       return current;
+    },
+    /* Loads, decodes, uploads and draws the images of `container` (a case not yet in the
+     * document) at the size they will have, so init() after it is shown only shows them.
+     * Returns a promise settled when its views are drawn. */
+    prepare(container) {
+      const root = container.querySelector(".viewer");
+      if (!root || root.isConnected) return Promise.resolve();
+      let viewer = prepared.get(root);
+      if (!viewer) { viewer = new Viewer(root, expectedSizes(root)); prepared.set(root, viewer); }
+      return viewer.ready;
+    },
+    /* Releases what prepare() made for a case that will not be shown. */
+    discard(container) {
+      const root = container && container.querySelector(".viewer");
+      const viewer = root && prepared.get(root);
+      if (viewer) { prepared.delete(root); viewer.destroy(); }
     },
     action(name) { if (current) current.action(name); },
     get current() { return current; },

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from annotation.models import Answer
 from annotation.selectors import ordered_item_ids
-from tests.browser.helpers import reader_of, sign_in, study_with_radiographs
+from tests.browser.helpers import reader_of, sign_in, study_with_radiographs, wait_for_image
 from tests.factories import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -213,6 +213,7 @@ def test_ended_session_asks_to_sign_in_on_the_page_then_saves_the_answer(
     dialog.wait_for(state="hidden")
     page.wait_for_selector("#save-status:has-text('Saved — case 1')")
     assert answer_of(reader, study, 1).choice == "B"
+    wait_for_image(page)  # the case's images show again after signing in
 
 
 def test_enter_shows_the_next_case_before_the_save_returns(page, live_server, reading):
