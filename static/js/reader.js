@@ -167,8 +167,13 @@
     renderNote();
     renderStrip();
     performance.mark("reader:shown");
-    // The case on screen first; then the next one is fetched and decoded in the background.
-    markDrawn(ws, entry).then(() => { if (ws.isConnected) prefetchNext(ws); });
+    // The case on screen first; then, once the frame showing it is out (the prefetch's
+    // decoding and drawing would hold that frame back), the next case in the background.
+    markDrawn(ws, entry).then(afterNextFrame).then(() => { if (ws.isConnected) prefetchNext(ws); });
+  }
+
+  function afterNextFrame() {
+    return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
   }
 
   /** Sets data-drawn on the workspace when the frame showing its images begins: the signal
