@@ -22,4 +22,5 @@ class EndApiTokensOnPasswordChange:
             user_password_changed(user=user)
 
     def get_help_text(self) -> str:
-        return ""
+        # Shown with the password rules: worth knowing before a script stops working.
+        return "A new password ends your API token; scripts need a new one."
