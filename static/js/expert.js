@@ -53,13 +53,66 @@
     });
   }
 
+  /* ---------- drafts: a review is never lost to an expired session or a closed tab ----------
+   * Every change is kept in this browser (keyed by study, expert and question) until the page
+   * shows a saved review with the same values: then the draft goes. A draft
+   * that differs is put back into the form, with a notice; nothing is saved until Enter. */
+  function valuesOf(f) {
+    const pairs = [];
+    new FormData(f).forEach((value, name) => {
+      if (name !== "csrfmiddlewaretoken" && typeof value === "string") pairs.push([name, value]);
+    });
+    return JSON.stringify(pairs.sort());
+  }
+
+  /** A key set a control without an event: let the form's listeners (the draft) know. */
+  function changed(f) {
+    f.dispatchEvent(new Event("change"));
+  }
+
+  function storage() {
+    try { return window.localStorage; } catch (_) { return null; }
+  }
+
+  function restoreDraft(f) {
+    const key = f.dataset.draftKey;
+    const store = storage();
+    if (!key || !store) return;
+    let draft = null;
+    try { draft = JSON.parse(store.getItem(key) || "null"); } catch (_) { draft = null; }
+    if (draft && draft.values !== valuesOf(f)) {
+      f.querySelectorAll("input[type=radio], input[type=checkbox]").forEach((i) => { i.checked = false; });
+      JSON.parse(draft.values).forEach(([name, value]) => {
+        f.querySelectorAll(`[name="${CSS.escape(name)}"]`).forEach((input) => {
+          if (input.type === "radio" || input.type === "checkbox") {
+            if (input.value === value) input.checked = true;
+          } else {
+            input.value = value;
+          }
+        });
+      });
+      const note = document.createElement("p");
+      note.className = "draft-note";
+      note.setAttribute("role", "status");
+      note.textContent = "Your unsaved review of this question was restored. Press Enter to save it.";
+      f.prepend(note);
+    } else if (draft && f.dataset.saved === "1") {
+      store.removeItem(key);  // the server has these values: saved
+    }
+    const keep = () => { try { store.setItem(key, JSON.stringify({ values: valuesOf(f), at: Date.now() })); } catch (_) { /* full */ } };
+    f.addEventListener("change", keep);
+    f.addEventListener("input", keep);
+    f.addEventListener("submit", keep);  // a key's change fires no event: keep what is sent
+  }
+
   document.addEventListener("DOMContentLoaded", () => {
     const workspace = document.getElementById("workspace");
     if (workspace) window.ReaderViewer.init(workspace);
     const f = form();
     if (f) {
       const button = f.querySelector('[data-action="defaults"]');
-      if (button) button.addEventListener("click", () => acceptDefaults(f));
+      if (button) button.addEventListener("click", () => { acceptDefaults(f); changed(f); });
+      restoreDraft(f);
     }
   });
 
@@ -79,16 +132,17 @@
       return;
     }
     if (f && key.length === 1) {
-      if (key === f.dataset.defaultsKey) { acceptDefaults(f); e.preventDefault(); return; }
-      if (rate(f, key, t)) { e.preventDefault(); return; }
+      if (key === f.dataset.defaultsKey) { acceptDefaults(f); changed(f); e.preventDefault(); return; }
+      if (rate(f, key, t)) { changed(f); e.preventDefault(); return; }
       const input = f.querySelector(`input[data-keys~="${CSS.escape(key)}"]:not(fieldset[data-rating] input)`);
       if (input) {
         if (input.type === "checkbox") input.checked = !input.checked;
         else input.checked = true;
         if (input.value === "other" && input.checked) {
           const text = f.querySelector('input[name="other_text"]');
-          if (text) { text.focus(); e.preventDefault(); return; }
+          if (text) { text.focus(); changed(f); e.preventDefault(); return; }
         }
+        changed(f);
         e.preventDefault();
         return;
       }
