@@ -32,6 +32,7 @@
   let shownToken = 0; // bumps on every case shown: tells whether the reader moved since
   let optimistic = null; // { entryId, token }: the case shown ahead of this save's receipt
   let awaitingEnd = null; // entry id of the last open case's save: go on once it is acknowledged
+  let leaving = null; // the workspace submitted with Enter while the next case is on its way
   let pumping = false;
   let needSignIn = false;
   let retryDelay = 0;
@@ -343,7 +344,7 @@
   /* ---------- submitting ---------- */
   function submit() {
     const f = form(), ws = workspace();
-    if (!f || !ws || !editable() || !store) return;
+    if (!f || !ws || !editable() || !store || isLeaving()) return;
     const missing = $$('input[type="radio"][required]', f).some((r) => !$(`input[name="${CSS.escape(r.name)}"]:checked`, f));
     if (missing) { clientError(f.dataset.choiceRequired); return; }
     if (!f.checkValidity()) { const bad = $(":invalid", f); clientError(bad ? bad.validationMessage : ""); return; }
@@ -365,13 +366,26 @@
     pump();
     const nextUrl = ws.dataset.nextUrl;
     if (!nextUrl) { awaitingEnd = entry.id; renderNote(); return; }
+    // Until the next case is on screen (it may still be on its way from the server), this
+    // case's answer is submitted: no key or click may change it or send it again.
+    leave(ws, true);
     go(nextUrl, { push: true }).then((shown) => {
-      if (!shown) return;
+      if (!shown) { leave(ws, false); return; }
       const receipt = receipts.get(entry.id);
       if (receipt) reconcile(receipt); // the receipt came before the case: check it now
       else optimistic = { entryId: entry.id, token: shownToken };
     });
   }
+
+  /** Holds (or releases) a submitted case's form while the next case is on its way. */
+  function leave(ws, on) {
+    leaving = on ? ws : leaving === ws ? null : leaving;
+    $$("#answer-form fieldset, #answer-form textarea, #answer-form button", ws).forEach((el) => {
+      if (on) { if (!el.disabled) { el.disabled = true; el.dataset.leaving = "1"; } }
+      else if (el.dataset.leaving) { el.disabled = false; delete el.dataset.leaving; }
+    });
+  }
+  function isLeaving() { return !!(leaving && leaving.isConnected && leaving === workspace()); }
 
   /* ---------- the outbox ---------- */
   function send(entry) {
@@ -691,13 +705,13 @@
     if (area && area.requestFullscreen) area.requestFullscreen().catch(() => {});
   }
   let pausedTimer = null;
-  function notePaused() {
+  function notePaused(text) {
     const note = document.getElementById("keys-paused");
     if (!note) return;
     (document.fullscreenElement || mainArea() || document.body).appendChild(note);
-    note.replaceChildren(document.fullscreenElement && !panelHidden()
+    note.replaceChildren(text || (document.fullscreenElement && !panelHidden()
       ? "Answer keys are paused: full screen hides the question. Press Esc to leave full screen, or use f to show the question beside the image."
-      : "Answer keys are paused while the question is hidden. Press q to show it.");
+      : "Answer keys are paused while the question is hidden. Press q to show it."));
     note.hidden = false;
     clearTimeout(pausedTimer);
     pausedTimer = setTimeout(() => { note.hidden = true; }, 4000);
@@ -747,6 +761,7 @@
       if (key === "Enter" && t && (t.tagName === "BUTTON" || t.tagName === "A")) return;
       e.preventDefault();
       if (questionHidden()) { notePaused(); return; }
+      if (isLeaving()) { notePaused(`Case ${shownNumber()} is submitted; case ${leaving.dataset.nextNumber || "next"} is opening. Answer keys wait until it is on screen.`); return; }
       if (keyed) choose(keyed); else submit();
       return;
     }

@@ -231,6 +231,45 @@ def test_enter_shows_the_next_case_before_the_save_returns(page, live_server, re
     page.unroute("**/answer/")
 
 
+def test_keys_pressed_while_the_next_case_is_on_its_way_never_change_the_submitted_one(
+    page, live_server, reading
+):
+    """Enter before the next case was prefetched (a slow connection): the submitted case
+    stays on screen until the next one arrives, and a quick "3" + Enter meant for the next
+    case must not revise the one just submitted."""
+    study, reader = reading
+    held = []
+
+    def hold_case_2(route):
+        if route.request.headers.get("hx-request"):
+            held.append(route)  # the prefetch (and the fetch after Enter) of case 2 waits
+        else:
+            route.continue_()
+
+    page.route("**/read/2/", hold_case_2)
+    open_case(page, live_server, study, 1)
+    page.keyboard.press("2")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#save-status:has-text('Saved — case 1')")
+    assert "Case 1 of 4" in page.inner_text(".case-counter")  # case 2 is still on its way
+    page.keyboard.press("3")
+    page.keyboard.press("Enter")
+    assert checked(page) == "B"
+    page.locator("#keys-paused").filter(has_text="case 2 is opening").wait_for()
+    page.click("#answer-form label.option:nth-of-type(4)", force=True)  # nor a click
+    assert checked(page) == "B"
+
+    assert held, "case 2 was not asked for"
+    for route in held:
+        route.continue_()
+    wait_shown(page, 2, 4)
+    assert checked(page) is None
+    page.wait_for_timeout(300)  # any second save of case 1 would have been sent by now
+    assert answer_of(reader, study, 1).choice == "B"
+    assert page.evaluate("Object.keys(localStorage).filter((k) => k.includes('.draft.'))") == []
+    page.unroute("**/read/2/")
+
+
 def test_back_shows_the_saved_answer_and_the_real_progress(page, live_server, reading):
     study, _ = reading
     open_case(page, live_server, study, 1)
