@@ -245,6 +245,9 @@
         if (!html || !html.includes('id="workspace"')) return null;
         const fragment = parse(html);
         const next = $("#workspace", fragment);
+        // Someone else signed in in this browser meanwhile (another tab): that reader's case
+        // and answers are not shown on this reader's page, which asks to sign in again.
+        if (next && String(next.dataset.reader) !== String(readerId())) { askSignIn(); return null; }
         // The viewer loads, decodes, uploads and draws the case's images now, off screen, at
         // the size they will have: Enter then only puts the drawn canvases on screen.
         if (window.ReaderViewer && window.ReaderViewer.prepare && next && $(".viewer", next)) {
@@ -320,7 +323,7 @@
     const token = shownToken;
     return fetchCase(url).then((entry) => {
       if (token !== shownToken) return false; // the reader went elsewhere meanwhile
-      if (!entry) { window.location.assign(url); return false; }
+      if (!entry) { if (!needSignIn) window.location.assign(url); return false; }
       show(entry, opts);
       return true;
     }).catch(() => {
@@ -590,7 +593,12 @@
     }
   }
 
-  function readerId() { const el = $("[data-reader-context]"); return el ? el.dataset.reader : ""; }
+  /** The reader this page belongs to (read once: a case fetched later never changes it). */
+  let pageReader = null;
+  function readerId() {
+    if (pageReader === null) { const el = $("[data-reader-context]"); pageReader = el ? el.dataset.reader : ""; }
+    return pageReader;
+  }
 
   function askSignIn() {
     needSignIn = true;
@@ -822,7 +830,7 @@
     const token = shownToken;
     fetchCase(window.location.href).then((entry) => {
       if (token !== shownToken) return;
-      if (entry) show(entry); else window.location.reload();
+      if (entry) show(entry); else if (!needSignIn) window.location.reload();
     }).catch(() => window.location.reload());
   });
   window.addEventListener("online", () => { retryDelay = 0; pump(); });
@@ -841,6 +849,7 @@
     } catch (_) { csrf = ""; }
     const context = $("[data-reader-context]");
     if (context) store = new ReaderStore.Store(context.dataset.study, context.dataset.reader);
+    readerId(); // fixed now, before any case is fetched
     const box = document.getElementById("shortcuts-enabled");
     if (box) {
       try { box.checked = localStorage.getItem(KEYS_PREF) !== "off"; } catch (_) { /* default on */ }

@@ -11,6 +11,8 @@ from django.urls import reverse
 
 from annotation.models import Answer
 from annotation.selectors import ordered_item_ids
+from annotation.services import answer_submit
+from readerstudy.models import StudyQuestion
 from tests.browser.helpers import reader_of, sign_in, study_with_radiographs, wait_for_image
 from tests.factories import PASSWORD
 
@@ -268,6 +270,38 @@ def test_keys_pressed_while_the_next_case_is_on_its_way_never_change_the_submitt
     assert answer_of(reader, study, 1).choice == "B"
     assert page.evaluate("Object.keys(localStorage).filter((k) => k.includes('.draft.'))") == []
     page.unroute("**/read/2/")
+
+
+def test_a_case_fetched_after_another_reader_signed_in_here_is_never_shown(
+    page, live_server, reading
+):
+    """A shared computer: while the resident reads, a colleague signs in in another tab. The
+    resident's page, which fetches the next cases by itself, must not show the colleague's
+    cases, answers or progress as the resident's; it asks the resident to sign in again."""
+    study, reader = reading
+    colleague = reader_of(study, "colleague")
+    for item_id in ordered_item_ids(study, colleague):
+        answer_submit(reader=colleague, item=StudyQuestion.objects.get(id=item_id), choice="D")
+    open_case(page, live_server, study, 1)
+    page.wait_for_selector("#workspace[data-next-ready]")  # case 2 is prefetched
+
+    other_tab = page.context.new_page()
+    other_tab.goto(live_server.url + "/")
+    other_tab.click("text=Sign out")
+    sign_in(other_tab, live_server, "colleague")
+    other_tab.close()
+
+    page.keyboard.press("2")
+    page.keyboard.press("Enter")
+    wait_shown(page, 2, 4)  # the resident's own case 2, prefetched before
+    page.locator("#signin").wait_for(state="visible")  # the next prefetch found the colleague
+    page.keyboard.press("Escape")
+    page.keyboard.press("ArrowRight")  # Next: the server would answer with the colleague's case 3
+    page.wait_for_timeout(500)
+    assert page.evaluate("document.getElementById('workspace').dataset.reader") == str(reader.pk)
+    assert "Case 2 of 4" in page.inner_text(".case-counter")
+    assert checked(page) is None  # never the colleague's "D"
+    assert "4 / 4 answered" not in page.inner_text("#progress")
 
 
 def test_back_shows_the_saved_answer_and_the_real_progress(page, live_server, reading):
