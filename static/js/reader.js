@@ -285,6 +285,12 @@
     return document.importNode(tpl.content, true);
   }
 
+  function preparedWell(fragment) {
+    const viewer = window.ReaderViewer;
+    const ws = $("#workspace", fragment);
+    return !(viewer && viewer.preparedWell && ws && $(".viewer", ws)) || viewer.preparedWell(ws);
+  }
+
   /** Releases what was prepared for a fetched case that was not shown. */
   function forget(entry) {
     if (!entry.shown && entry.fragment && window.ReaderViewer && window.ReaderViewer.discard) {
@@ -294,8 +300,11 @@
 
   /** Puts a fetched case on screen. `push` adds a history entry, `replace` rewrites it. */
   function show(entry, { push = false, replace = false } = {}) {
-    // The prepared nodes the first time this case is shown, fresh ones after that.
-    const fragment = entry.fragment && !entry.shown ? entry.fragment : parse(entry.html);
+    // The prepared nodes the first time this case is shown, fresh ones after that (and when
+    // its images could not be loaded ahead: fresh nodes load them again).
+    let fragment = entry.fragment && !entry.shown ? entry.fragment : null;
+    if (fragment && !preparedWell(fragment)) { forget(entry); fragment = null; }
+    fragment = fragment || parse(entry.html);
     entry.shown = true;
     const next = $("#workspace", fragment);
     const progress = $("#progress", fragment);

@@ -5,13 +5,17 @@ network, an ended session, Back, the next case shown at once, full screen, small
 """
 
 import re
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.urls import reverse
+from pydicom.data import get_testdata_file
 
 from annotation.models import Answer
 from annotation.selectors import ordered_item_ids
 from annotation.services import answer_submit
+from readerstudy.imaging import derive_display_image
 from readerstudy.models import StudyQuestion
 from tests.browser.helpers import reader_of, sign_in, study_with_radiographs, wait_for_image
 from tests.factories import PASSWORD
@@ -302,6 +306,41 @@ def test_a_case_fetched_after_another_reader_signed_in_here_is_never_shown(
     assert "Case 2 of 4" in page.inner_text(".case-counter")
     assert checked(page) is None  # never the colleague's "D"
     assert "4 / 4 answered" not in page.inner_text("#progress")
+
+
+def test_images_that_failed_to_load_ahead_are_loaded_again_when_the_case_is_shown(
+    page, live_server, reading
+):
+    """The connection drops while the next case's images are fetched ahead, and is back when
+    the reader presses Enter: the case shows its full-depth image at its own window, not the
+    8-bit fallback (W 255 · L 128) or a black view kept from the failed attempt."""
+    study, reader = reading
+    item = StudyQuestion.objects.get(id=ordered_item_ids(study, reader)[1])
+    derived = derive_display_image(
+        Path(get_testdata_file("RG3_UNCR.dcm")), Path(settings.MEDIA_ROOT), max_size=1024
+    )  # case 2 has an image of its own (case 1's would come from the cache)
+    item.question.case.images.update(**derived.image_fields())
+    case_2_files = (derived.display, derived.depth)
+    network = {"down": True}
+
+    def images(route):
+        if network["down"] and any(route.request.url.endswith(f) for f in case_2_files):
+            route.abort("internetdisconnected")
+        else:
+            route.continue_()
+
+    page.route("**/img/**", images)
+    open_case(page, live_server, study, 1)
+    page.wait_for_selector("#workspace[data-next-ready]")  # case 2 prepared, images failed
+    network["down"] = False
+    page.keyboard.press("1")
+    page.keyboard.press("Enter")
+    wait_shown(page, 2, 4)
+    wait_for_image(page)
+    shown = page.evaluate("ReaderViewer.current.views[0].info.src")
+    assert shown.endswith(derived.depth), shown
+    assert not page.inner_text(".wl-readout").startswith("W 255 · L 128")
+    page.unroute("**/img/**")
 
 
 def test_back_shows_the_saved_answer_and_the_real_progress(page, live_server, reading):
