@@ -32,6 +32,7 @@
   let shownToken = 0; // bumps on every case shown: tells whether the reader moved since
   let optimistic = null; // { entryId, token }: the case shown ahead of this save's receipt
   let awaitingEnd = null; // entry id of the last open case's save: go on once it is acknowledged
+  let leaving = null; // the workspace submitted with Enter while the next case is on its way
   let pumping = false;
   let needSignIn = false;
   let retryDelay = 0;
@@ -244,6 +245,9 @@
         if (!html || !html.includes('id="workspace"')) return null;
         const fragment = parse(html);
         const next = $("#workspace", fragment);
+        // Someone else signed in in this browser meanwhile (another tab): that reader's case
+        // and answers are not shown on this reader's page, which asks to sign in again.
+        if (next && String(next.dataset.reader) !== String(readerId())) { askSignIn(); return null; }
         // The viewer loads, decodes, uploads and draws the case's images now, off screen, at
         // the size they will have: Enter then only puts the drawn canvases on screen.
         if (window.ReaderViewer && window.ReaderViewer.prepare && next && $(".viewer", next)) {
@@ -281,6 +285,12 @@
     return document.importNode(tpl.content, true);
   }
 
+  function preparedWell(fragment) {
+    const viewer = window.ReaderViewer;
+    const ws = $("#workspace", fragment);
+    return !(viewer && viewer.preparedWell && ws && $(".viewer", ws)) || viewer.preparedWell(ws);
+  }
+
   /** Releases what was prepared for a fetched case that was not shown. */
   function forget(entry) {
     if (!entry.shown && entry.fragment && window.ReaderViewer && window.ReaderViewer.discard) {
@@ -290,8 +300,11 @@
 
   /** Puts a fetched case on screen. `push` adds a history entry, `replace` rewrites it. */
   function show(entry, { push = false, replace = false } = {}) {
-    // The prepared nodes the first time this case is shown, fresh ones after that.
-    const fragment = entry.fragment && !entry.shown ? entry.fragment : parse(entry.html);
+    // The prepared nodes the first time this case is shown, fresh ones after that (and when
+    // its images could not be loaded ahead: fresh nodes load them again).
+    let fragment = entry.fragment && !entry.shown ? entry.fragment : null;
+    if (fragment && !preparedWell(fragment)) { forget(entry); fragment = null; }
+    fragment = fragment || parse(entry.html);
     entry.shown = true;
     const next = $("#workspace", fragment);
     const progress = $("#progress", fragment);
@@ -319,7 +332,7 @@
     const token = shownToken;
     return fetchCase(url).then((entry) => {
       if (token !== shownToken) return false; // the reader went elsewhere meanwhile
-      if (!entry) { window.location.assign(url); return false; }
+      if (!entry) { if (!needSignIn) window.location.assign(url); return false; }
       show(entry, opts);
       return true;
     }).catch(() => {
@@ -343,7 +356,7 @@
   /* ---------- submitting ---------- */
   function submit() {
     const f = form(), ws = workspace();
-    if (!f || !ws || !editable() || !store) return;
+    if (!f || !ws || !editable() || !store || isLeaving()) return;
     const missing = $$('input[type="radio"][required]', f).some((r) => !$(`input[name="${CSS.escape(r.name)}"]:checked`, f));
     if (missing) { clientError(f.dataset.choiceRequired); return; }
     if (!f.checkValidity()) { const bad = $(":invalid", f); clientError(bad ? bad.validationMessage : ""); return; }
@@ -365,13 +378,26 @@
     pump();
     const nextUrl = ws.dataset.nextUrl;
     if (!nextUrl) { awaitingEnd = entry.id; renderNote(); return; }
+    // Until the next case is on screen (it may still be on its way from the server), this
+    // case's answer is submitted: no key or click may change it or send it again.
+    leave(ws, true);
     go(nextUrl, { push: true }).then((shown) => {
-      if (!shown) return;
+      if (!shown) { leave(ws, false); return; }
       const receipt = receipts.get(entry.id);
       if (receipt) reconcile(receipt); // the receipt came before the case: check it now
       else optimistic = { entryId: entry.id, token: shownToken };
     });
   }
+
+  /** Holds (or releases) a submitted case's form while the next case is on its way. */
+  function leave(ws, on) {
+    leaving = on ? ws : leaving === ws ? null : leaving;
+    $$("#answer-form fieldset, #answer-form textarea, #answer-form button", ws).forEach((el) => {
+      if (on) { if (!el.disabled) { el.disabled = true; el.dataset.leaving = "1"; } }
+      else if (el.dataset.leaving) { el.disabled = false; delete el.dataset.leaving; }
+    });
+  }
+  function isLeaving() { return !!(leaving && leaving.isConnected && leaving === workspace()); }
 
   /* ---------- the outbox ---------- */
   function send(entry) {
@@ -576,7 +602,12 @@
     }
   }
 
-  function readerId() { const el = $("[data-reader-context]"); return el ? el.dataset.reader : ""; }
+  /** The reader this page belongs to (read once: a case fetched later never changes it). */
+  let pageReader = null;
+  function readerId() {
+    if (pageReader === null) { const el = $("[data-reader-context]"); pageReader = el ? el.dataset.reader : ""; }
+    return pageReader;
+  }
 
   function askSignIn() {
     needSignIn = true;
@@ -691,13 +722,13 @@
     if (area && area.requestFullscreen) area.requestFullscreen().catch(() => {});
   }
   let pausedTimer = null;
-  function notePaused() {
+  function notePaused(text) {
     const note = document.getElementById("keys-paused");
     if (!note) return;
     (document.fullscreenElement || mainArea() || document.body).appendChild(note);
-    note.replaceChildren(document.fullscreenElement && !panelHidden()
+    note.replaceChildren(text || (document.fullscreenElement && !panelHidden()
       ? "Answer keys are paused: full screen hides the question. Press Esc to leave full screen, or use f to show the question beside the image."
-      : "Answer keys are paused while the question is hidden. Press q to show it.");
+      : "Answer keys are paused while the question is hidden. Press q to show it."));
     note.hidden = false;
     clearTimeout(pausedTimer);
     pausedTimer = setTimeout(() => { note.hidden = true; }, 4000);
@@ -747,6 +778,7 @@
       if (key === "Enter" && t && (t.tagName === "BUTTON" || t.tagName === "A")) return;
       e.preventDefault();
       if (questionHidden()) { notePaused(); return; }
+      if (isLeaving()) { notePaused(`Case ${shownNumber()} is submitted; case ${leaving.dataset.nextNumber || "next"} is opening. Answer keys wait until it is on screen.`); return; }
       if (keyed) choose(keyed); else submit();
       return;
     }
@@ -807,7 +839,7 @@
     const token = shownToken;
     fetchCase(window.location.href).then((entry) => {
       if (token !== shownToken) return;
-      if (entry) show(entry); else window.location.reload();
+      if (entry) show(entry); else if (!needSignIn) window.location.reload();
     }).catch(() => window.location.reload());
   });
   window.addEventListener("online", () => { retryDelay = 0; pump(); });
@@ -826,6 +858,7 @@
     } catch (_) { csrf = ""; }
     const context = $("[data-reader-context]");
     if (context) store = new ReaderStore.Store(context.dataset.study, context.dataset.reader);
+    readerId(); // fixed now, before any case is fetched
     const box = document.getElementById("shortcuts-enabled");
     if (box) {
       try { box.checked = localStorage.getItem(KEYS_PREF) !== "off"; } catch (_) { /* default on */ }

@@ -290,6 +290,7 @@
       this.state = freshState(this.info);
       this.renderer = GLRenderer.create(this.canvas) || new CanvasRenderer(this.canvas);
       this.loaded = false;
+      this.failed = false; // an image did not load (the network, most likely): not as intended
       this.drawnKey = "";
       this.settled = new Promise((resolve) => { this.settle = resolve; });
       this.load(this.info.src);
@@ -309,6 +310,7 @@
       };
       image.onerror = () => {
         if (this.loading !== image) return;
+        this.failed = true;
         // No full-depth file: show the 8-bit display image as before.
         if (this.info.deep) {
           this.info = describe(this.figure, false);
@@ -639,6 +641,14 @@
       let viewer = prepared.get(root);
       if (!viewer) { viewer = new Viewer(root, expectedSizes(root)); prepared.set(root, viewer); }
       return viewer.ready;
+    },
+    /* Whether prepare() made `container` (not shown yet) ready as intended: every view drawn
+     * from the image the server meant. A case prepared while the connection failed is not:
+     * it is shown from fresh nodes instead, which load its images again. */
+    preparedWell(container) {
+      const root = container && container.querySelector(".viewer");
+      const viewer = root && prepared.get(root);
+      return !!viewer && viewer.views.every((v) => !v.failed);
     },
     /* Releases what prepare() made for a case that will not be shown. */
     discard(container) {

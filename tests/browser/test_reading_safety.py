@@ -5,12 +5,18 @@ network, an ended session, Back, the next case shown at once, full screen, small
 """
 
 import re
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.urls import reverse
+from pydicom.data import get_testdata_file
 
 from annotation.models import Answer
 from annotation.selectors import ordered_item_ids
+from annotation.services import answer_submit
+from readerstudy.imaging import derive_display_image
+from readerstudy.models import StudyQuestion
 from tests.browser.helpers import reader_of, sign_in, study_with_radiographs, wait_for_image
 from tests.factories import PASSWORD
 
@@ -229,6 +235,112 @@ def test_enter_shows_the_next_case_before_the_save_returns(page, live_server, re
     page.wait_for_selector("#save-status:has-text('Saved — case 1')")
     assert answer_of(reader, study, 1).choice == "A"
     page.unroute("**/answer/")
+
+
+def test_keys_pressed_while_the_next_case_is_on_its_way_never_change_the_submitted_one(
+    page, live_server, reading
+):
+    """Enter before the next case was prefetched (a slow connection): the submitted case
+    stays on screen until the next one arrives, and a quick "3" + Enter meant for the next
+    case must not revise the one just submitted."""
+    study, reader = reading
+    held = []
+
+    def hold_case_2(route):
+        if route.request.headers.get("hx-request"):
+            held.append(route)  # the prefetch (and the fetch after Enter) of case 2 waits
+        else:
+            route.continue_()
+
+    page.route("**/read/2/", hold_case_2)
+    open_case(page, live_server, study, 1)
+    page.keyboard.press("2")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#save-status:has-text('Saved — case 1')")
+    assert "Case 1 of 4" in page.inner_text(".case-counter")  # case 2 is still on its way
+    page.keyboard.press("3")
+    page.keyboard.press("Enter")
+    assert checked(page) == "B"
+    page.locator("#keys-paused").filter(has_text="case 2 is opening").wait_for()
+    page.click("#answer-form label.option:nth-of-type(4)", force=True)  # nor a click
+    assert checked(page) == "B"
+
+    assert held, "case 2 was not asked for"
+    for route in held:
+        route.continue_()
+    wait_shown(page, 2, 4)
+    assert checked(page) is None
+    page.wait_for_timeout(300)  # any second save of case 1 would have been sent by now
+    assert answer_of(reader, study, 1).choice == "B"
+    assert page.evaluate("Object.keys(localStorage).filter((k) => k.includes('.draft.'))") == []
+    page.unroute("**/read/2/")
+
+
+def test_a_case_fetched_after_another_reader_signed_in_here_is_never_shown(
+    page, live_server, reading
+):
+    """A shared computer: while the resident reads, a colleague signs in in another tab. The
+    resident's page, which fetches the next cases by itself, must not show the colleague's
+    cases, answers or progress as the resident's; it asks the resident to sign in again."""
+    study, reader = reading
+    colleague = reader_of(study, "colleague")
+    for item_id in ordered_item_ids(study, colleague):
+        answer_submit(reader=colleague, item=StudyQuestion.objects.get(id=item_id), choice="D")
+    open_case(page, live_server, study, 1)
+    page.wait_for_selector("#workspace[data-next-ready]")  # case 2 is prefetched
+
+    other_tab = page.context.new_page()
+    other_tab.goto(live_server.url + "/")
+    other_tab.click("text=Sign out")
+    sign_in(other_tab, live_server, "colleague")
+    other_tab.close()
+
+    page.keyboard.press("2")
+    page.keyboard.press("Enter")
+    wait_shown(page, 2, 4)  # the resident's own case 2, prefetched before
+    page.locator("#signin").wait_for(state="visible")  # the next prefetch found the colleague
+    page.keyboard.press("Escape")
+    page.keyboard.press("ArrowRight")  # Next: the server would answer with the colleague's case 3
+    page.wait_for_timeout(500)
+    assert page.evaluate("document.getElementById('workspace').dataset.reader") == str(reader.pk)
+    assert "Case 2 of 4" in page.inner_text(".case-counter")
+    assert checked(page) is None  # never the colleague's "D"
+    assert "4 / 4 answered" not in page.inner_text("#progress")
+
+
+def test_images_that_failed_to_load_ahead_are_loaded_again_when_the_case_is_shown(
+    page, live_server, reading
+):
+    """The connection drops while the next case's images are fetched ahead, and is back when
+    the reader presses Enter: the case shows its full-depth image at its own window, not the
+    8-bit fallback (W 255 · L 128) or a black view kept from the failed attempt."""
+    study, reader = reading
+    item = StudyQuestion.objects.get(id=ordered_item_ids(study, reader)[1])
+    derived = derive_display_image(
+        Path(get_testdata_file("RG3_UNCR.dcm")), Path(settings.MEDIA_ROOT), max_size=1024
+    )  # case 2 has an image of its own (case 1's would come from the cache)
+    item.question.case.images.update(**derived.image_fields())
+    case_2_files = (derived.display, derived.depth)
+    network = {"down": True}
+
+    def images(route):
+        if network["down"] and any(route.request.url.endswith(f) for f in case_2_files):
+            route.abort("internetdisconnected")
+        else:
+            route.continue_()
+
+    page.route("**/img/**", images)
+    open_case(page, live_server, study, 1)
+    page.wait_for_selector("#workspace[data-next-ready]")  # case 2 prepared, images failed
+    network["down"] = False
+    page.keyboard.press("1")
+    page.keyboard.press("Enter")
+    wait_shown(page, 2, 4)
+    wait_for_image(page)
+    shown = page.evaluate("ReaderViewer.current.views[0].info.src")
+    assert shown.endswith(derived.depth), shown
+    assert not page.inner_text(".wl-readout").startswith("W 255 · L 128")
+    page.unroute("**/img/**")
 
 
 def test_back_shows_the_saved_answer_and_the_real_progress(page, live_server, reading):
