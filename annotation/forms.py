@@ -1,3 +1,5 @@
+import json
+
 from django import forms
 
 from readerstudy.vocabulary import SHORTCUTS, Alignment, Difficulty, Letter
@@ -44,6 +46,21 @@ class AnswerForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 3}),
     )
     time_ms = forms.IntegerField(required=False, min_value=0, initial=0, widget=forms.HiddenInput)
+    # What the page showed as saved when the reader changed it (JSON of the fields above),
+    # sent by the reading page's script: a case answered elsewhere since is not overwritten.
+    base = forms.CharField(required=False, max_length=20_000, widget=forms.HiddenInput)
+
+    def clean_base(self) -> dict | None:
+        raw = self.cleaned_data.get("base") or ""
+        if not raw:
+            return None
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = None
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            raise forms.ValidationError("The page sent a malformed answer; reload it.")
+        return value
 
     def rating_fields(self) -> list[forms.BoundField]:
         """The optional radio groups under the options (difficulty, fit, ...), in order."""

@@ -2,7 +2,10 @@
 
 Rules: one answer per reader per question (database constraint); a repeat of the same values
 (double click, second tab) is a no-op, not an error; a change is a revision, kept, and only
-allowed while the study allows revision and the reader has not locked their answers.
+allowed while the study allows revision and the reader has not locked their answers. A page
+says what it showed as saved (`base`): a change made on a page that did not show the answer
+saved since (another tab or window answered the case meanwhile) is refused, never silently
+written over it.
 """
 
 from __future__ import annotations
@@ -22,6 +25,10 @@ FIELDS = ("choice", "difficulty", "alignment", "comment")
 
 class AnswerRejected(ValueError):
     """The answer was not saved; the message says why in words a reader understands."""
+
+
+class AnswerConflict(AnswerRejected):
+    """The case was answered elsewhere after the page showed it."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +67,12 @@ def _values(answer: Answer) -> dict:
     return {f: getattr(answer, f) for f in FIELDS}
 
 
+def _normalised(base: dict) -> dict:
+    out = {f: str(base.get(f) or "").strip() for f in FIELDS}
+    out["choice"] = out["choice"].upper()
+    return out
+
+
 def answer_submit(
     *,
     reader,
@@ -69,7 +82,10 @@ def answer_submit(
     alignment: str = "",
     comment: str = "",
     time_ms: int | None = 0,
+    base: dict | None = None,
 ) -> AnswerOutcome:
+    """Save `reader`'s answer to `item`. `base`: the values the page showed as saved when the
+    reader changed them (all empty: no answer); None skips that check (API clients)."""
     values = _validate(choice, difficulty or "", alignment or "", comment or "")
     spent = clamp_time(time_ms)
     study = item.study
@@ -81,19 +97,27 @@ def answer_submit(
             if existing is None:
                 answer = Answer.objects.create(item=item, reader=reader, time_ms=spent, **values)
                 return AnswerOutcome(answer, created=True, revised=False)
-            return _revise(existing, reader, values, spent, study)
+            return _revise(existing, reader, values, spent, study, base)
     except IntegrityError:
         # Two requests raced to create the same answer; the other one won. Treat this one as
         # a repeat of it, or as a revision if the values differ.
         with transaction.atomic():
             existing = Answer.objects.select_for_update().get(item=item, reader=reader)
-            return _revise(existing, reader, values, spent, study)
+            return _revise(existing, reader, values, spent, study, base)
 
 
-def _revise(existing: Answer, reader, values: dict, spent: int, study) -> AnswerOutcome:
+def _revise(
+    existing: Answer, reader, values: dict, spent: int, study, base: dict | None = None
+) -> AnswerOutcome:
     old = _values(existing)
     if old == values:
         return AnswerOutcome(existing, created=False, revised=False)
+    if base is not None and _normalised(base) != old:
+        raise AnswerConflict(
+            "this case was answered elsewhere (another tab or window) after this page showed "
+            f"it: the saved answer is {old['choice']}. Open the case to see it, and submit "
+            "again there to replace it."
+        )
     if not study.allow_revision:
         raise AnswerRejected("This study does not allow changing an answer once given.")
     AnswerRevision.objects.create(

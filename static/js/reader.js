@@ -41,6 +41,7 @@
   let tick = null;
   let trouble = null; // { entry, message }: why the head of the outbox is waiting
   const refused = new Map(); // number -> { message, label }: saves the server refused
+  const acked = new Map(); // number -> { values, at }: this page's saves the server acknowledged
   let sentSomething = false;
   const receipts = new Map(); // entry id -> the server's receipt, for a case shown after it came
   let progressAt = 0; // when the progress shown last came from the server's receipt
@@ -235,6 +236,7 @@
   /** The case fragment at `url` and its images, decoded; null when the server said no. */
   function fetchCase(url) {
     if (prefetching && prefetching.url === url) return prefetching.promise;
+    const asked = performance.now(); // the page shows the server's state as of about then
     const promise = fetch(url, { headers: { "HX-Request": "true" }, credentials: "same-origin", cache: "no-store" })
       .then((r) => {
         if (r.status === 401) { askSignIn(); return null; }
@@ -252,7 +254,7 @@
         // the size they will have: Enter then only puts the drawn canvases on screen.
         if (window.ReaderViewer && window.ReaderViewer.prepare && next && $(".viewer", next)) {
           const decoded = window.ReaderViewer.prepare(next).catch(() => null);
-          return { url, html, fragment, decoded, at: performance.now() };
+          return { url, html, fragment, decoded, at: asked };
         }
         // No viewer: decode the images (the full-depth file where the case has it), and draw
         // them once on a 1-pixel canvas, so they are not decoded after Enter.
@@ -265,7 +267,7 @@
           const ctx = warmCanvas();
           images.forEach((img) => { try { ctx.drawImage(img, 0, 0, 1, 1); } catch (_) { /* not drawable */ } });
         });
-        return { url, html, fragment, images, decoded, at: performance.now() };
+        return { url, html, fragment, images, decoded, at: asked };
       })
       .finally(() => { if (prefetching && prefetching.url === url) prefetching = null; });
     prefetching = { url, promise };
@@ -318,6 +320,15 @@
     if (push) history.pushState({ reader: true }, "", entry.url);
     else if (replace) history.replaceState({ reader: true }, "", entry.url);
     document.title = document.title.replace(/^Case \d+/, `Case ${next.dataset.caseNumber}`);
+    // A case fetched before this page's own save of it was acknowledged shows the older
+    // answer: the acknowledged one is what the server holds (and what a change changes).
+    const own = acked.get(Number(next.dataset.caseNumber));
+    const nextForm = $("#answer-form", next);
+    if (own && nextForm && own.at > (entry.at || 0)) {
+      setDefaults(nextForm, own.values);
+      apply(nextForm, own.values);
+      next.dataset.answered = "1";
+    }
     if (prefetched && prefetched.url === entry.url) {
       if (prefetched !== entry) forget(prefetched);
       prefetched = null;
@@ -362,12 +373,17 @@
     if (!f.checkValidity()) { const bad = $(":invalid", f); clientError(bad ? bad.validationMessage : ""); return; }
     const number = Number(ws.dataset.caseNumber);
     const values = valuesOf(f);
+    // What this answer changes: the page's saved answer, or this reader's own save of the case
+    // still waiting in the outbox. The server refuses the change if the case was answered
+    // elsewhere since (another tab): never written over without a word.
+    const pending = store.outbox().filter((e) => e.number === number).pop();
     const entry = {
       id: `${Date.now()}-${Math.random().toString(36).slice(2)}`,
       number,
       url: f.action,
       caseUrl: ws.dataset.caseUrl,
       values,
+      base: pending ? pending.values : valuesOf(f, true),
       time_ms: elapsed(),
       label: chosenLabel(f),
     };
@@ -404,6 +420,7 @@
     const body = new URLSearchParams();
     for (const [name, value] of Object.entries(entry.values)) body.append(name, value);
     body.append("time_ms", String(entry.time_ms || 0));
+    if (entry.base) body.append("base", JSON.stringify(entry.base));
     const size = body.toString().length;
     return fetch(entry.url, {
       method: "POST",
@@ -482,6 +499,7 @@
 
   function saved(entry, data) {
     sentSomething = true;
+    acked.set(entry.number, { values: entry.values, at: performance.now() });
     store.clearDraft(entry.number, entry.values);
     refused.delete(entry.number);
     status(`Saved — case ${entry.number}`);

@@ -109,3 +109,49 @@ def test_readers_answer_independently(item, reader, other_reader):
         "reader": "A",
         "other_reader": "B",
     }
+
+
+BLANK = {"choice": "", "difficulty": "", "alignment": "", "comment": ""}
+
+
+def test_a_change_on_a_page_that_did_not_show_the_saved_answer_is_refused(item, reader):
+    """Two tabs on one case: B saved in one; the other, still showing the case blank, sends C."""
+    answer_submit(reader=reader, item=item, choice="B", base=BLANK)
+    with pytest.raises(AnswerRejected, match=r"answered elsewhere .* the saved answer is B"):
+        answer_submit(reader=reader, item=item, choice="C", base=BLANK)
+    assert Answer.objects.get().choice == "B" and not AnswerRevision.objects.exists()
+
+
+def test_a_change_on_a_page_that_showed_the_saved_answer_is_a_revision(item, reader):
+    answer_submit(reader=reader, item=item, choice="B", comment="x", base=BLANK)
+    shown = {**BLANK, "choice": "b", "comment": " x "}  # as the page had it
+    outcome = answer_submit(reader=reader, item=item, choice="C", base=shown)
+    assert outcome.revised and Answer.objects.get().choice == "C"
+
+
+def test_a_repeat_is_unchanged_whatever_base_it_carries(item, reader):
+    answer_submit(reader=reader, item=item, choice="B", base=BLANK)
+    outcome = answer_submit(reader=reader, item=item, choice="B", base=BLANK)  # a retried post
+    assert not outcome.created and not outcome.revised
+
+
+def test_without_base_the_last_change_is_a_revision_as_before(item, reader):
+    answer_submit(reader=reader, item=item, choice="B")
+    assert answer_submit(reader=reader, item=item, choice="C").revised  # API clients
+
+
+def test_the_page_gets_409_with_the_reason_for_a_stale_change(client, study, reader):
+    import json
+
+    from django.urls import reverse
+
+    client.force_login(reader)
+    url = reverse("reader-answer", kwargs={"slug": study.slug, "number": 1})
+    base = json.dumps(BLANK)
+    first = client.post(url, {"choice": "B", "base": base}, HTTP_ACCEPT="application/json")
+    assert first.status_code == 200
+    stale = client.post(url, {"choice": "C", "base": base}, HTTP_ACCEPT="application/json")
+    assert stale.status_code == 409 and "the saved answer is B" in stale.json()["error"]
+    bad = client.post(url, {"choice": "C", "base": "[1]"}, HTTP_ACCEPT="application/json")
+    assert bad.status_code == 422
+    assert Answer.objects.get(reader=reader).choice == "B"

@@ -468,3 +468,30 @@ def test_error_page_is_dark_and_leads_back(page, live_server, reading, artifacts
     assert "Not found" in page.inner_text("h1")
     page.click(".error-links a:has-text('Your studies')")
     page.wait_for_url(f"{live_server.url}/")
+
+
+def test_a_case_answered_in_another_tab_is_never_written_over_without_a_word(
+    page, live_server, reading
+):
+    """The page shows case 1 blank; meanwhile another tab saves C. B sent from this page is
+    refused in words, kept as a draft, and saved only when sent again from a page showing C."""
+    study, reader = reading
+    open_case(page, live_server, study, 1)
+    item = StudyQuestion.objects.get(pk=ordered_item_ids(study, reader)[0])
+    answer_submit(reader=reader, item=item, choice="C")  # the other tab
+
+    page.keyboard.press("2")
+    page.keyboard.press("Enter")
+    wait_shown(page, 2, 4)
+    alert = page.wait_for_selector("#save-alert:has-text('answered elsewhere')")
+    assert "the saved answer is C" in alert.inner_text()
+    assert answer_of(reader, study, 1).choice == "C"  # nothing written over
+
+    open_case(page, live_server, study, 1)  # the server's C, with this page's B as a draft
+    assert checked(page) == "B"
+    assert page.locator("#answer-form .draft-note").is_visible()
+    page.keyboard.press("Enter")
+    wait_shown(page, 2, 4)
+    page.wait_for_function("() => !document.querySelector('#save-alert:not([hidden])')")
+    answer = answer_of(reader, study, 1)
+    assert answer.choice == "B" and answer.revisions_count == 1  # a revision, on purpose
