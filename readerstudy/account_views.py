@@ -1,10 +1,10 @@
-"""The signed-in user's account: API token (when issued, when it expires, revoke it) and the
-password views, which end every API token when the password changes."""
+"""The signed-in user's account: API token (when issued, when it expires, revoke it). Django's
+own password views need nothing here: a new password ends the token however it is set
+(readerstudy.password_hooks)."""
 
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -38,8 +38,3 @@ def token_revoke(request: HttpRequest) -> HttpResponse:
     else:
         messages.info(request, "You had no API token.")
     return redirect("account")
-
-
-# Django's views; the new password ends the user's API tokens (readerstudy.password_hooks).
-PasswordChangeView = auth_views.PasswordChangeView
-PasswordResetConfirmView = auth_views.PasswordResetConfirmView

@@ -9,17 +9,6 @@ from readerstudy.health import health
 
 urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
-    # Before Django's own: these end the user's API tokens when the password changes.
-    path(
-        "accounts/password_change/",
-        account_views.PasswordChangeView.as_view(),
-        name="password_change",
-    ),
-    path(
-        "accounts/reset/<uidb64>/<token>/",
-        account_views.PasswordResetConfirmView.as_view(),
-        name="password_reset_confirm",
-    ),
     path("accounts/", account_views.account, name="account"),
     path("accounts/token/revoke/", account_views.token_revoke, name="account-token-revoke"),
     path("accounts/", include("django.contrib.auth.urls")),
