@@ -21,7 +21,6 @@ from analysis.stats import plots
 from readerstudy.spreadsheets import frame_csv, write_sheet, xlsx_writer
 
 ALREADY_COMPRESSED = (".png", ".xlsx")
-XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 RESPONSE_COLUMNS = [
     "question_id",
     "rater",

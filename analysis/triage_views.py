@@ -19,10 +19,9 @@ from annotation.reviews import REVIEWERS, expert_agreement, may_see_others
 from readerstudy.downloads import attachment
 from readerstudy.models import Role
 from readerstudy.selectors import roles_of, study_for_user
-from readerstudy.spreadsheets import frame_csv, write_sheet, xlsx_writer
+from readerstudy.spreadsheets import XLSX, frame_csv, write_sheet, xlsx_writer
 
 TEXT_COLUMNS = {"question_id", "task", "key", "modal_wrong"}
-XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 
 @login_required

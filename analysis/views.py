@@ -19,7 +19,6 @@ from django.views.decorators.http import require_GET, require_POST
 
 from analysis.cache import StudyAnalysis
 from analysis.exports import (
-    XLSX,
     all_tables,
     analysis_zip,
     figure_builders,
@@ -33,6 +32,7 @@ from analysis.stats import plots
 from readerstudy.downloads import attachment
 from readerstudy.models import Role
 from readerstudy.selectors import roles_of, study_for_user
+from readerstudy.spreadsheets import XLSX
 
 
 def _analysis(request: HttpRequest, slug: str):
@@ -140,10 +140,8 @@ def rater_names(request: HttpRequest, slug: str) -> HttpResponse:
 
 def _figure_formats(analysis: StudyAnalysis, builders, name: str, fmts) -> dict[str, bytes]:
     """Figures in several formats from the cache; the missing ones from a single drawing."""
-    out = analysis.figure_formats(name, builders[name], plots.figure_bytes, fmts)
-    if set(fmts) >= set(plots.FORMATS):
-        analysis.forget_drawing(name)
-    return out
+    every = set(fmts) >= set(plots.FORMATS)
+    return analysis.figure_formats(name, builders[name], plots.figure_bytes, fmts, keep=not every)
 
 
 @login_required

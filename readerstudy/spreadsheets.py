@@ -63,6 +63,7 @@ def frame_csv(
     return head + body
 
 
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"  # content type
 XLSX_OPTIONS = {
     # Every string is stored as a string: never a formula, a number or a hyperlink.
     "strings_to_formulas": False,

@@ -33,6 +33,7 @@ from readerstudy.services.studies import (
     study_create,
     study_question_set_excluded,
 )
+from readerstudy.spreadsheets import XLSX
 
 
 def _pi_study(request: HttpRequest, slug: str):
@@ -117,10 +118,7 @@ def members(request: HttpRequest, slug: str) -> HttpResponse:
 
 TEMPLATES = {
     "csv": ("question_bank_template.csv", "text/csv"),
-    "xlsx": (
-        "question_bank_template.xlsx",
-        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-    ),
+    "xlsx": ("question_bank_template.xlsx", XLSX),
 }
 
 
