@@ -99,26 +99,30 @@ class StudyAnalysis:
         return self._result
 
     def figure_formats(
-        self, name: str, build: Callable[[], object], render: Callable[[object, str], bytes], fmts
+        self,
+        name: str,
+        build: Callable[[], object],
+        render: Callable[[object, str], bytes],
+        fmts,
+        *,
+        keep: bool,
     ) -> dict[str, bytes]:
-        """Figure `name` in each of `fmts`: from the cache, the missing ones from one drawing
-        (kept in this process until every format of `render` is stored)."""
+        """Figure `name` in each of `fmts`: from the cache, the missing ones from one drawing.
+        `keep`: other formats may be asked for later, so keep the drawing in this process."""
         out = {fmt: self.lookup(f"figure:{name}:{fmt}") for fmt in fmts}
         missing = [fmt for fmt, body in out.items() if body is None]
-        if not missing:
-            return out
+        if not missing and keep:
+            return out  # warm: nothing to draw, nothing to let go
         key = _key(self.study, self.version, self.settings, f"drawn:{name}")
         with DRAWING:
-            figure = _drawn.pop(key, None) or build()
-            for fmt in missing:
-                out[fmt] = render(figure, fmt)
-                self.store(f"figure:{name}:{fmt}", out[fmt])
-            _drawn[key] = figure
-            while len(_drawn) > DRAWN_KEEP:
-                _drawn.popitem(last=False)
+            figure = _drawn.pop(key, None)
+            if missing:
+                figure = figure or build()
+                for fmt in missing:
+                    out[fmt] = render(figure, fmt)
+                    self.store(f"figure:{name}:{fmt}", out[fmt])
+            if keep and figure is not None:
+                _drawn[key] = figure
+                while len(_drawn) > DRAWN_KEEP:
+                    _drawn.popitem(last=False)
         return out
-
-    def forget_drawing(self, name: str) -> None:
-        """Every format of `name` is stored: its drawing is no longer needed."""
-        with DRAWING:
-            _drawn.pop(_key(self.study, self.version, self.settings, f"drawn:{name}"), None)
