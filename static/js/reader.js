@@ -325,9 +325,8 @@
     const own = acked.get(Number(next.dataset.caseNumber));
     const nextForm = $("#answer-form", next);
     if (own && nextForm && own.at > (entry.at || 0)) {
-      setDefaults(nextForm, own.values);
+      markSaved(next, nextForm, own.values);
       apply(nextForm, own.values);
-      next.dataset.answered = "1";
     }
     if (prefetched && prefetched.url === entry.url) {
       if (prefetched !== entry) forget(prefetched);
@@ -497,6 +496,14 @@
     retryTimer = setTimeout(pump, retryDelay);
   }
 
+  /** The case's form now shows `values` as the server's saved answer. */
+  function markSaved(ws, f, values) {
+    setDefaults(f, values);
+    ws.dataset.answered = "1";
+    const button = $('button[type="submit"]', f);
+    if (button && button.firstChild) button.firstChild.textContent = "Save change ";
+  }
+
   function saved(entry, data) {
     sentSomething = true;
     acked.set(entry.number, { values: entry.values, at: performance.now() });
@@ -505,13 +512,8 @@
     status(`Saved — case ${entry.number}`);
     if (data.progress) { setProgress(data.progress.answered, data.progress.total); progressAt = performance.now(); }
     const f = form();
-    if (f && shownNumber() === entry.number) {
-      // The reader is on the case just saved (came back to it): it now is the saved answer.
-      setDefaults(f, entry.values);
-      workspace().dataset.answered = "1";
-      const button = $('button[type="submit"]', f);
-      if (button && button.firstChild) button.firstChild.textContent = "Save change ";
-    }
+    // The reader is on the case just saved (came back to it): it now is the saved answer.
+    if (f && shownNumber() === entry.number) markSaved(workspace(), f, entry.values);
     if (awaitingEnd === entry.id) {
       awaitingEnd = null;
       if (data.next_url) go(data.next_url, { push: true });
