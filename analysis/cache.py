@@ -30,10 +30,29 @@ TIMEOUT = 24 * 3600
 DRAWN_KEEP = 8  # figures kept drawn in this process, waiting for their other formats
 
 # A drawn figure (a matplotlib object: not for a shared cache) is kept until all its formats
-# are stored, so the page's SVG and the ZIP's PNG and PDF lay it out once. One lock: a
-# figure object is not safe to save from two threads at once.
+# are stored, so the page's SVG and the ZIP's PNG and PDF lay it out once. A figure object
+# is not safe to save from two threads at once: each figure is drawn under a lock of its own
+# (one of a fixed set), so a request and the background preparation (analysis.downloads)
+# never draw the same figure twice, and two different figures can still be drawn side by side.
 _drawn: OrderedDict[str, object] = OrderedDict()
-DRAWING = threading.Lock()
+_drawn_lock = threading.Lock()
+_FIGURE_LOCKS = tuple(threading.Lock() for _ in range(16))
+
+
+def _figure_lock(key: str) -> threading.Lock:
+    return _FIGURE_LOCKS[int(key[-8:], 16) % len(_FIGURE_LOCKS)]
+
+
+def _take_drawn(key: str):
+    with _drawn_lock:
+        return _drawn.pop(key, None)
+
+
+def _keep_drawn(key: str, figure) -> None:
+    with _drawn_lock:
+        _drawn[key] = figure
+        while len(_drawn) > DRAWN_KEEP:
+            _drawn.popitem(last=False)
 
 
 def data_version(study: ReaderStudy) -> str:
@@ -71,17 +90,29 @@ def _key(study: ReaderStudy, version: str, settings: AnalysisSettings, what: str
 class StudyAnalysis:
     """The analysis of one study under one policy at the current data version."""
 
-    def __init__(self, study: ReaderStudy, settings: AnalysisSettings):
+    def __init__(self, study: ReaderStudy, settings: AnalysisSettings, version: str | None = None):
+        """`version`: a data version named by a link (a figure on a page drawn at that
+        version), to look up what was stored under it; by default the current one."""
         self.study = study
         self.settings = settings
-        self.version = data_version(study)
+        self.version = version or data_version(study)
         self._result: AnalysisResult | None = None
 
-    def lookup(self, what: str):
-        return cache.get(_key(self.study, self.version, self.settings, what))
+    def key(self, what: str) -> str:
+        """The cache key of `what` for this study, data version and policy."""
+        return _key(self.study, self.version, self.settings, what)
 
-    def store(self, what: str, value) -> None:
-        cache.set(_key(self.study, self.version, self.settings, what), value, TIMEOUT)
+    def has(self, what: str) -> bool:
+        return cache.has_key(self.key(what))
+
+    def lookup(self, what: str):
+        return cache.get(self.key(what))
+
+    def store(self, what: str, value, timeout: int = TIMEOUT) -> None:
+        cache.set(self.key(what), value, timeout)
+
+    def forget(self, what: str) -> None:
+        cache.delete(self.key(what))
 
     def cached(self, what: str, build: Callable[[], object]):
         value = self.lookup(what)
@@ -110,19 +141,21 @@ class StudyAnalysis:
         """Figure `name` in each of `fmts`: from the cache, the missing ones from one drawing.
         `keep`: other formats may be asked for later, so keep the drawing in this process."""
         out = {fmt: self.lookup(f"figure:{name}:{fmt}") for fmt in fmts}
-        missing = [fmt for fmt, body in out.items() if body is None]
-        if not missing and keep:
+        if keep and all(body is not None for body in out.values()):
             return out  # warm: nothing to draw, nothing to let go
-        key = _key(self.study, self.version, self.settings, f"drawn:{name}")
-        with DRAWING:
-            figure = _drawn.pop(key, None)
+        key = self.key(f"drawn:{name}")
+        with _figure_lock(key):
+            # Another thread may have drawn them while this one waited for the lock.
+            out = {fmt: self.lookup(f"figure:{name}:{fmt}") for fmt in fmts}
+            missing = [fmt for fmt, body in out.items() if body is None]
+            if not missing and keep:
+                return out
+            figure = _take_drawn(key)
             if missing:
                 figure = figure or build()
                 for fmt in missing:
                     out[fmt] = render(figure, fmt)
                     self.store(f"figure:{name}:{fmt}", out[fmt])
             if keep and figure is not None:
-                _drawn[key] = figure
-                while len(_drawn) > DRAWN_KEEP:
-                    _drawn.popitem(last=False)
+                _keep_drawn(key, figure)
         return out

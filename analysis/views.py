@@ -17,14 +17,9 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
+from analysis import downloads
 from analysis.cache import StudyAnalysis
-from analysis.exports import (
-    all_tables,
-    analysis_zip,
-    figure_builders,
-    table_csv,
-    table_xlsx,
-)
+from analysis.exports import all_tables, figure_builders, table_csv, table_xlsx
 from analysis.forms import AnalysisSettingsForm, RaterNamesForm
 from analysis.rater_names import RaterLabelError, rater_labels_set, study_labels
 from analysis.selectors import readers_not_started, study_raters
@@ -68,6 +63,7 @@ def analysis_page(request: HttpRequest, slug: str) -> HttpResponse:
     results_html, excluded_count = analysis.cached(
         f"page:{query}", lambda: _results_html(study, analysis, query)
     )
+    downloads.prepare(analysis)  # the PI reads the page while the downloads are drawn
     context = {
         "study": study,
         "roles": roles_of(request.user, study),
@@ -113,6 +109,7 @@ def _results_html(study, analysis: StudyAnalysis, query: str) -> tuple[str, int]
         "failed": _table_rows(result.failed),
         "figures": list(figure_builders(result)),
         "query": query,
+        "version": analysis.version,
     }
     excluded = int(result.flow.iloc[1]["questions"]) if not result.flow.empty else 0
     return render_to_string("analysis/_results.html", context), excluded
@@ -138,33 +135,41 @@ def rater_names(request: HttpRequest, slug: str) -> HttpResponse:
     return redirect(f"{reverse('analysis', args=[study.slug])}?{query}#names")
 
 
-def _figure_formats(analysis: StudyAnalysis, builders, name: str, fmts) -> dict[str, bytes]:
-    """Figures in several formats from the cache; the missing ones from a single drawing."""
-    every = set(fmts) >= set(plots.FORMATS)
-    return analysis.figure_formats(name, builders[name], plots.figure_bytes, fmts, keep=not every)
-
-
 @login_required
 @require_GET
 def figure_download(request: HttpRequest, slug: str, name: str, fmt: str) -> HttpResponse:
+    """A figure. The page's links name the data version they were drawn at (`v`): such a URL
+    always means the same bytes, so the browser keeps them and a warm page asks for none."""
     if fmt not in plots.FORMATS:
         raise Http404()
-    study, _, analysis = _analysis(request, slug)
+    study = study_for_user(request.user, slug, [Role.PI])
+    settings = AnalysisSettingsForm(request.GET or None).settings()
+    pinned = request.GET.get("v", "")
+    analysis = StudyAnalysis(study, settings, version=pinned[:64] or None)
     if name == "accuracy":  # the name before figures were split by task and category
         name = "accuracy_by_task"
     elif name == "kappa":
         name = f"kappa_{analysis.settings.scale}"
     body = analysis.lookup(f"figure:{name}:{fmt}")  # a warm page never unpickles the result
+    if body is None and pinned:
+        analysis = StudyAnalysis(study, settings)
+        if analysis.version != pinned:  # the data changed since the page was drawn
+            query = request.GET.copy()
+            query["v"] = analysis.version
+            return redirect(f"{request.path}?{query.urlencode()}")
     if body is None:
-        builders = figure_builders(analysis.result)
-        if name not in builders:
+        drawn = downloads.figure(analysis, name, [fmt])
+        if drawn is None:
             raise Http404()
-        body = _figure_formats(analysis, builders, name, [fmt])[fmt]
+        body = drawn[fmt]
     if "download" in request.GET:
         return attachment(body, f"{study.slug}-{name}.{fmt}", plots.FORMATS[fmt])
     response = HttpResponse(body, content_type=plots.FORMATS[fmt])
-    response["Cache-Control"] = "private, max-age=0, must-revalidate"
-    response["ETag"] = f'"{analysis.version}-{fmt}"'
+    if pinned:
+        response["Cache-Control"] = "private, max-age=31536000, immutable"
+    else:
+        response["Cache-Control"] = "private, max-age=0, must-revalidate"
+        response["ETag"] = f'"{analysis.version}-{fmt}"'
     return response
 
 
@@ -195,11 +200,5 @@ def export_zip(request: HttpRequest, slug: str) -> HttpResponse:
     study, _, analysis = _analysis(request, slug)
     if analysis.result.accuracy.empty:
         raise Http404("Nothing to analyse.")
-    builders = figure_builders(analysis.result)
-    drawn = {name: _figure_formats(analysis, builders, name, plots.FORMATS) for name in builders}
-
-    def figure(name: str, fmt: str) -> bytes:
-        return drawn[name][fmt]
-
-    body = analysis.cached("zip", lambda: analysis_zip(analysis.result, figure=figure))
+    body = downloads.zip_bytes(analysis)
     return attachment(body, f"{study.slug}-analysis.zip", "application/zip")

@@ -110,6 +110,9 @@ except ValueError as exc:
 # in this cache; with several workers, a shared cache (file:// or redis://) lets the page, its
 # figures and the ZIP reuse one computation whichever worker serves them.
 CACHES = {"default": env_cache("CACHE_URL", "locmem://")}
+# Draw the analysis downloads (PNG, PDF, XLSX, the ZIP) in a background thread while a PI
+# reads the analysis page, so the ZIP is ready when asked for (analysis.downloads).
+ANALYSIS_PREPARE_DOWNLOADS = env_bool("ANALYSIS_PREPARE_DOWNLOADS", True)
 
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several readers write at once; wait for the lock instead of failing, and take the

@@ -34,6 +34,13 @@ def _empty_cache():
     cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def _no_background_downloads(settings):
+    """The analysis downloads are drawn in the background only where a test asks for it
+    (tests/analysis_tests/test_analysis_downloads.py): seconds of CPU per page view."""
+    settings.ANALYSIS_PREPARE_DOWNLOADS = False
+
+
 @pytest.fixture
 def resources() -> Path:
     return RESOURCES

@@ -208,3 +208,33 @@ def test_flow_table_on_the_page(client, answered, pi):
     client.force_login(pi)
     html = get(client, "analysis", answered).content.decode()
     assert "Flow of questions" in html and "Sampled" in html and "Analysed" in html
+
+
+def test_the_page_figures_are_pinned_to_their_data_version(client, answered, pi, reader):
+    """A figure link on the page names its data version, so the browser may keep it for
+    good; a new version gets a new link; a link whose figure is gone leads to the current
+    one."""
+    import re
+
+    from django.core.cache import cache
+
+    def kappa_src():
+        html = get(client, "analysis", answered).content.decode()
+        src = re.search(r'<img src="([^"]*kappa_answer\.svg[^"]*)"', html).group(1)
+        return src.replace("&amp;", "&")
+
+    client.force_login(pi)
+    src = kappa_src()
+    first = client.get(src)
+    assert first.status_code == 200 and b"<svg" in first.content
+    assert "immutable" in first["Cache-Control"]
+    answer_submit(reader=reader, item=answered.items.first(), choice="D")
+    new_src = kappa_src()
+    assert "v=" in new_src and new_src != src
+    assert client.get(src).content == first.content  # the old link: the same bytes
+    assert client.get(new_src).status_code == 200
+    cache.clear()  # the old version's figure is gone
+    moved = client.get(src)
+    assert moved.status_code == 302 and moved["Location"].endswith(new_src.split("?")[1])
+    unpinned = get(client, "analysis-figure", answered, "kappa_answer", "svg")
+    assert "must-revalidate" in unpinned["Cache-Control"]

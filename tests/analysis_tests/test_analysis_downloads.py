@@ -1,0 +1,164 @@
+"""The downloads drawn in the background while a PI reads the analysis page (issue 13,
+"fast"): the ZIP is ready when asked for, nothing is drawn twice, a newer data version
+replaces an older job, and a failed job loses nothing."""
+
+import io
+import threading
+import zipfile
+from unittest import mock
+
+import pytest
+from django.urls import reverse
+
+from analysis import downloads
+from analysis.cache import StudyAnalysis
+from analysis.pipeline import AnalysisSettings
+from analysis.stats import plots
+from annotation.services import answer_submit
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _prepare_in_background(settings):
+    settings.ANALYSIS_PREPARE_DOWNLOADS = True
+    yield
+    downloads.settle()
+
+
+@pytest.fixture
+def answered(study, reader, other_reader, pi):
+    for n, item in enumerate(study.items.order_by("position")):
+        answer_submit(reader=reader, item=item, choice=item.question.correct, time_ms=5000 + n)
+        answer_submit(reader=other_reader, item=item, choice="A", time_ms=9000)
+    return study
+
+
+class Renders:
+    """Counts figure renderings by (figure title, format); can hold the background thread
+    at its first rendering until released."""
+
+    def __init__(self, hold: bool = False):
+        self.calls: list[tuple[str, str, str]] = []
+        self.release = threading.Event()
+        if not hold:
+            self.release.set()
+        self._real = plots.figure_bytes
+
+    def __call__(self, fig, fmt):
+        thread = threading.current_thread().name
+        self.calls.append((fig.get_suptitle() or fig.axes[0].get_title(), fmt, thread))
+        if thread.startswith("analysis-downloads"):
+            assert self.release.wait(10), "the test never released the background thread"
+        return self._real(fig, fmt)
+
+    def by_format(self) -> dict[tuple[str, str], int]:
+        counts: dict[tuple[str, str], int] = {}
+        for title, fmt, _ in self.calls:
+            counts[(title, fmt)] = counts.get((title, fmt), 0) + 1
+        return counts
+
+
+def page(client, study):
+    response = client.get(reverse("analysis", args=[study.slug]))
+    assert response.status_code == 200
+    return response
+
+
+def download_zip(client, study) -> zipfile.ZipFile:
+    response = client.get(reverse("analysis-zip", args=[study.slug]))
+    assert response.status_code == 200
+    return zipfile.ZipFile(io.BytesIO(response.content))
+
+
+def test_the_zip_is_ready_after_the_page_and_the_request_draws_nothing(client, answered, pi):
+    client.force_login(pi)
+    page(client, answered)
+    downloads.settle()
+    spy = Renders()
+    with mock.patch.object(plots, "figure_bytes", spy):
+        archive = download_zip(client, answered)
+    assert spy.calls == []  # served as prepared
+    names = set(archive.namelist())
+    for figure in ("accuracy_by_task", "kappa_answer", "reading_time"):
+        assert {f"{figure}.png", f"{figure}.svg", f"{figure}.pdf"} <= names
+    assert {"report.xlsx", "policy.json", "accuracy.csv"} <= names
+    assert archive.read("accuracy_by_task.png").startswith(b"\x89PNG")
+    assert archive.read("kappa_answer.pdf").startswith(b"%PDF")
+
+
+def test_a_zip_asked_for_while_it_is_prepared_waits_and_nothing_is_drawn_twice(
+    client, answered, pi
+):
+    client.force_login(pi)
+    spy = Renders(hold=True)
+    with mock.patch.object(plots, "figure_bytes", spy):
+        page(client, answered)  # the job starts and stops at its first drawing
+        threading.Timer(0.5, spy.release.set).start()
+        archive = download_zip(client, answered)
+        downloads.settle()
+    assert "kappa_answer.pdf" in archive.namelist()
+    assert spy.calls, "nothing was drawn at all"
+    assert all(n == 1 for n in spy.by_format().values()), spy.by_format()
+
+
+def test_an_older_data_version_stops_being_prepared(client, answered, pi, reader):
+    client.force_login(pi)
+    spy = Renders(hold=True)
+    with mock.patch.object(plots, "figure_bytes", spy):
+        page(client, answered)
+        old = StudyAnalysis(answered, AnalysisSettings())
+        answer_submit(reader=reader, item=answered.items.first(), choice="D")
+        page(client, answered)  # a newer version: the first job gives up at its next figure
+        spy.release.set()
+        downloads.settle()
+    new = StudyAnalysis(answered, AnalysisSettings())
+    assert new.version != old.version
+    assert new.has("zip") and not old.has("zip")
+    old_svgs = [c for c in spy.calls if c[1] == "svg"]
+    figures = len(set(c[0] for c in spy.calls))
+    assert len(old_svgs) <= figures + 1  # the old job drew at most the figure it was on
+
+
+def test_a_failed_preparation_is_logged_and_the_zip_is_still_served(client, answered, pi, caplog):
+    client.force_login(pi)
+    real = downloads.analysis_zip
+    failures = iter([RuntimeError("disk full")])
+
+    def flaky(*args, **kwargs):
+        error = next(failures, None)
+        if error:
+            raise error
+        return real(*args, **kwargs)
+
+    with mock.patch.object(downloads, "analysis_zip", flaky):
+        page(client, answered)
+        downloads.settle()
+        archive = download_zip(client, answered)
+    assert "preparing the analysis downloads" in caplog.text
+    assert "report.xlsx" in archive.namelist()
+
+
+def test_nothing_is_prepared_when_switched_off(client, answered, pi, settings):
+    settings.ANALYSIS_PREPARE_DOWNLOADS = False
+    client.force_login(pi)
+    page(client, answered)
+    downloads.settle()
+    assert not StudyAnalysis(answered, AnalysisSettings()).has("zip")
+
+
+def test_another_worker_waits_for_the_mark_instead_of_drawing(answered, monkeypatch):
+    """Another process is preparing (its mark is in the shared cache): wait for its ZIP."""
+    analysis = StudyAnalysis(answered, AnalysisSettings())
+    analysis.store("preparing", True)
+    monkeypatch.setattr(downloads, "WAIT", 5.0)
+
+    def other_worker_finishes():
+        analysis.store("zip", b"prepared elsewhere")
+        analysis.forget("preparing")
+
+    threading.Timer(0.5, other_worker_finishes).start()
+    spy = Renders()
+    with mock.patch.object(plots, "figure_bytes", spy):
+        assert downloads.zip_bytes(analysis) == b"prepared elsewhere"
+    assert spy.calls == []
