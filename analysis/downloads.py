@@ -4,8 +4,9 @@ version and policy, and prepared in the background as soon as a PI opens the pag
 Why in the background: the page shows its figures as SVG; the ZIP adds PNG at 300 dpi, PDF
 with TrueType fonts and the XLSX report, several seconds of matplotlib and fontTools work
 that no one waits for if it starts while the PI reads the page. One thread per process
-prepares (a queue, so at most one core), at a lower CPU priority than requests; a job whose
-study has since reached a newer data version is dropped. A request for something a job is
+prepares (a queue, so at most one core), at a lower CPU priority than requests; a job is
+dropped once its study's page was opened at a newer data version or under another policy
+(what the PI looks at now is what gets prepared). A request for something a job is
 drawing waits for it instead of drawing it twice: in this process through the job itself,
 in another worker through a "preparing" mark in the shared cache (CACHE_URL).
 """
@@ -32,7 +33,7 @@ PREPARING_TIMEOUT = 120  # a mark left by a worker that died stops mattering aft
 NICE = 10  # how much lower the preparing thread's CPU priority is (Linux: per thread)
 
 _jobs: dict[str, Future] = {}  # the ZIP's cache key -> the job preparing it
-_latest: dict[tuple, str] = {}  # (study, policy) -> the newest data version asked for
+_latest: dict[int, str] = {}  # study -> the ZIP key of its page's latest view
 _jobs_lock = threading.Lock()
 
 
@@ -74,32 +75,31 @@ def prepare(analysis: StudyAnalysis) -> None:
         return
     analysis.result  # loaded here, in the request: the job reads no database  # noqa: B018
     key = analysis.key("zip")
-    line = (analysis.study.pk, analysis.settings.key())
     with _jobs_lock:
-        _latest[line] = analysis.version
+        _latest[analysis.study.pk] = key
         for done in [k for k, job in _jobs.items() if job.done()]:
             del _jobs[done]
         if key in _jobs:
             return
         analysis.store("preparing", True, timeout=PREPARING_TIMEOUT)
-        _jobs[key] = _executor.submit(_prepare, analysis, line)
+        _jobs[key] = _executor.submit(_prepare, analysis)
 
 
-def _current(analysis: StudyAnalysis, line: tuple) -> bool:
-    return _latest.get(line) == analysis.version
+def _current(analysis: StudyAnalysis) -> bool:
+    return _latest.get(analysis.study.pk) == analysis.key("zip")
 
 
-def _prepare(analysis: StudyAnalysis, line: tuple) -> None:
+def _prepare(analysis: StudyAnalysis) -> None:
     """The page's SVGs first (a PI may be waiting for them), then the other formats, then
-    the ZIP; checked between figures for a newer data version."""
+    the ZIP; checked between figures for a newer page view of the study."""
     try:
         builders = figure_builders(analysis.result)
         for fmts in (["svg"], list(plots.FORMATS)):
             for name in builders:
-                if not _current(analysis, line):
+                if not _current(analysis):
                     return
                 figure(analysis, name, fmts)
-        if _current(analysis, line):
+        if _current(analysis):
             _build_zip(analysis)
     except Exception:
         log.exception("preparing the analysis downloads of study %s failed", analysis.study.pk)

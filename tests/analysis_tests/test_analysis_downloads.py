@@ -162,3 +162,17 @@ def test_another_worker_waits_for_the_mark_instead_of_drawing(answered, monkeypa
     with mock.patch.object(plots, "figure_bytes", spy):
         assert downloads.zip_bytes(analysis) == b"prepared elsewhere"
     assert spy.calls == []
+
+
+def test_switching_policy_prepares_what_the_pi_now_looks_at(client, answered, pi):
+    client.force_login(pi)
+    spy = Renders(hold=True)
+    with mock.patch.object(plots, "figure_bytes", spy):
+        page(client, answered)
+        response = client.get(reverse("analysis", args=[answered.slug]), {"missing": "exclude"})
+        assert response.status_code == 200
+        spy.release.set()
+        downloads.settle()
+    first = StudyAnalysis(answered, AnalysisSettings())
+    now = StudyAnalysis(answered, AnalysisSettings(missing="exclude"))
+    assert now.has("zip") and not first.has("zip")
