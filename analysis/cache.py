@@ -25,7 +25,7 @@ from analysis.selectors import study_responses
 from annotation.models import Answer
 from readerstudy.models import ReaderStudy, StudyQuestion
 
-CODE_VERSION = "analysis-3"  # bump when the pipeline's output changes shape
+CODE_VERSION = "analysis-4"  # bump when the pipeline's output changes shape
 TIMEOUT = 24 * 3600
 DRAWN_KEEP = 8  # figures kept drawn in this process, waiting for their other formats
 

@@ -20,7 +20,10 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 from matplotlib.patches import Patch
+from matplotlib.textpath import text_to_path
+from matplotlib.ticker import LogFormatter
 from matplotlib.transforms import offset_copy
 
 FORMATS = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf"}
@@ -83,14 +86,28 @@ def _colours(raters: list[str], models: set[str]) -> list:
     return out
 
 
+NOTE_SIZE = 7  # points
+LINE = 1.36  # line height, in font sizes
+
+
+def _note_lines(note: str, width: float) -> str:
+    """The footnote broken into lines that fit `width` inches (measured, word by word)."""
+    lines: list[str] = []
+    for word in note.split():
+        if lines and _text_width(f"{lines[-1]} {word}", NOTE_SIZE) <= width:
+            lines[-1] = f"{lines[-1]} {word}"
+        else:
+            lines.append(word)
+    return "\n".join(lines)
+
+
 def _footnote(fig: Figure, note: str) -> float:
     """Write the footnote along the bottom edge; return the height (figure fraction) it takes."""
     if not note:
         return 0.0
-    width_chars = int(fig.get_figwidth() * 72 / 7 * 1.9)  # ~7 pt characters per line
-    lines = _wrap(note, width_chars)
-    fig.text(0.01, 0.008, lines, fontsize=7, color="#444", ha="left", va="bottom")
-    return (lines.count("\n") + 1) * 9.5 / 72 / fig.get_figheight() + 0.015
+    lines = _note_lines(note, fig.get_figwidth() - 0.2)
+    fig.text(0.01, 0.008, lines, fontsize=NOTE_SIZE, color="#444", ha="left", va="bottom")
+    return (lines.count("\n") + 1) * NOTE_SIZE * LINE / 72 / fig.get_figheight() + 0.015
 
 
 def _lay_out(fig: Figure, bottom: float) -> None:
@@ -98,6 +115,14 @@ def _lay_out(fig: Figure, bottom: float) -> None:
     laid out again (a whole dry-run draw) every time it is saved, in every format."""
     fig.tight_layout(rect=(0, bottom, 1, 1))
     fig.set_layout_engine(None)
+
+
+def _text_width(text: str, size: float) -> float:
+    """Width in inches of `text` at `size` points in the figures' font, measured (a guess
+    from the number of characters clipped long names such as "MedGemma-4b")."""
+    prop = FontProperties(family=STYLE["font.family"], size=size)
+    width, _, _ = text_to_path.get_text_width_height_descent(text, prop, ismath=False)
+    return width / 72
 
 
 def _wrap(label: str, width: int = 14) -> str:
@@ -278,12 +303,16 @@ def kappa_figure(
     n = len(panels[0][1])
     cell = min(2.8, max(2.0, 0.2 * n + 0.6))  # inches of cells per panel, capped
     tick = 7 if n - 1 <= 12 else 5.5
-    longest = max((len(str(r)) for m in matrices.values() for r in m.index), default=4)
-    label = 0.15 + longest * tick * 0.55 / 72  # inches for the tick labels beside a panel
-    head, foot_in = 0.45, 0.35  # a panel's title; the legend row
+    names = {str(r) for m in matrices.values() for r in (*m.index, *m.columns)}
+    longest = max((_text_width(name, tick) for name in names), default=0.3)
+    label = 0.15 + longest  # inches for the rater names beside a panel
+    head = 0.45  # a panel's title
     width = cols * (label + cell + 0.15) + 1.3  # + colour bar and its label
-    note_lines = 1 + len(note) // max(1, int(width * 19.5))
-    bottom_in = foot_in + note_lines * 9.5 / 72 + 0.1
+    legend = _kappa_legend(vrange=vrange, models=bool(models))
+    legend_cols = _legend_columns([name for name, _ in legend], width - 0.2)
+    legend_rows = math.ceil(len(legend) / legend_cols)  # the longest column
+    note_lines = _note_lines(note, width - 0.2).count("\n") + 1 if note else 0
+    bottom_in = 0.15 + legend_rows * LEGEND_SIZE * 1.9 / 72 + note_lines * NOTE_SIZE * LINE / 72
     height = 0.45 + rows * (head + cell + label * 0.75) + bottom_in
     # Axes placed in inches: no tight_layout, which would draw the whole figure once more.
     fig = _figure((width, height))
@@ -312,23 +341,42 @@ def kappa_figure(
     cax = fig.add_axes((1 - 1.05 / width, 0.3, 0.12 / width, 0.5))
     bar = fig.colorbar(image, cax=cax, extend="min" if vmin >= 0 else "neither")
     bar.set_label(f"κ (colour scale {vmin:g} to {vmax:g})", fontsize=8)
-    legend = [Patch(facecolor=UNDEFINED, label="– undefined (no variation or no shared answers)")]
-    if vmin >= 0:
-        legend.append(Patch(facecolor=BELOW_ZERO, label="κ < 0 (clipped at 0; value printed)"))
-    if model_set:
-        legend.append(Patch(facecolor="none", edgecolor="black", label="line: readers | models"))
-    legend.append(
-        Patch(facecolor="none", edgecolor="none", label="each pair once (lower triangle)")
-    )
     fig.legend(
-        handles=legend,
+        handles=[Patch(label=name, **style) for name, style in legend],
         loc="lower left",
         bbox_to_anchor=(0.005, bottom),
-        fontsize=7,
+        fontsize=LEGEND_SIZE,
         frameon=False,
-        ncols=len(legend),
+        ncols=legend_cols,
     )
     return fig
+
+
+LEGEND_SIZE = 7  # points
+
+
+def _kappa_legend(*, vrange: str, models: bool) -> list[tuple[str, dict]]:
+    """(label, patch style) of each entry under the kappa panels."""
+    entries = [("– undefined (no variation or no shared answers)", {"facecolor": UNDEFINED})]
+    if KAPPA_RANGES[vrange][0] >= 0:
+        entries.append(("κ < 0 (clipped at 0; value printed)", {"facecolor": BELOW_ZERO}))
+    if models:
+        entries.append(("line: readers | models", {"facecolor": "none", "edgecolor": "black"}))
+    entries.append(("each pair once (lower triangle)", {"facecolor": "none", "edgecolor": "none"}))
+    return entries
+
+
+def _legend_columns(labels: list[str], width: float) -> int:
+    """The most columns whose row of legend entries fits `width` inches (matplotlib's
+    default spacing: a 2-em handle, 0.8 em before the text, 2 em between columns)."""
+    em = LEGEND_SIZE / 72
+    entries = [_text_width(label, LEGEND_SIZE) + 2.8 * em for label in labels]
+    for cols in range(len(entries), 1, -1):
+        # matplotlib fills column by column, the first ones one entry longer if need be
+        widest = [max(part) for part in np.array_split(entries, cols)]
+        if sum(widest) + 2 * em * (cols - 1) + 0.8 * em <= width:
+            return cols
+    return 1
 
 
 def time_figure(
@@ -362,7 +410,6 @@ def time_figure(
     left.set_xticks(range(len(tasks)), [_wrap(t) for t in tasks], fontsize=7)
     left.set_ylabel("Seconds per question (median, IQR)")
     left.set_title("Reading time", fontsize=10)
-    left.legend(fontsize=7, frameon=False)
     left.grid(axis="y", alpha=0.3)
     for reader in readers:
         part = by_time[by_time["rater"] == reader]
@@ -381,11 +428,27 @@ def time_figure(
             label=reader,
         )
     right.set_xscale("log")
+    # Seconds as plain numbers (10, 20, 50), not 2×10¹.
+    right.xaxis.set_major_formatter(LogFormatter())
+    right.xaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(2, 0.5)))
     right.set_xlabel("Median seconds in the time quartile (log scale)")
     right.set_ylabel("Accuracy (%)")
     right.set_ylim(0, 105)
     right.set_title("Accuracy by reading-time quartile", fontsize=10)
     right.grid(alpha=0.3)
     bottom = _footnote(fig, note)
-    _lay_out(fig, bottom)
+    # One legend for both panels, under them: a legend inside the left panel hid its points.
+    handles, labels = left.get_legend_handles_labels()
+    cols = _legend_columns(labels, fig.get_figwidth() - 0.2)
+    fig.legend(
+        handles,
+        labels,
+        loc="lower left",
+        bbox_to_anchor=(0.005, bottom),
+        ncols=cols,
+        fontsize=LEGEND_SIZE,
+        frameon=False,
+    )
+    rows = math.ceil(len(labels) / cols)
+    _lay_out(fig, bottom + (rows * LEGEND_SIZE * 1.9 / 72 + 0.1) / fig.get_figheight())
     return fig

@@ -1,0 +1,90 @@
+"""Paper-ready figures: nothing drawn outside the page, whatever the raters are called."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.text import Text
+
+from analysis.stats import plots
+
+READERS = ["Reader 1", "Reader 2", "Reader 3"]
+MODELS = ["MedGemma-demo", "WWWWWWWWWWWWWWWWWW", "Qwen2.5-VL-72B-Instruct", "m"]
+
+
+def texts_outside(fig) -> list[str]:
+    """Every drawn, non-empty text whose box leaves the figure (clipped on the page)."""
+    fig.canvas.draw()  # every text where it is drawn
+    renderer = fig.canvas.get_renderer()
+    width, height = fig.bbox.width, fig.bbox.height
+    hidden = set()  # labels of ticks beyond their axis's limits: matplotlib skips them
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            low, high = sorted(axis.get_view_interval())
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                if not low - 1e-9 * abs(high - low) <= tick.get_loc() <= high * (1 + 1e-9):
+                    hidden |= {id(tick.label1), id(tick.label2)}
+    outside = []
+    for text in fig.findobj(Text):
+        if not text.get_visible() or not text.get_text().strip() or id(text) in hidden:
+            continue
+        box = text.get_window_extent(renderer)
+        if box.x0 < -0.5 or box.y0 < -0.5 or box.x1 > width + 0.5 or box.y1 > height + 0.5:
+            outside.append(text.get_text())
+    return outside
+
+
+def kappa_matrices(names: list[str], tasks: int) -> dict[str, pd.DataFrame]:
+    rng = np.random.default_rng(0)
+    out = {}
+    for t in range(tasks):
+        values = rng.uniform(-0.3, 1, (len(names), len(names)))
+        values = (values + values.T) / 2
+        np.fill_diagonal(values, 1.0)
+        out["All tasks" if t == 0 else f"Task {t}"] = pd.DataFrame(
+            values, index=names, columns=names
+        )
+    return out
+
+
+@pytest.mark.parametrize("tasks", [1, 6])
+@pytest.mark.parametrize("vrange", ["-1,1", "0,1"])
+def test_kappa_figure_keeps_every_label_on_the_page(tasks, vrange):
+    fig = plots.kappa_figure(
+        kappa_matrices(READERS + MODELS, tasks),
+        vrange=vrange,
+        models=MODELS,
+        note="Cohen's κ on A–D answers; pairwise deletion; a long footnote " * 3,
+    )
+    assert texts_outside(fig) == []
+    assert any(t.get_text() == "WWWWWWWWWWWWWWWWWW" for t in fig.findobj(Text))
+
+
+def test_accuracy_figure_keeps_every_label_on_the_page():
+    rows = [
+        {"task": task, "rater": rater, "accuracy": 0.7, "ci_low": 0.6, "ci_high": 0.8, "n": 40}
+        for task in ["All", "Differential Diagnosis", "Location and Distribution Assessment"]
+        for rater in READERS + MODELS
+    ]
+    fig = plots.accuracy_figure(pd.DataFrame(rows), models=MODELS, note="Whiskers: Wilson.")
+    assert texts_outside(fig) == []
+
+
+def test_time_figure_keeps_every_label_on_the_page():
+    readers = ["Reader 1", "Dr. Wilhelmina Featherstonehaugh-Smythe (PGY-3)"]
+    tasks = ["Differential Diagnosis", "Location and Distribution Assessment", "All"]
+    times = pd.DataFrame(
+        [
+            {"rater": r, "task": t, "median_s": 20.0, "q1_s": 12.0, "q3_s": 31.0, "n": 40}
+            for r in readers
+            for t in tasks
+        ]
+    )
+    by_time = pd.DataFrame(
+        [
+            {"rater": r, "median_s": s, "accuracy": 0.7, "ci_low": 0.5, "ci_high": 0.85}
+            for r in readers
+            for s in (8.0, 15.0, 25.0, 60.0)
+        ]
+    )
+    fig = plots.time_figure(times, by_time, note="Time on screen per answered question.")
+    assert texts_outside(fig) == []
