@@ -5,9 +5,11 @@ Run: .venv/bin/python docs/take_screenshots.py PASSWORD [BASE_URL]
 
 from __future__ import annotations
 
+import io
 import sys
 from pathlib import Path
 
+from PIL import Image
 from playwright.sync_api import sync_playwright
 
 OUT = Path(__file__).resolve().parent / "screenshots"
@@ -73,6 +75,26 @@ def expert_first_question(browser, base: str, password: str) -> None:
     context.close()
 
 
+FIGURES = {
+    "accuracy_by_task": "figure-accuracy",
+    "kappa_answer": "figure-kappa",
+    "reading_time": "figure-reading-time",
+}
+
+
+def figures(browser, base: str, password: str) -> None:
+    """The analysis figures as a PI downloads them (PNG, 300 dpi), 1600 px wide."""
+    context = browser.new_context()
+    page = context.new_page()
+    sign_in(page, base, "pi1", password)
+    for name, out in FIGURES.items():
+        response = context.request.get(f"{base}/s/demo/analysis/figure/{name}.png?download=1")
+        image = Image.open(io.BytesIO(response.body()))
+        height = round(image.height * 1600 / image.width)
+        image.resize((1600, height), Image.Resampling.LANCZOS).save(OUT / f"{out}.png")
+    context.close()
+
+
 def main() -> None:
     password = sys.argv[1]
     base = sys.argv[2] if len(sys.argv) > 2 else "http://127.0.0.1:8000"
@@ -89,6 +111,7 @@ def main() -> None:
             "pi1",
             [("/s/demo/dashboard/", "pi-dashboard"), ("/s/demo/analysis/", "pi-analysis")],
         )
+        figures(browser, base, password)
         browser.close()
 
 
