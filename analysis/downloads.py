@@ -46,6 +46,20 @@ def _lower_priority() -> None:
 _executor = ThreadPoolExecutor(
     max_workers=1, thread_name_prefix="analysis-downloads", initializer=_lower_priority
 )
+_exiting = threading.Event()
+
+
+def _stop() -> None:
+    """The process is exiting (a gunicorn worker restarting): the running job stops at its
+    next figure and the queued ones end at once, each taking its "preparing" mark away."""
+    _exiting.set()
+
+
+# At exit the pool's thread is joined only after it has run every queued job, from a hook
+# of threading's that runs before non-daemon threads are joined; such hooks run newest
+# first, so this one comes before the pool's (registered when concurrent.futures.thread was
+# imported, above).
+threading._register_atexit(_stop)
 
 
 def figure(analysis: StudyAnalysis, name: str, fmts) -> dict[str, bytes] | None:
@@ -86,7 +100,7 @@ def prepare(analysis: StudyAnalysis) -> None:
 
 
 def _current(analysis: StudyAnalysis) -> bool:
-    return _latest.get(analysis.study.pk) == analysis.key("zip")
+    return not _exiting.is_set() and _latest.get(analysis.study.pk) == analysis.key("zip")
 
 
 def _prepare(analysis: StudyAnalysis) -> None:

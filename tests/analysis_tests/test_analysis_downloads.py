@@ -176,3 +176,65 @@ def test_switching_policy_prepares_what_the_pi_now_looks_at(client, answered, pi
     first = StudyAnalysis(answered, AnalysisSettings())
     now = StudyAnalysis(answered, AnalysisSettings(missing="exclude"))
     assert now.has("zip") and not first.has("zip")
+
+
+EXIT_WHILE_PREPARING = r"""
+import os, pickle, sys, time
+import django
+django.setup()
+from django.conf import settings
+from analysis import downloads
+from analysis.cache import StudyAnalysis
+from analysis.pipeline import AnalysisSettings
+from analysis.stats import plots
+from readerstudy.models import ReaderStudy
+
+settings.ANALYSIS_PREPARE_DOWNLOADS = True
+real = plots.figure_bytes
+log = open(sys.argv[2], "a", buffering=1)
+
+def slow(fig, fmt):
+    log.write("render\n")
+    time.sleep(0.3)
+    return real(fig, fmt)
+
+plots.figure_bytes = slow
+analysis = StudyAnalysis(ReaderStudy(pk=1), AnalysisSettings(), version="v1")
+with open(sys.argv[1], "rb") as f:
+    analysis._result = pickle.load(f)
+downloads.prepare(analysis)
+time.sleep(0.5)
+log.write("exit\n")
+"""
+
+
+def test_a_process_exiting_stops_its_job_at_the_next_figure(answered, tmp_path):
+    """A gunicorn worker restarting (deploy, max-requests) exits once the figure being
+    drawn is done, instead of drawing every download first, and leaves no "preparing" mark
+    for the other workers to wait on."""
+    import os
+    import pickle
+    import subprocess
+    import sys
+
+    from django.test import override_settings
+
+    from readerstudy.models import ReaderStudy
+
+    results = tmp_path / "result.pickle"
+    results.write_bytes(pickle.dumps(StudyAnalysis(answered, AnalysisSettings()).result))
+    log = tmp_path / "log"
+    env = {**os.environ, "CACHE_URL": f"file://{tmp_path}/cache"}
+    subprocess.run(
+        [sys.executable, "-c", EXIT_WHILE_PREPARING, str(results), str(log)],
+        env=env,
+        check=True,
+        timeout=300,
+    )
+    after_exit = log.read_text().split("exit\n", 1)[1].splitlines()
+    # At most the other formats of the figure it was on.
+    assert len(after_exit) <= 2, f"{len(after_exit)} renderings after the process exited"
+    file_cache = {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache"}
+    with override_settings(CACHES={"default": {**file_cache, "LOCATION": f"{tmp_path}/cache"}}):
+        seen_by_another_worker = StudyAnalysis(ReaderStudy(pk=1), AnalysisSettings(), "v1")
+        assert not seen_by_another_worker.has("preparing")
