@@ -2,9 +2,11 @@
 "fast"): the ZIP is ready when asked for, nothing is drawn twice, a newer data version
 replaces an older job, and a failed job loses nothing."""
 
+import contextlib
 import io
 import threading
 import zipfile
+from concurrent.futures import wait
 from unittest import mock
 
 import pytest
@@ -57,6 +59,15 @@ class Renders:
         for title, fmt, _ in self.calls:
             counts[(title, fmt)] = counts.get((title, fmt), 0) + 1
         return counts
+
+
+@contextlib.contextmanager
+def another_worker():
+    """Requests served by another gunicorn worker: a process that shares the cache and none
+    of this one's in-memory state. Yields its jobs (run here on this process's thread)."""
+    local = {k: {} for k, v in vars(downloads).items() if k.startswith("_") and type(v) is dict}
+    with mock.patch.multiple(downloads, **local):
+        yield local["_jobs"]
 
 
 def page(client, study):
@@ -238,3 +249,20 @@ def test_a_process_exiting_stops_its_job_at_the_next_figure(answered, tmp_path):
     with override_settings(CACHES={"default": {**file_cache, "LOCATION": f"{tmp_path}/cache"}}):
         seen_by_another_worker = StudyAnalysis(ReaderStudy(pk=1), AnalysisSettings(), "v1")
         assert not seen_by_another_worker.has("preparing")
+
+
+def test_a_policy_switch_served_by_another_worker_drops_the_older_job(client, answered, pi):
+    client.force_login(pi)
+    spy = Renders(hold=True)
+    with mock.patch.object(plots, "figure_bytes", spy):
+        page(client, answered)  # this worker's job starts and stops at its first drawing
+        with another_worker() as its_jobs:
+            response = client.get(reverse("analysis", args=[answered.slug]), {"missing": "exclude"})
+            assert response.status_code == 200
+        spy.release.set()
+        downloads.settle()
+        wait(list(its_jobs.values()), timeout=downloads.WAIT)
+    first = StudyAnalysis(answered, AnalysisSettings())
+    now = StudyAnalysis(answered, AnalysisSettings(missing="exclude"))
+    assert not first.has("zip"), "the older job was not dropped"
+    assert now.has("zip")
