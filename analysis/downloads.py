@@ -99,7 +99,7 @@ def prepare(analysis: StudyAnalysis) -> None:
         cache.set(_latest_key(analysis), key, TIMEOUT)
         for done in [k for k, job in _jobs.items() if job.done()]:
             del _jobs[done]
-        if key in _jobs:
+        if key in _jobs or analysis.has("preparing"):  # under way here or in another worker
             return
         analysis.store("preparing", True, timeout=PREPARING_TIMEOUT)
         _jobs[key] = _executor.submit(_prepare, analysis)

@@ -266,3 +266,23 @@ def test_a_policy_switch_served_by_another_worker_drops_the_older_job(client, an
     now = StudyAnalysis(answered, AnalysisSettings(missing="exclude"))
     assert not first.has("zip"), "the older job was not dropped"
     assert now.has("zip")
+
+
+def test_a_page_opened_in_another_worker_does_not_prepare_the_same_downloads_again(
+    client, answered, pi
+):
+    client.force_login(pi)
+    spy = Renders(hold=True)
+    zips = mock.Mock(wraps=downloads.analysis_zip)
+    with (
+        mock.patch.object(plots, "figure_bytes", spy),
+        mock.patch.object(downloads, "analysis_zip", zips),
+    ):
+        page(client, answered)  # this worker's job starts and stops at its first drawing
+        with another_worker() as its_jobs:
+            page(client, answered)  # a reload, served by another worker
+        spy.release.set()
+        downloads.settle()
+        wait(list(its_jobs.values()), timeout=downloads.WAIT)
+    assert StudyAnalysis(answered, AnalysisSettings()).has("zip")
+    assert zips.call_count == 1, "the second worker prepared the same downloads again"
