@@ -286,3 +286,41 @@ def test_a_page_opened_in_another_worker_does_not_prepare_the_same_downloads_aga
         wait(list(its_jobs.values()), timeout=downloads.WAIT)
     assert StudyAnalysis(answered, AnalysisSettings()).has("zip")
     assert zips.call_count == 1, "the second worker prepared the same downloads again"
+
+
+def test_a_figure_saved_while_another_is_saved_keeps_its_text(answered):
+    """The job saves one figure while a request saves another (each under its own figure
+    lock): the one that started second must still come out with real SVG text, even though
+    the first finishes while it is being written."""
+    from matplotlib.figure import Figure
+
+    from analysis.exports import figure_builders
+
+    builders = figure_builders(StudyAnalysis(answered, AnalysisSettings()).result)
+    first, second = builders["accuracy_by_task"](), builders["reading_time"]()
+    first_inside, second_inside, first_done = (threading.Event() for _ in range(3))
+    real = Figure.savefig
+
+    def savefig(fig, *args, **kwargs):
+        if fig is first:  # the request: started first, finishes while the job writes
+            first_inside.set()
+            second_inside.wait(2)
+        else:  # the job
+            second_inside.set()
+            first_done.wait(2)
+        return real(fig, *args, **kwargs)
+
+    out = {}
+
+    def job():
+        first_inside.wait(5)
+        out["second"] = plots.figure_bytes(second, "svg")
+
+    with mock.patch.object(Figure, "savefig", savefig):
+        thread = threading.Thread(target=job)
+        thread.start()
+        out["first"] = plots.figure_bytes(first, "svg")
+        first_done.set()
+        thread.join(10)
+    assert b"<text" in out["first"]
+    assert b"<text" in out["second"], "the second figure's text came out as glyph paths"
