@@ -5,9 +5,9 @@ Why in the background: the page shows its figures as SVG; the ZIP adds PNG at 30
 with TrueType fonts and the XLSX report, several seconds of matplotlib and fontTools work
 that no one waits for if it starts while the PI reads the page. One thread per process
 prepares (a queue, so at most one core), at a lower CPU priority than requests; a job is
-dropped once its study's page was opened at a newer data version or under another policy
-(what the PI looks at now is what gets prepared). A request for something a job is
-drawing waits for it instead of drawing it twice: in this process through the job itself,
+dropped once its study's page was opened (in any worker) at a newer data version or under
+another policy (what the PI looks at now is what gets prepared). A request for something a
+job is drawing waits for it instead of drawing it twice: in this process through the job itself,
 in another worker through a "preparing" mark in the shared cache (CACHE_URL).
 """
 
@@ -21,8 +21,9 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 
 from django.conf import settings
+from django.core.cache import cache
 
-from analysis.cache import StudyAnalysis
+from analysis.cache import TIMEOUT, StudyAnalysis
 from analysis.exports import analysis_zip, figure_builders
 from analysis.stats import plots
 
@@ -33,8 +34,13 @@ PREPARING_TIMEOUT = 120  # a mark left by a worker that died stops mattering aft
 NICE = 10  # how much lower the preparing thread's CPU priority is (Linux: per thread)
 
 _jobs: dict[str, Future] = {}  # the ZIP's cache key -> the job preparing it
-_latest: dict[int, str] = {}  # study -> the ZIP key of its page's latest view
 _jobs_lock = threading.Lock()
+
+
+def _latest_key(analysis: StudyAnalysis) -> str:
+    """Where the ZIP key of the study's latest page view is kept: in the shared cache, so a
+    page opened in any worker drops the older jobs of every worker."""
+    return f"analysis-downloads:latest:{analysis.study.pk}"
 
 
 def _lower_priority() -> None:
@@ -46,6 +52,20 @@ def _lower_priority() -> None:
 _executor = ThreadPoolExecutor(
     max_workers=1, thread_name_prefix="analysis-downloads", initializer=_lower_priority
 )
+_exiting = threading.Event()
+
+
+def _stop() -> None:
+    """The process is exiting (a gunicorn worker restarting): the running job stops at its
+    next figure and the queued ones end at once, each taking its "preparing" mark away."""
+    _exiting.set()
+
+
+# At exit the pool's thread is joined only after it has run every queued job, from a hook
+# of threading's that runs before non-daemon threads are joined; such hooks run newest
+# first, so this one comes before the pool's (registered when concurrent.futures.thread was
+# imported, above).
+threading._register_atexit(_stop)
 
 
 def figure(analysis: StudyAnalysis, name: str, fmts) -> dict[str, bytes] | None:
@@ -76,17 +96,20 @@ def prepare(analysis: StudyAnalysis) -> None:
     analysis.result  # loaded here, in the request: the job reads no database  # noqa: B018
     key = analysis.key("zip")
     with _jobs_lock:
-        _latest[analysis.study.pk] = key
+        cache.set(_latest_key(analysis), key, TIMEOUT)
         for done in [k for k, job in _jobs.items() if job.done()]:
             del _jobs[done]
-        if key in _jobs:
+        if key in _jobs or analysis.has("preparing"):  # under way here or in another worker
             return
         analysis.store("preparing", True, timeout=PREPARING_TIMEOUT)
         _jobs[key] = _executor.submit(_prepare, analysis)
 
 
 def _current(analysis: StudyAnalysis) -> bool:
-    return _latest.get(analysis.study.pk) == analysis.key("zip")
+    if _exiting.is_set():
+        return False
+    latest = cache.get(_latest_key(analysis))
+    return latest is None or latest == analysis.key("zip")  # None: evicted, nothing newer known
 
 
 def _prepare(analysis: StudyAnalysis) -> None:

@@ -3,7 +3,8 @@
 
 matplotlib's object API with the Agg backend only, never pyplot: a figure is a plain object
 that no global registry holds, so a web server's threads can draw figures side by side and
-nothing needs closing. Text stays text: SVG with real <text> elements
+nothing needs closing; only the STYLE (matplotlib's rcParams are one per process) is applied
+by one thread at a time. Text stays text: SVG with real <text> elements
 (svg.fonttype = none) and PDF with embedded TrueType (Type 42) fonts, so a journal's editor
 can relabel them; PNG at 300 dpi. Readers come first, then AI models, with a visible
 separator; each figure carries n and a footnote (passed in) stating only what applies to it.
@@ -11,8 +12,10 @@ separator; each figure carries n and a footnote (passed in) stating only what ap
 
 from __future__ import annotations
 
+import contextlib
 import io
 import math
+import threading
 
 import matplotlib
 import numpy as np
@@ -42,6 +45,17 @@ UNDEFINED = "#d9d9d9"
 BELOW_ZERO = "#fdb863"
 READER_COLOURS = ["#08306b", "#2171b5", "#4292c6", "#6baed6", "#9ecae1", "#c6dbef"]
 MODEL_COLOURS = ["#a50f15", "#e6550d", "#fd8d3c", "#31a354", "#756bb1", "#636363", "#d6616b"]
+_STYLE_LOCK = threading.RLock()
+
+
+@contextlib.contextmanager
+def _styled():
+    """STYLE while a figure is made or saved. rc_context sets rcParams for the whole process
+    and puts back what it found on leaving: two threads inside at once would leave the one
+    that entered second saving with matplotlib's defaults (SVG text as glyph paths, Type 3
+    fonts in PDF) as soon as the first leaves."""
+    with _STYLE_LOCK, matplotlib.rc_context(STYLE):
+        yield
 
 
 def figure_bytes(fig: Figure, fmt: str) -> bytes:
@@ -49,7 +63,7 @@ def figure_bytes(fig: Figure, fmt: str) -> bytes:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}")
     buffer = io.BytesIO()
     metadata = {"Date": None} if fmt in ("pdf", "svg") else None
-    with matplotlib.rc_context(STYLE):
+    with _styled():
         # Laid out by each figure (no bbox_inches="tight": that draws everything twice).
         # zlib level 1: a third less time than 4, files about an eighth larger.
         extra = {"pil_kwargs": {"compress_level": 1}} if fmt == "png" else {}
@@ -69,7 +83,7 @@ def _figure(figsize: tuple[float, float]) -> Figure:
 
 
 def _subplots(nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float]):
-    with matplotlib.rc_context(STYLE):
+    with _styled():
         fig = _figure(figsize)
         return fig, fig.subplots(nrows, ncols)
 
