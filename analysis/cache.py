@@ -3,7 +3,8 @@ the downloads, the ZIP and the API.
 
 The version stamp changes whenever anything the analysis reads changes: answers (count, last
 id, last update), predictions (count, last id: a replacement creates new rows), exclusions
-(which questions, with which reasons), the PI's display names, and the study's questions.
+(which questions, with which reasons), the PI's display names, the names of the models and
+of the readers who answered, and the study's questions.
 The policy is part of every key. Entries live in Django's cache (`CACHES["default"]`; a
 shared backend such as Redis or the file cache lets workers share them), and are only ever
 looked up under the current stamp, so a stale entry is never served.
@@ -19,7 +20,7 @@ from collections.abc import Callable
 from django.core.cache import cache
 from django.db.models import Count, Max
 
-from analysis.models import Prediction, RaterLabel
+from analysis.models import AIModel, Prediction, RaterLabel
 from analysis.pipeline import AnalysisResult, AnalysisSettings, analyse
 from analysis.selectors import study_responses
 from annotation.models import Answer
@@ -67,6 +68,13 @@ def data_version(study: ReaderStudy) -> str:
         model__dataset=study.dataset, question__study_items__study=study
     ).aggregate(n=Count("id"), last=Max("id"))
     labels = sorted(RaterLabel.objects.filter(study=study).values_list("rater", "label"))
+    # Names as the tables show them (a model or a user renamed in the admin).
+    models = sorted(AIModel.objects.filter(dataset=study.dataset).values_list("id", "name"))
+    readers = sorted(
+        Answer.objects.filter(item__study=study)
+        .values_list("reader_id", "reader__username")
+        .distinct()
+    )
     stamp = repr(
         (
             CODE_VERSION,
@@ -77,6 +85,8 @@ def data_version(study: ReaderStudy) -> str:
             excluded,
             predictions,
             labels,
+            models,
+            readers,
         )
     )
     return hashlib.sha256(stamp.encode()).hexdigest()[:24]

@@ -13,6 +13,7 @@ in another worker through a "preparing" mark in the shared cache (CACHE_URL).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import os
@@ -65,7 +66,9 @@ def _stop() -> None:
 # of threading's that runs before non-daemon threads are joined; such hooks run newest
 # first, so this one comes before the pool's (registered when concurrent.futures.thread was
 # imported, above).
-threading._register_atexit(_stop)
+# Where a Python lacks that hook, atexit: later (after the pool's thread has joined), so a
+# queued job still runs, but nothing breaks.
+getattr(threading, "_register_atexit", atexit.register)(_stop)
 
 
 def figure(analysis: StudyAnalysis, name: str, fmts) -> dict[str, bytes] | None:
@@ -121,6 +124,8 @@ def _prepare(analysis: StudyAnalysis) -> None:
             for name in builders:
                 if not _current(analysis):
                     return
+                # Renewed at each figure: a long job on a busy server keeps its mark.
+                analysis.store("preparing", True, timeout=PREPARING_TIMEOUT)
                 figure(analysis, name, fmts)
         if _current(analysis):
             _build_zip(analysis)

@@ -238,3 +238,14 @@ def test_the_page_figures_are_pinned_to_their_data_version(client, answered, pi,
     assert moved.status_code == 302 and moved["Location"].endswith(new_src.split("?")[1])
     unpinned = get(client, "analysis-figure", answered, "kappa_answer", "svg")
     assert "must-revalidate" in unpinned["Cache-Control"]
+
+
+def test_renaming_a_model_is_a_new_data_version(client, answered, pi):
+    """A model renamed in the admin: the tables and figures show the new name at once."""
+    from analysis.models import AIModel
+
+    client.force_login(pi)
+    assert "model-x" in get(client, "analysis", answered).content.decode()
+    AIModel.objects.filter(name="model-x").update(name="MedGemma-4b")
+    html = get(client, "analysis", answered).content.decode()
+    assert "MedGemma-4b" in html and "model-x" not in html
