@@ -324,3 +324,22 @@ def test_a_figure_saved_while_another_is_saved_keeps_its_text(answered):
         thread.join(10)
     assert b"<text" in out["first"]
     assert b"<text" in out["second"], "the second figure's text came out as glyph paths"
+
+
+def test_the_background_job_reads_no_database(client, answered, pi):
+    """The job works from the analysis the request loaded: no connection of its own."""
+    from django.db.backends import utils
+
+    threads = []
+    real = utils.CursorWrapper.execute
+
+    def spy(self, *args, **kwargs):
+        threads.append(threading.current_thread().name)
+        return real(self, *args, **kwargs)
+
+    client.force_login(pi)
+    with mock.patch.object(utils.CursorWrapper, "execute", spy):
+        page(client, answered)
+        downloads.settle()
+    assert StudyAnalysis(answered, AnalysisSettings()).has("zip")
+    assert threads and not [t for t in threads if t.startswith("analysis-downloads")]
