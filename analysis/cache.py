@@ -3,8 +3,8 @@ the downloads, the ZIP and the API.
 
 The version stamp changes whenever anything the analysis reads changes: answers (count, last
 id, last update), predictions (count, last id: a replacement creates new rows), exclusions
-(which questions, with which reasons), the PI's display names, the names of the models and
-of the readers who answered, and the study's questions.
+(which questions, with which reasons), the raters with their display names (the PI's labels,
+model names, usernames), and the study's questions.
 The policy is part of every key. Entries live in Django's cache (`CACHES["default"]`; a
 shared backend such as Redis or the file cache lets workers share them), and are only ever
 looked up under the current stamp, so a stale entry is never served.
@@ -20,9 +20,9 @@ from collections.abc import Callable
 from django.core.cache import cache
 from django.db.models import Count, Max
 
-from analysis.models import AIModel, Prediction, RaterLabel
+from analysis.models import Prediction
 from analysis.pipeline import AnalysisResult, AnalysisSettings, analyse
-from analysis.selectors import study_responses
+from analysis.selectors import study_raters, study_responses
 from annotation.models import Answer
 from readerstudy.models import ReaderStudy, StudyQuestion
 
@@ -67,14 +67,9 @@ def data_version(study: ReaderStudy) -> str:
     predictions = Prediction.objects.filter(
         model__dataset=study.dataset, question__study_items__study=study
     ).aggregate(n=Count("id"), last=Max("id"))
-    labels = sorted(RaterLabel.objects.filter(study=study).values_list("rater", "label"))
-    # Names as the tables show them (a model or a user renamed in the admin).
-    models = sorted(AIModel.objects.filter(dataset=study.dataset).values_list("id", "name"))
-    readers = sorted(
-        Answer.objects.filter(item__study=study)
-        .values_list("reader_id", "reader__username")
-        .distinct()
-    )
+    # Every rater with the name the tables show: the PI's labels, and a model or a user
+    # renamed in the admin.
+    raters = study_raters(study)
     stamp = repr(
         (
             CODE_VERSION,
@@ -84,9 +79,7 @@ def data_version(study: ReaderStudy) -> str:
             questions,
             excluded,
             predictions,
-            labels,
-            models,
-            readers,
+            raters,
         )
     )
     return hashlib.sha256(stamp.encode()).hexdigest()[:24]
