@@ -30,10 +30,10 @@ from readerstudy.selectors import roles_of, study_for_user
 from readerstudy.spreadsheets import XLSX
 
 
-def _analysis(request: HttpRequest, slug: str):
+def _analysis(request: HttpRequest, slug: str, version: str | None = None):
     study = study_for_user(request.user, slug, [Role.PI])
     form = AnalysisSettingsForm(request.GET or None)
-    return study, form, StudyAnalysis(study, form.settings())
+    return study, form, StudyAnalysis(study, form.settings(), version=version)
 
 
 def _table_rows(frame):
@@ -142,17 +142,15 @@ def figure_download(request: HttpRequest, slug: str, name: str, fmt: str) -> Htt
     always means the same bytes, so the browser keeps them and a warm page asks for none."""
     if fmt not in plots.FORMATS:
         raise Http404()
-    study = study_for_user(request.user, slug, [Role.PI])
-    settings = AnalysisSettingsForm(request.GET or None).settings()
     pinned = request.GET.get("v", "")
-    analysis = StudyAnalysis(study, settings, version=pinned[:64] or None)
+    study, _, analysis = _analysis(request, slug, version=pinned[:64] or None)
     if name == "accuracy":  # the name before figures were split by task and category
         name = "accuracy_by_task"
     elif name == "kappa":
         name = f"kappa_{analysis.settings.scale}"
     body = analysis.lookup(f"figure:{name}:{fmt}")  # a warm page never unpickles the result
     if body is None and pinned:
-        analysis = StudyAnalysis(study, settings)
+        analysis = StudyAnalysis(study, analysis.settings)
         if analysis.version != pinned:  # the data changed since the page was drawn
             query = request.GET.copy()
             query["v"] = analysis.version
