@@ -101,6 +101,7 @@ def _colours(raters: list[str], models: set[str]) -> list:
 
 
 NOTE_SIZE = 7  # points
+LEGEND_SIZE = 7  # points
 LINE = 1.36  # line height, in font sizes
 
 
@@ -323,10 +324,9 @@ def kappa_figure(
     head = 0.45  # a panel's title
     width = cols * (label + cell + 0.15) + 1.3  # + colour bar and its label
     legend = _kappa_legend(vrange=vrange, models=bool(models))
-    legend_cols = _legend_columns([name for name, _ in legend], width - 0.2)
-    legend_rows = math.ceil(len(legend) / legend_cols)  # the longest column
+    legend_cols, legend_in = _legend_columns([name for name, _ in legend], width - 0.2)
     note_lines = _note_lines(note, width - 0.2).count("\n") + 1 if note else 0
-    bottom_in = 0.15 + legend_rows * LEGEND_SIZE * 1.9 / 72 + note_lines * NOTE_SIZE * LINE / 72
+    bottom_in = 0.15 + legend_in + note_lines * NOTE_SIZE * LINE / 72
     height = 0.45 + rows * (head + cell + label * 0.75) + bottom_in
     # Axes placed in inches: no tight_layout, which would draw the whole figure once more.
     fig = _figure((width, height))
@@ -355,18 +355,14 @@ def kappa_figure(
     cax = fig.add_axes((1 - 1.05 / width, 0.3, 0.12 / width, 0.5))
     bar = fig.colorbar(image, cax=cax, extend="min" if vmin >= 0 else "neither")
     bar.set_label(f"κ (colour scale {vmin:g} to {vmax:g})", fontsize=8)
-    fig.legend(
-        handles=[Patch(label=name, **style) for name, style in legend],
-        loc="lower left",
-        bbox_to_anchor=(0.005, bottom),
-        fontsize=LEGEND_SIZE,
-        frameon=False,
-        ncols=legend_cols,
+    _bottom_legend(
+        fig,
+        [Patch(**style) for _, style in legend],
+        [name for name, _ in legend],
+        bottom=bottom,
+        cols=legend_cols,
     )
     return fig
-
-
-LEGEND_SIZE = 7  # points
 
 
 def _kappa_legend(*, vrange: str, models: bool) -> list[tuple[str, dict]]:
@@ -380,17 +376,34 @@ def _kappa_legend(*, vrange: str, models: bool) -> list[tuple[str, dict]]:
     return entries
 
 
-def _legend_columns(labels: list[str], width: float) -> int:
+def _legend_columns(labels: list[str], width: float) -> tuple[int, float]:
     """The most columns whose row of legend entries fits `width` inches (matplotlib's
-    default spacing: a 2-em handle, 0.8 em before the text, 2 em between columns)."""
+    default spacing: a 2-em handle, 0.8 em before the text, 2 em between columns), and the
+    height in inches the legend then takes."""
     em = LEGEND_SIZE / 72
     entries = [_text_width(label, LEGEND_SIZE) + 2.8 * em for label in labels]
-    for cols in range(len(entries), 1, -1):
+    cols = 1
+    for n in range(len(entries), 1, -1):
         # matplotlib fills column by column, the first ones one entry longer if need be
-        widest = [max(part) for part in np.array_split(entries, cols)]
-        if sum(widest) + 2 * em * (cols - 1) + 0.8 * em <= width:
-            return cols
-    return 1
+        widest = [max(part) for part in np.array_split(entries, n)]
+        if sum(widest) + 2 * em * (n - 1) + 0.8 * em <= width:
+            cols = n
+            break
+    rows = math.ceil(len(entries) / cols)  # the longest column
+    return cols, rows * LEGEND_SIZE * 1.9 / 72
+
+
+def _bottom_legend(fig: Figure, handles, labels, *, bottom: float, cols: int) -> None:
+    """A figure legend along the bottom, just above the footnote (`bottom`, figure fraction)."""
+    fig.legend(
+        handles,
+        labels,
+        loc="lower left",
+        bbox_to_anchor=(0.005, bottom),
+        ncols=cols,
+        fontsize=LEGEND_SIZE,
+        frameon=False,
+    )
 
 
 def time_figure(
@@ -453,16 +466,7 @@ def time_figure(
     bottom = _footnote(fig, note)
     # One legend for both panels, under them: a legend inside the left panel hid its points.
     handles, labels = left.get_legend_handles_labels()
-    cols = _legend_columns(labels, fig.get_figwidth() - 0.2)
-    fig.legend(
-        handles,
-        labels,
-        loc="lower left",
-        bbox_to_anchor=(0.005, bottom),
-        ncols=cols,
-        fontsize=LEGEND_SIZE,
-        frameon=False,
-    )
-    rows = math.ceil(len(labels) / cols)
-    _lay_out(fig, bottom + (rows * LEGEND_SIZE * 1.9 / 72 + 0.1) / fig.get_figheight())
+    cols, legend_in = _legend_columns(labels, fig.get_figwidth() - 0.2)
+    _bottom_legend(fig, handles, labels, bottom=bottom, cols=cols)
+    _lay_out(fig, bottom + (legend_in + 0.1) / fig.get_figheight())
     return fig
