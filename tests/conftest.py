@@ -13,6 +13,15 @@ RESOURCES = Path(__file__).parent / "resources"
 profiles.load()  # Hypothesis: `ci` derandomized, `dev` random, `fuzz` more (tests/profiles.py)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _fast_password_hasher():
+    """A real PBKDF2 hash costs ~0.4 s per test user; no test is about the hash's strength."""
+    from django.test.utils import override_settings
+
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _media_root(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
