@@ -526,7 +526,7 @@
       if (entry) show(entry); else if (!outbox.needSignIn) window.location.reload();
     }).catch(() => window.location.reload());
   });
-  window.addEventListener("online", () => { if (outbox) outbox.retryNow(); });
+  window.addEventListener("online", () => { if (outbox && !outbox.needSignIn) outbox.retryNow(); });
   window.addEventListener("offline", () => { if (outbox && outbox.size) renderAlert(); });
   document.addEventListener("fullscreenchange", () => {
     const note = document.getElementById("keys-paused");
