@@ -103,7 +103,9 @@ def test_csv_upload(pi_client, study):
         {"people": "", "role": Role.READER, "people_file": upload},
     )
     assert response.status_code == 200
-    assert set(User.objects.filter(email__endswith="@x.org").values_list("username", flat=True)) == {
+    assert set(
+        User.objects.filter(email__endswith="@x.org").values_list("username", flat=True)
+    ) == {
         "csvone",
         "two",
     }
@@ -123,9 +125,7 @@ def test_link_sets_password_signs_in_and_works_once(client, pi_client, study):
     client.logout()
     again = client.get(path)
     assert again.status_code == 410 and "already used" in again.content.decode()
-    signed_in = client.post(
-        reverse("login"), {"username": "newresident", "password": NEW_PASSWORD}
-    )
+    signed_in = client.post(reverse("login"), {"username": "newresident", "password": NEW_PASSWORD})
     assert signed_in.status_code == 302
 
 
