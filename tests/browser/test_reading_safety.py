@@ -375,6 +375,13 @@ def test_full_screen_keeps_the_question_or_pauses_the_answer_keys(page, live_ser
     assert page.locator("#keys-paused").is_visible()
     assert "paused" in page.inner_text("#keys-paused")
     assert answer_of(reader, study, 1) is None
+    page.evaluate("document.exitFullscreen()")
+    page.wait_for_function("() => !document.fullscreenElement")
+    page.click('.viewer [data-action="fullscreen"]')  # the viewer's button is the same as f
+    page.wait_for_function("() => !!document.fullscreenElement")
+    assert page.evaluate(
+        "document.fullscreenElement.contains(document.getElementById('answer-form'))"
+    )
 
 
 @pytest.mark.parametrize("size", [(1280, 720), (1000, 700)])
