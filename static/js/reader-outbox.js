@@ -90,8 +90,11 @@
       this.listeners.get(type).push(fn);
       return this;
     }
+    /** Tells every listener; one that throws (a page's rendering bug) never stops the sending. */
     emit(type, detail = {}) {
-      for (const fn of this.listeners.get(type) || []) fn(detail);
+      for (const fn of this.listeners.get(type) || []) {
+        try { fn(detail); } catch (error) { if (typeof console !== "undefined") console.error(error); }
+      }
     }
 
     /** The answers waiting, in the order they will be sent. */

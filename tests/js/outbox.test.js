@@ -343,6 +343,19 @@ test("answers waiting when the page is closed are sent, in order, by the next pa
   assert.equal(new Store("demo", "8", storage).outbox().length, 0, "another reader's store never sees them");
 });
 
+test("a listener that throws (a rendering bug) never stops the answers after it being sent", async (t) => {
+  t.mock.method(console, "error", () => {});
+  const server = fakeServer(receipt);
+  const { outbox, types } = makeOutbox(server);
+  outbox.on("saved", () => { throw new Error("the page could not draw"); });
+  outbox.add(entry(1));
+  await outbox.add(entry(2));
+  await outbox.idle;
+  assert.equal(server.posts().length, 2);
+  assert.deepEqual(types(), ["saved", "saved", "drained"]);
+  assert.equal(console.error.mock.calls.length, 2);
+});
+
 test("an empty outbox sends nothing and reports no drain", async () => {
   const server = fakeServer(receipt);
   const { outbox, types } = makeOutbox(server);
