@@ -24,7 +24,7 @@ from readerstudy.forms import (
 from readerstudy.imaging import ImagingError
 from readerstudy.models import Membership, Role, StudyQuestion
 from readerstudy.rexvqa import RexvqaError
-from readerstudy.selectors import study_for_user
+from readerstudy.selectors import is_last_pi, study_for_user
 from readerstudy.services.importing import configured_dicomweb, question_bank_study_create
 from readerstudy.services.studies import (
     StudyError,
@@ -75,14 +75,10 @@ def member_remove_confirm(request: HttpRequest, slug: str, membership_id: int) -
     """ "Remove X as reader?": a page of its own, so the confirmation works without JavaScript."""
     study = _pi_study(request, slug)
     membership = _membership(study, membership_id)
-    last_pi = (
-        membership.role == Role.PI
-        and Membership.objects.filter(study=study, role=Role.PI).count() == 1
-    )
     return render(
         request,
         "readerstudy/member_remove.html",
-        {"study": study, "membership": membership, "last_pi": last_pi},
+        {"study": study, "membership": membership, "last_pi": is_last_pi(membership)},
     )
 
 
@@ -94,16 +90,13 @@ def members(request: HttpRequest, slug: str) -> HttpResponse:
         membership = _membership(study, request.POST["remove"])
         if request.POST.get("confirm") != "yes":  # removal is confirmed on its own page
             return redirect("pi-member-remove", slug=slug, membership_id=membership.id)
-        last_pi = (
-            membership.role == Role.PI
-            and Membership.objects.filter(study=study, role=Role.PI).count() == 1
-        )
-        if last_pi:
-            messages.error(request, "A study needs at least one PI.")
-        else:
+        try:
             membership_remove(
                 study=study, user=membership.user, role=membership.role, actor=request.user
             )
+        except StudyError as exc:
+            messages.error(request, str(exc))
+        else:
             messages.success(request, f"Removed {membership.user} as {membership.role}.")
         return redirect("pi-dashboard", slug=slug)
     form = MembershipForm(request.POST)
