@@ -18,7 +18,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
 from analysis import downloads
-from analysis.cache import StudyAnalysis
+from analysis.cache import StudyAnalysis, cached_template_version
 from analysis.exports import all_tables, figure_builders, table_csv, table_xlsx
 from analysis.forms import AnalysisSettingsForm, RaterNamesForm
 from analysis.rater_names import RaterLabelError, rater_labels_set, study_labels
@@ -28,6 +28,9 @@ from readerstudy.downloads import attachment
 from readerstudy.models import Role
 from readerstudy.selectors import roles_of, study_for_user
 from readerstudy.spreadsheets import XLSX
+
+# The page's tables and figure links, cached as HTML under this template's content too.
+RESULTS_TEMPLATE = "analysis/_results.html"
 
 
 def _analysis(request: HttpRequest, slug: str, version: str | None = None):
@@ -61,7 +64,8 @@ def analysis_page(request: HttpRequest, slug: str) -> HttpResponse:
     study, form, analysis = _analysis(request, slug)
     query = request.GET.urlencode()
     results_html, excluded_count = analysis.cached(
-        f"page:{query}", lambda: _results_html(study, analysis, query)
+        f"page:{cached_template_version(RESULTS_TEMPLATE)}:{query}",
+        lambda: _results_html(study, analysis, query),
     )
     downloads.prepare(analysis)  # the PI reads the page while the downloads are drawn
     context = {
@@ -112,7 +116,7 @@ def _results_html(study, analysis: StudyAnalysis, query: str) -> tuple[str, int]
         "version": analysis.version,
     }
     excluded = int(result.flow.iloc[1]["questions"]) if not result.flow.empty else 0
-    return render_to_string("analysis/_results.html", context), excluded
+    return render_to_string(RESULTS_TEMPLATE, context), excluded
 
 
 @login_required
