@@ -31,6 +31,7 @@ from analysis.stats.kappa import (
     kappa_matrix,
     kappa_matrix_ci,
     kappa_pairs,
+    panel_answers,
 )
 from analysis.stats.paired import (
     BootstrapResult,
@@ -62,6 +63,7 @@ __all__ = [
     "failed_extractions",
     "fleiss_kappa",
     "fleiss_table",
+    "panel_answers",
     "flow_tables",
     "kappa_matrices",
     "kappa_matrix",
