@@ -9,26 +9,12 @@ from django.conf import settings as django_settings
 from django.urls import reverse
 
 from analysis import cache
-from analysis.services import predictions_import
-from annotation.services import answer_submit
+from tests.analysis_tests import test_analysis_pages
 
 pytestmark = pytest.mark.django_db
 
 ANALYSIS = Path(cache.__file__).resolve().parent
-
-
-@pytest.fixture
-def analysed_study(study, reader, pi):
-    items = list(study.items.order_by("position"))
-    for item in items:
-        answer_submit(reader=reader, item=item, choice=item.question.correct)
-    rows = "\n".join(f"{i.question.source_id},A" for i in items)
-    predictions_import(
-        dataset=study.dataset,
-        model_name="model-x",
-        content=f"question_id,prediction\n{rows}\n".encode(),
-    )
-    return study
+analysed_study = test_analysis_pages.analysed_study  # the same fixture
 
 
 def test_the_code_version_is_the_analysis_source(tmp_path):
