@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from django.http import Http404
 
-from readerstudy.models import Membership, ReaderStudy, Role
+from readerstudy.models import Invitation, Membership, ReaderStudy, Role
 
 
 def roles_of(user, study: ReaderStudy) -> set[str]:
@@ -54,4 +54,14 @@ def is_last_pi(membership: Membership) -> bool:
         and not Membership.objects.filter(study_id=membership.study_id, role=Role.PI)
         .exclude(pk=membership.pk)
         .exists()
+    )
+
+
+def pending_invitations(study: ReaderStudy) -> list[Invitation]:
+    """Sign-in links of this study nobody has used or withdrawn yet (expired ones included:
+    the PI sees them and can send a new link)."""
+    return list(
+        Invitation.objects.filter(study=study, used_at=None, revoked_at=None)
+        .select_related("user")
+        .order_by("user__username")
     )

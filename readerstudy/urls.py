@@ -4,7 +4,7 @@ from django.urls import include, path
 
 from analysis import triage_views
 from annotation import dashboard_views, expert_views
-from readerstudy import account_views
+from readerstudy import account_views, invite_views
 from readerstudy import views as study_views
 from readerstudy.api_urls import v1 as api_v1
 from readerstudy.health import health
@@ -13,6 +13,7 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/", account_views.account, name="account"),
     path("accounts/token/revoke/", account_views.token_revoke, name="account-token-revoke"),
+    path("accounts/invitation/<str:token>/", invite_views.accept, name="invitation-accept"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
@@ -40,6 +41,12 @@ dashboard = [
     path("reviews.csv", dashboard_views.export_reviews, name="pi-reviews-csv"),
     path("feedback.csv", dashboard_views.export_feedback, name="pi-feedback-csv"),
     path("members/", study_views.members, name="pi-members"),
+    path("members/invite/", invite_views.invite, name="pi-invite"),
+    path(
+        "invitations/<int:invitation_id>/",
+        invite_views.invitation_action,
+        name="pi-invitation",
+    ),
     path(
         "members/<int:membership_id>/remove/",
         study_views.member_remove_confirm,
