@@ -163,79 +163,92 @@ class Cube:
             return self.correct.sum(axis=2) / self.counted.sum(axis=2)
 
 
-def modality_cube(frame: pd.DataFrame, missing: Missing = "wrong") -> Cube:
-    """The OR input from the design frame (checked with `check_canonical` first).
+def comparison_rows(
+    frame: pd.DataFrame, missing: Missing = "wrong"
+) -> tuple[Modalities, pd.DataFrame, int]:
+    """The rows the comparison uses, with `right` and `counted` per row, and the number of
+    questions left out (checked with `check_canonical` first).
 
     Only questions every reader of the X-ray's group has a row for in both modalities enter
     (a paired design; mid-study, the questions not yet read by everyone are left out and
-    counted in `dropped_questions`). Anchor X-rays of a split-plot design are left out of the
-    comparison (they are read by everyone and feed agreement instead). Under missing="wrong"
-    an empty answer counts as a wrong answer; under "exclude" it is left out of its cell.
+    counted). Anchor X-rays of a split-plot design are left out of the comparison (they are
+    read by everyone and feed agreement instead). Under missing="wrong" an empty answer counts
+    as a wrong answer; under "exclude" it is not counted. Group labels: "" when factorial.
     """
     if missing not in ("wrong", "exclude"):
         raise AnalysisInputError("missing must be 'wrong' or 'exclude'")
     check_canonical(frame)
     modalities, rows = modality_answers(frame)
     split = is_split_plot(frame)
+    rows = rows.assign(reader=rows["reader"].astype(str))
     if split:
         rows = rows[rows["case_group"] != ANCHOR]
-        reader_group = rows.groupby("reader")["reader_group"].first()
-        case_group = rows.groupby("case_id")["case_group"].first()
+        rows = rows.assign(
+            reader_group=rows["reader_group"].astype(str), case_group=rows["case_group"].astype(str)
+        )
+        unread = set(rows["case_group"]) - set(rows["reader_group"])
+        if unread:
+            raise AnalysisInputError(f"X-ray group(s) {sorted(unread)} have no readers")
     else:
-        reader_group = pd.Series(0, index=pd.unique(rows["reader"]))
-        case_group = pd.Series(0, index=pd.unique(rows["case_id"]))
-    readers = sorted(map(str, reader_group.index))
-    reader_group.index = reader_group.index.map(str)
-    group_names = sorted(map(str, pd.unique(reader_group.to_numpy())))
-    rows = rows.assign(reader=rows["reader"].astype(str))
+        rows = rows.assign(reader_group="", case_group="")
+    readers_in = rows.groupby("reader_group")["reader"].nunique()
     total_questions = rows["question_id"].nunique()
-    # Which questions are complete: every reader of the group, both modalities, one row each.
     present = rows.groupby(["question_id", "modality"])["reader"].nunique().unstack(fill_value=0)
-    needed = (
-        rows.drop_duplicates("question_id")
-        .set_index("question_id")["case_id"]
-        .map(case_group)
-        .map(lambda g: int((reader_group.astype(str) == str(g)).sum()) if split else len(readers))
-    )
-    complete = [
-        q
-        for q in present.index
-        if all(present.loc[q].get(m, 0) == needed[q] for m in modalities.names)
-    ]
-    rows = rows[rows["question_id"].isin(complete)]
+    needed = rows.drop_duplicates("question_id").set_index("question_id")["case_group"]
+    needed = needed.map(readers_in).reindex(present.index)
+    complete = np.ones(len(present), dtype=bool)
+    for name in modalities.names:
+        have = present[name] if name in present.columns else 0
+        complete &= (have == needed).to_numpy()
+    rows = rows[rows["question_id"].isin(present.index[complete])]
     if rows.empty:
         raise AnalysisInputError("no question has been read by every reader in both modalities")
+    answered = rows["answer"].notna()
+    rows = rows.assign(
+        right=(rows["answer"] == rows["correct_answer"]) & answered,
+        counted=answered if missing == "exclude" else True,
+    )
+    return modalities, rows, total_questions - int(complete.sum())
+
+
+def cube_from_rows(modalities: Modalities, rows: pd.DataFrame, dropped: int = 0) -> Cube:
+    """Sum rows (reader, modality, case_id, question_id, right, counted, reader_group,
+    case_group) into the cube; the MRMC-package files are read back through this too."""
+    readers = sorted(pd.unique(rows["reader"]))
     case_ids = np.asarray(sorted(pd.unique(rows["case_id"]), key=str), dtype=object)
+    reader_group = rows.groupby("reader")["reader_group"].first()
+    case_group = rows.groupby("case_id")["case_group"].first()
+    names = sorted(map(str, pd.unique(reader_group.to_numpy())))
     case_index = {c: k for k, c in enumerate(case_ids)}
     reader_index = {r: j for j, r in enumerate(readers)}
-    m = np.array([modalities.names.index(v) for v in rows["modality"]])
+    m = rows["modality"].map({n: i for i, n in enumerate(modalities.names)}).to_numpy()
     j = rows["reader"].map(reader_index).to_numpy()
     k = rows["case_id"].map(case_index).to_numpy()
-    answered = rows["answer"].notna().to_numpy()
-    right = (rows["answer"] == rows["correct_answer"]).to_numpy() & answered
-    counts = answered if missing == "exclude" else np.ones(len(rows), dtype=bool)
     shape = (2, len(readers), len(case_ids))
     correct = np.zeros(shape)
     counted = np.zeros(shape)
-    np.add.at(correct, (m, j, k), right.astype(float))
-    np.add.at(counted, (m, j, k), counts.astype(float))
-    names = list(group_names)
+    np.add.at(correct, (m, j, k), rows["right"].to_numpy(dtype=float))
+    np.add.at(counted, (m, j, k), rows["counted"].to_numpy(dtype=float))
     groups = np.array([names.index(str(reader_group[r])) for r in readers])
-    case_groups = np.array(
-        [names.index(str(case_group[c])) if split else 0 for c in case_ids], dtype=int
-    )
+    case_groups = np.array([names.index(str(case_group[c])) for c in case_ids], dtype=int)
     return Cube(
         modalities,
-        readers,
+        list(readers),
         case_ids,
         correct,
         counted,
         groups,
         case_groups,
         names,
-        len(complete),
-        total_questions - len(complete),
+        int(rows["question_id"].nunique()),
+        dropped,
     )
+
+
+def modality_cube(frame: pd.DataFrame, missing: Missing = "wrong") -> Cube:
+    """The OR input from the design frame: `comparison_rows` summed by `cube_from_rows`."""
+    modalities, rows, dropped = comparison_rows(frame, missing)
+    return cube_from_rows(modalities, rows, dropped)
 
 
 @dataclass(frozen=True)
