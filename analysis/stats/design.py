@@ -26,7 +26,7 @@ from analysis.stats.design_frame import (
     is_split_plot,
     modality_cube,
 )
-from analysis.stats.frame import ALL, Missing
+from analysis.stats.frame import ALL, AnalysisInputError, Missing
 from analysis.stats.or_design import Comparison, ORDesignResult, or_design
 
 
@@ -203,9 +203,20 @@ def comparison_table(result: ORDesignResult, cube: Cube) -> pd.DataFrame:
                 "readers": len(cube.readers),
                 "x_rays": len(cube.case_ids),
                 "questions": cube.n_questions,
+                "note": _note(comparison, len(cube.readers)),
             }
         )
     return pd.DataFrame(rows)
+
+
+def _note(comparison: Comparison, readers: int) -> str:
+    if not np.isfinite(comparison.se):
+        return "not estimable: the accuracies do not vary over X-rays (no variance estimate)"
+    if comparison.df == float("inf"):
+        return "generalises to these readers only (new X-rays, not new readers)"
+    if readers < 4:
+        return f"only {readers} readers: few df, a wide interval; see the fixed-readers row"
+    return ""
 
 
 def components_table(result: ORDesignResult) -> pd.DataFrame:
@@ -228,21 +239,46 @@ def design_results(frame: pd.DataFrame, policy: DesignPolicy | None = None) -> d
     """Every design-aware table of a two-arm or second-read study.
 
     Returns {"design": sentence, "tables": {name: DesignTable}, "result": ORDesignResult,
-    "cube": Cube}. Raises AnalysisInputError when a letter is not canonical, ValueError when
-    the comparison is not estimable (fewer than two readers or X-rays).
+    "cube": Cube}. Raises AnalysisInputError when a letter is not canonical. When the
+    comparison is not estimable yet (one reader, fewer than two X-rays read by everyone in
+    both arms) "result" is None and "mrmc_difference" holds one "not estimable: why" row; the
+    per-arm accuracy and reliance tables are still given.
     """
     policy = policy or DesignPolicy()
     check_canonical(frame)
-    cube = modality_cube(frame, policy.missing)
-    result = or_design(
-        cube.correct,
-        cube.counted,
-        reader_groups=cube.groups,
-        case_groups=cube.case_groups,
-        alpha=policy.alpha,
-    )
-    reference, test = cube.modalities.labels
     said = policy.describe()
+    accuracy = DesignTable(
+        arm_accuracy(frame, policy.missing),
+        "question (per reader and arm); panel = mean of readers",
+        "proportion correct; no interval here (the MRMC table gives the panel's)",
+        said,
+    )
+    try:
+        cube = modality_cube(frame, policy.missing)
+        result = or_design(
+            cube.correct,
+            cube.counted,
+            reader_groups=cube.groups,
+            case_groups=cube.case_groups,
+            alpha=policy.alpha,
+        )
+    except (AnalysisInputError, ValueError) as error:
+        reason = f"not estimable: {error}"
+        tables = {
+            "arm_accuracy": accuracy,
+            "mrmc_difference": DesignTable(
+                pd.DataFrame({"note": [reason]}), "X-ray", "two-modality OR/Hillis", said
+            ),
+        }
+        tables.update(reliance.reliance_tables(frame, alpha=policy.alpha, policy=said))
+        return {
+            "design": reason,
+            "comparison": None,
+            "tables": tables,
+            "result": None,
+            "cube": None,
+        }
+    reference, test = cube.modalities.labels
     xray = "X-ray: a reader's accuracy is over questions; the jackknife leaves out whole X-rays"
     if cube.split_plot:
         method = (
@@ -256,12 +292,7 @@ def design_results(frame: pd.DataFrame, policy: DesignPolicy | None = None) -> d
         non_inferiority(c, policy.ni_margin, test, reference) for c in (result.random, result.fixed)
     ]
     tables = {
-        "arm_accuracy": DesignTable(
-            arm_accuracy(frame, policy.missing),
-            "question (per reader and arm); panel = mean of readers",
-            "proportion correct; no interval here (the MRMC table gives the panel's)",
-            said,
-        ),
+        "arm_accuracy": accuracy,
         "mrmc_difference": DesignTable(
             comparison_table(result, cube),
             xray,
@@ -300,3 +331,29 @@ def agreement_frames(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
             ["question_id", "rater", "answer", "correct_answer", "task", "case_id"]
         ].reset_index(drop=True)
     return out
+
+
+def power_table(
+    results: dict, effect: float, target: float = 0.8, alpha: float = 0.05, readers=range(3, 21)
+) -> DesignTable:
+    """Readers x X-rays needed to detect `effect` with `target` power, using this study as the
+    pilot (its OR variance components and questions per X-ray). This is what the
+    `mrmc_power SLUG --effect 0.05 --power 0.8` command and the page's power section print."""
+    from analysis.stats import power
+
+    unit = "X-ray (planned X-rays carry the pilot's questions per X-ray)"
+    if results.get("result") is None:
+        data = pd.DataFrame({"note": ["no pilot estimate: the comparison is not estimable yet"]})
+        return DesignTable(data, unit, "Hillis–Obuchowski–Berbaum (2011) OR power", "")
+    cube = results["cube"]
+    if cube.split_plot:
+        data = pd.DataFrame({"note": ["power for split-plot designs is not implemented"]})
+        return DesignTable(data, unit, "Hillis–Obuchowski–Berbaum (2011) OR power", "")
+    pilot = power.Pilot.from_components(results["result"].components, cube.n_questions)
+    data = power.sample_size_table(pilot, effect, target, alpha, readers)
+    return DesignTable(
+        data,
+        unit,
+        power.describe(pilot, effect, target, alpha),
+        f"effect {effect:g} (accuracy scale), power {target:g}, alpha {alpha:g}",
+    )

@@ -2,6 +2,8 @@
 Van Dyke result through the design path, a type I error simulation, and the refusals."""
 
 import math
+import subprocess
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -10,7 +12,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from analysis.stats.design import DesignPolicy, agreement_frames, design_results
+from analysis.stats.design import DesignPolicy, agreement_frames, design_results, power_table
 from analysis.stats.frame import AnalysisInputError
 from analysis.stats.or_design import or_design
 from analysis.stats.simulate import LatentModel, simulate_cube, simulate_frame
@@ -286,3 +288,37 @@ def test_mid_study_questions_not_read_by_all_are_left_out_and_said():
     results = design_results(frame)
     assert results["cube"].n_questions == 18
     assert "2 questions not yet read by all left out" in results["design"]
+
+
+def test_one_reader_is_not_estimable_but_accuracy_is_shown():
+    frame = simulate_frame(np.random.default_rng(2), LatentModel(), 1, 6, 2)
+    results = design_results(frame)
+    assert results["result"] is None
+    note = results["tables"]["mrmc_difference"].data.loc[0, "note"]
+    assert note == "not estimable: needs at least two readers"
+    assert len(results["tables"]["arm_accuracy"].data) > 0
+    assert "not estimable" in power_table(results, 0.05).data.loc[0, "note"]
+
+
+def test_power_section_from_the_study_as_pilot():
+    frame = simulate_frame(np.random.default_rng(3), LatentModel(), 4, 30, 4)
+    table = power_table(design_results(frame), 0.05, 0.8)
+    assert "Hillis–Obuchowski–Berbaum" in table.method and "30 X-rays" in table.method
+    reachable = table.data.dropna(subset=["x_rays"])
+    assert (reachable["power"] >= 0.8).all()
+    assert (reachable["questions"] == reachable["x_rays"] * 4).all()
+
+
+def test_design_modules_import_without_django():
+    code = (
+        "import sys\n"
+        "import analysis.stats.design, analysis.stats.power, analysis.stats.mrmc_formats\n"
+        "import analysis.stats.reliance, analysis.stats.simulate\n"
+        "print(','.join(m for m in sys.modules if m == 'django' or m.startswith('django.')))\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == ""
