@@ -250,7 +250,8 @@ def design_results(frame: pd.DataFrame, policy: DesignPolicy | None = None) -> d
     accuracy = DesignTable(
         arm_accuracy(frame, policy.missing),
         "question (per reader and arm); panel = mean of readers",
-        "proportion correct; no interval here (the MRMC table gives the panel's)",
+        "proportion correct over every question the reader read in the arm (anchor X-rays "
+        "included); no interval here: the MRMC table gives the paired comparison's",
         said,
     )
     try:

@@ -30,6 +30,9 @@ file back into the cube `or_design` reads; the tests round-trip every file to th
       ds <- RJafroc::DfReadDataFile("rjafroc.xlsx", newExcelFileFormat = TRUE)
       RJafroc::St(ds, FOM = "AFROC1", method = "OR")
   RJafroc withdrew its split-plot analysis, so no file is written for split-plot studies.
+Split-plot studies: the MRMCaov and iMRMC files hold the same rows, but neither package has
+this design (MRMCaov would treat the file as partially paired), so their results there are
+not our split-plot analysis; the files carry no group labels.
 R is not installed here: the formats follow the packages' documentation and published example
 files (MRMCaov's VanDyke data, iMRMC's input.imrmc), which the tests read.
 """
@@ -127,18 +130,18 @@ def to_imrmc(frame: pd.DataFrame, missing: Missing = "wrong") -> str:
     cells = rows.groupby(["reader", "modality", "case_id"]).agg(
         right=("right", "sum"), counted=("counted", "size")
     )
-    per_xray = rows.groupby("case_id")["question_id"].nunique()
-    equal = per_xray.nunique() == 1
-    cases = sorted(per_xray.index, key=str)
+    per_cell = cells["counted"]
+    equal = per_cell.nunique() == 1
+    cases = sorted(pd.unique(rows["case_id"]), key=str)
     lines = [
         "ReaderStudy export for iMRMC: score = proportion of the X-ray's questions answered "
         "correctly; truth = 1 for every X-ray (accuracy, not ROC).",
         f"Modalities compared: {modalities.names[1]} - {modalities.names[0]}.",
         (
-            f"Every X-ray has {int(per_xray.iloc[0])} question(s): the mean score equals the "
-            "per-question accuracy."
+            f"Every X-ray has {int(per_cell.iloc[0])} question(s) counted for every reader and "
+            "modality: the mean score equals the per-question accuracy."
             if equal
-            else "X-rays have different numbers of questions: the mean score is the "
+            else "X-rays have different numbers of questions counted: the mean score is the "
             "X-ray-averaged accuracy, not the per-question accuracy of the other files."
         ),
         f"NR: {rows['reader'].nunique()}",

@@ -67,7 +67,7 @@ def test_imrmc_file_round_trips_with_equal_questions_per_xray():
     frame = study()
     ours = design_results(frame)["result"]
     text = to_imrmc(frame)
-    assert "Every X-ray has 3 question(s)" in text
+    assert "Every X-ray has 3 question(s) counted" in text
     cube, truth = read_imrmc(text, CROSSOVER)
     assert len(truth) == 15 and set(truth["score"]) == {1}
     same(analyse(cube), ours)
