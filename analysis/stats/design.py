@@ -358,3 +358,29 @@ def power_table(
         power.describe(pilot, effect, target, alpha),
         f"effect {effect:g} (accuracy scale), power {target:g}, alpha {alpha:g}",
     )
+
+
+def as_json(results: dict) -> dict:
+    """The design results as JSON-ready data for the API: each table as records with its
+    unit, method and policy (NaN/inf as None)."""
+
+    def clean(value):
+        if isinstance(value, float | np.floating) and not np.isfinite(value):
+            return None
+        if isinstance(value, np.generic):
+            return value.item()
+        return value
+
+    tables = {
+        name: {
+            "unit": table.unit,
+            "method": table.method,
+            "policy": table.policy,
+            "rows": [
+                {key: clean(value) for key, value in row.items()}
+                for row in table.data.to_dict(orient="records")
+            ],
+        }
+        for name, table in results["tables"].items()
+    }
+    return {"design": results["design"], "comparison": results["comparison"], "tables": tables}
