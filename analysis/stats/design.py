@@ -74,6 +74,9 @@ def design_sentence(frame: pd.DataFrame, cube: Cube) -> str:
     parts.append(f"{cube.n_questions} questions compared")
     if cube.dropped_questions:
         parts.append(f"{cube.dropped_questions} questions not yet read by all left out")
+    if cube.left_out_readers:
+        names = ", ".join(cube.left_out_readers)
+        parts.append(f"left out (no answers yet in one of the two readings): {names}")
     return ", ".join(parts) + "."
 
 
@@ -133,6 +136,27 @@ def arm_accuracy(frame: pd.DataFrame, missing: Missing = "wrong") -> pd.DataFram
     )
     order = key.sort_values(["task", "name", "arm"], kind="stable").index
     return table.loc[order].reset_index(drop=True)
+
+
+def session_accuracy(frame: pd.DataFrame, missing: Missing = "wrong") -> pd.DataFrame:
+    """Crossover order check: the readers' mean accuracy per arm and session (period). The
+    MRMC comparison assumes the arm effect does not depend on which arm came first; a large
+    gap between sessions within an arm points at learning or fatigue."""
+    if "session" not in frame.columns or frame["session"].isna().all():
+        return pd.DataFrame(columns=["arm", "session", "readers", "n", "mean_accuracy"])
+    answered = frame["answer"].notna()
+    rows = frame.assign(
+        counted=answered if missing == "exclude" else True,
+        right=(frame["answer"] == frame["correct_answer"]) & answered,
+    )
+    per_reader = rows.groupby(["arm", "session", "reader"]).agg(
+        n=("counted", "sum"), correct=("right", "sum")
+    )
+    per_reader["accuracy"] = per_reader["correct"] / per_reader["n"].where(per_reader["n"] > 0)
+    table = per_reader.groupby(["arm", "session"]).agg(
+        readers=("accuracy", "size"), n=("n", "sum"), mean_accuracy=("accuracy", "mean")
+    )
+    return table.reset_index()
 
 
 def non_inferiority(comparison: Comparison, margin: float, test: str, reference: str) -> dict:
@@ -310,6 +334,13 @@ def design_results(frame: pd.DataFrame, policy: DesignPolicy | None = None) -> d
             said,
         ),
     }
+    if not is_second_read(frame):
+        tables["arm_by_session"] = DesignTable(
+            session_accuracy(frame, policy.missing),
+            "reader (mean of the readers' accuracies per arm and session)",
+            "order check, descriptive: the MRMC analysis assumes no arm × session interaction",
+            said,
+        )
     tables.update(reliance.reliance_tables(frame, alpha=policy.alpha, policy=said))
     return {
         "design": design_sentence(frame, cube),

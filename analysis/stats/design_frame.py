@@ -151,6 +151,7 @@ class Cube:
     group_names: list[str]
     n_questions: int
     dropped_questions: int
+    left_out_readers: tuple[str, ...] = ()
 
     @property
     def split_plot(self) -> bool:
@@ -165,9 +166,13 @@ class Cube:
 
 def comparison_rows(
     frame: pd.DataFrame, missing: Missing = "wrong"
-) -> tuple[Modalities, pd.DataFrame, int]:
-    """The rows the comparison uses, with `right` and `counted` per row, and the number of
-    questions left out (checked with `check_canonical` first).
+) -> tuple[Modalities, pd.DataFrame, int, list[str]]:
+    """The rows the comparison uses, with `right` and `counted` per row, the number of
+    questions left out and the readers left out (checked with `check_canonical` first).
+
+    A reader without a single answer in one modality (say, whose second session has not
+    opened) has not read it yet: their rows would all count as wrong under missing="wrong",
+    so they are left out of the comparison and named.
 
     Only questions every reader of the X-ray's group has a row for in both modalities enter
     (a paired design; mid-study, the questions not yet read by everyone are left out and
@@ -181,6 +186,10 @@ def comparison_rows(
     modalities, rows = modality_answers(frame)
     split = is_split_plot(frame)
     rows = rows.assign(reader=rows["reader"].astype(str))
+    answered = rows[rows["answer"].notna()].groupby("reader")["modality"].nunique()
+    started = set(answered.index[answered == len(modalities.names)])
+    left_out = sorted(set(rows["reader"]) - started)
+    rows = rows[rows["reader"].isin(started)]
     if split:
         rows = rows[rows["case_group"] != ANCHOR]
         rows = rows.assign(
@@ -208,10 +217,12 @@ def comparison_rows(
         right=(rows["answer"] == rows["correct_answer"]) & answered,
         counted=answered if missing == "exclude" else True,
     )
-    return modalities, rows, total_questions - int(complete.sum())
+    return modalities, rows, total_questions - int(complete.sum()), left_out
 
 
-def cube_from_rows(modalities: Modalities, rows: pd.DataFrame, dropped: int = 0) -> Cube:
+def cube_from_rows(
+    modalities: Modalities, rows: pd.DataFrame, dropped: int = 0, left_out: list[str] | None = None
+) -> Cube:
     """Sum rows (reader, modality, case_id, question_id, right, counted, reader_group,
     case_group) into the cube; the MRMC-package files are read back through this too."""
     readers = sorted(pd.unique(rows["reader"]))
@@ -242,13 +253,14 @@ def cube_from_rows(modalities: Modalities, rows: pd.DataFrame, dropped: int = 0)
         names,
         int(rows["question_id"].nunique()),
         dropped,
+        tuple(left_out or ()),
     )
 
 
 def modality_cube(frame: pd.DataFrame, missing: Missing = "wrong") -> Cube:
     """The OR input from the design frame: `comparison_rows` summed by `cube_from_rows`."""
-    modalities, rows, dropped = comparison_rows(frame, missing)
-    return cube_from_rows(modalities, rows, dropped)
+    modalities, rows, dropped, left_out = comparison_rows(frame, missing)
+    return cube_from_rows(modalities, rows, dropped, left_out)
 
 
 @dataclass(frozen=True)

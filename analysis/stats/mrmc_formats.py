@@ -75,7 +75,7 @@ README_LINES = {
 
 
 def _rows(frame: pd.DataFrame, missing: Missing) -> tuple[Modalities, pd.DataFrame]:
-    modalities, rows, _ = comparison_rows(frame, missing)
+    modalities, rows, _, _ = comparison_rows(frame, missing)
     return modalities, rows[rows["counted"].astype(bool)]
 
 

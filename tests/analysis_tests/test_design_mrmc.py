@@ -365,3 +365,26 @@ def test_json_is_plain_data():
     fixed = data["tables"]["mrmc_difference"]["rows"][1]
     assert fixed["df"] is None  # infinite df of the normal reference, not "Infinity"
     assert data["tables"]["non_inferiority"]["method"].startswith("the two-sided CI")
+
+
+def test_reader_without_second_session_answers_is_left_out_and_named():
+    """Mid-study, a reader whose aided session has not opened has rows without answers: they
+    would all count as wrong, so the reader is left out of the comparison and named."""
+    frame = simulate_frame(np.random.default_rng(8), LatentModel(), 4, 10, 2)
+    waiting = (frame["reader"] == "r4") & (frame["arm"] == "aided")
+    frame.loc[waiting, "answer"] = None
+    results = design_results(frame)
+    assert results["cube"].readers == ["r1", "r2", "r3"]
+    assert "left out (no answers yet in one of the two readings): r4" in results["design"]
+    complete = design_results(frame[frame["reader"] != "r4"])["result"]
+    assert results["result"].random.f == pytest.approx(complete.random.f, abs=1e-12)
+
+
+def test_session_table_shows_accuracy_by_arm_and_session():
+    frame = simulate_frame(np.random.default_rng(8), LatentModel(), 4, 10, 2)
+    table = design_results(frame)["tables"]["arm_by_session"].data
+    assert len(table) == 4 and set(table["readers"]) == {2}
+    one = frame[(frame["arm"] == "aided") & (frame["session"] == 1)]
+    expected = (one["answer"] == one["correct_answer"]).groupby(one["reader"]).mean().mean()
+    got = table[(table["arm"] == "aided") & (table["session"] == 1)]["mean_accuracy"].iloc[0]
+    assert got == pytest.approx(expected)
