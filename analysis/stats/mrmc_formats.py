@@ -19,7 +19,7 @@ file back into the cube `or_design` reads; the tests round-trip every file to th
   when every X-ray has the same number of questions (the file's header says which).
       lines <- readLines("imrmc.imrmc"); d <- read.csv(text = lines[-seq_len(grep("BEGIN
       DATA:", lines))], header = FALSE, col.names = c("readerID", "caseID", "modalityID",
-      "score")); iMRMC::uStat11.conditionalD(subset(d, readerID != "truth"), kernelFlag = 1,
+      "score")); iMRMC::uStat11.conditionalD(iMRMC::undoIMRMCdf(d), kernelFlag = 1,
       keyColumns = c("readerID", "caseID", "modalityID", "score"),
       modalitiesToCompare = c(<reference>, <test>))
 - RJafroc (`rjafroc.xlsx`): its JAFROC Excel format (sheets TRUTH, FP, TP; FROC paradigm,
@@ -63,7 +63,8 @@ README_LINES = {
     "imrmc.imrmc": (
         "iMRMC input (readerID,caseID,modalityID,score after 'BEGIN DATA:'; score = proportion "
         "of the X-ray's questions correct). In R: read the rows after 'BEGIN DATA:' with "
-        "read.csv(header = FALSE) and pass them to iMRMC::uStat11.conditionalD(kernelFlag = 1)"
+        "read.csv(header = FALSE), drop the truth rows with iMRMC::undoIMRMCdf and pass them to "
+        "iMRMC::uStat11.conditionalD(kernelFlag = 1)"
     ),
     "rjafroc.xlsx": (
         "RJafroc JAFROC Excel (TRUTH/FP/TP, X-ray = case, question = lesion marked when "

@@ -198,7 +198,7 @@ def or_design(
         se,
         float(df2),
         alpha,
-        f=ms_t / denominator if denominator > 0 else float("nan"),
+        f=float(ms_t / denominator) if denominator > 0 else float("nan"),
     )
     # Fixed readers, random X-rays: normal reference (as MRMCaov and RJafroc).
     fixed_den = var - cov1 + (r_tilde - 1) * (cov2 - cov3)
@@ -209,13 +209,15 @@ def or_design(
         fixed_se,
         float("inf"),
         alpha,
-        f=(t - 1) * ms_t / fixed_den if fixed_den > 0 else float("nan"),
+        f=float((t - 1) * ms_t / fixed_den) if fixed_den > 0 else float("nan"),
     )
     means = tuple(_modality_mean(fom[i], cov, ti == i, ri, rg, r_tilde, alpha) for i in range(t))
     return ORDesignResult(fom, cov, components, random, fixed, means)
 
 
-def _comparison(name: str, estimate: float, se: float, df: float, alpha: float, f: float):
+def _comparison(
+    name: str, estimate: float, se: float, df: float, alpha: float, f: float
+) -> Comparison:
     if not se > 0:
         nan = float("nan")
         return Comparison(name, estimate, nan, df, nan, nan, nan, nan, nan, 1.0, df, alpha)
@@ -227,7 +229,15 @@ def _comparison(name: str, estimate: float, se: float, df: float, alpha: float, 
     )
 
 
-def _modality_mean(theta, cov, in_t, ri, rg, r_tilde, alpha) -> ModalityMean:
+def _modality_mean(
+    theta: np.ndarray,
+    cov: np.ndarray,
+    in_t: np.ndarray,
+    ri: np.ndarray,
+    rg: np.ndarray,
+    r_tilde: float,
+    alpha: float,
+) -> ModalityMean:
     """Var(mean FOM) = (MS_R + r~ max(Cov2, 0)) / r; df (Hillis) with MS_R's df (MRMCaov's
     single-test summary with r~ for split-plot)."""
     r = len(theta)

@@ -388,3 +388,16 @@ def test_session_table_shows_accuracy_by_arm_and_session():
     expected = (one["answer"] == one["correct_answer"]).groupby(one["reader"]).mean().mean()
     got = table[(table["arm"] == "aided") & (table["session"] == 1)]["mean_accuracy"].iloc[0]
     assert got == pytest.approx(expected)
+
+
+def test_factorial_one_question_per_xray_agrees_with_the_existing_or_module():
+    """With one question per X-ray the design path is the classic analysis of `mrmc.py`
+    (whose difference is modality 1 minus modality 2)."""
+    from analysis.stats import mrmc
+
+    correct, counted, _, _ = simulate_cube(np.random.default_rng(4), LatentModel(), 5, 40, 1)
+    old = mrmc.or_two_treatments(correct)
+    new = or_design(correct, counted).random
+    assert new.f == pytest.approx(old.f, abs=1e-12)
+    assert new.p_value == pytest.approx(old.p_value, abs=1e-12)
+    assert (new.ci_low, new.ci_high) == pytest.approx((-old.ci_high, -old.ci_low), abs=1e-12)
