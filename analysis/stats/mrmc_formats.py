@@ -1,9 +1,12 @@
 """The study's comparison as input files for the R/Java MRMC packages, and readers for them.
 
-Each file holds exactly the rows our own analysis uses (`design_frame.comparison_rows`: the
-complete, paired questions, anchors aside, the missing-answer policy applied), with the X-ray
-as the case, so the package's analysis and ours rest on the same data. Each reader turns the
-file back into the cube `or_design` reads; the tests round-trip every file to the same result.
+Readers, X-rays and questions appear as neutral codes (R01, X0001, Q00001; `id_map` gives the
+key), so no name with a comma or a formula-like start reaches a package's parser or a
+spreadsheet. Each file holds exactly the rows our own analysis uses
+(`design_frame.comparison_rows`: the complete, paired questions, anchors aside, the
+missing-answer policy applied), with the X-ray as the case, so the package's analysis and ours
+rest on the same data. Each reader turns the file back into the cube `or_design` reads; the
+tests round-trip every file to the same result.
 
 - MRMCaov (`mrmcaov.csv`): its long format (the layout of its VanDyke data: reader,
   treatment, case, truth, rating), one row per question read: case = X-ray, rating = 1 if
@@ -75,9 +78,40 @@ README_LINES = {
 }
 
 
+def _codes(rows: pd.DataFrame) -> dict[str, dict]:
+    """Neutral codes for readers (R01...), X-rays (X0001...) and questions (Q00001...), in
+    sorted order. The package files carry only codes: reader names and imported ids may hold
+    commas (iMRMC's and RJafroc's lists split on them) or start like a spreadsheet formula,
+    and the files need not name the readers. `id_map` gives the key."""
+    out = {}
+    for column, prefix in (("reader", "R"), ("case_id", "X"), ("question_id", "Q")):
+        values = sorted(pd.unique(rows[column]), key=str)
+        width = max(2, len(str(len(values))))
+        out[column] = {v: f"{prefix}{i + 1:0{width}d}" for i, v in enumerate(values)}
+    return out
+
+
 def _rows(frame: pd.DataFrame, missing: Missing) -> tuple[Modalities, pd.DataFrame]:
+    """The counted comparison rows with reader, X-ray and question ids replaced by codes."""
     modalities, rows, _, _ = comparison_rows(frame, missing)
-    return modalities, rows[rows["counted"].astype(bool)]
+    rows = rows[rows["counted"].astype(bool)]
+    codes = _codes(rows)
+    return modalities, rows.assign(**{c: rows[c].map(m) for c, m in codes.items()})
+
+
+def id_map(frame: pd.DataFrame, missing: Missing = "wrong") -> pd.DataFrame:
+    """code -> id for the readers, X-rays and questions of the package files (kind, code, id).
+    Write it with `readerstudy.spreadsheets.frame_csv`: ids come from users and imports."""
+    _, rows, _, _ = comparison_rows(frame, missing)
+    rows = rows[rows["counted"].astype(bool)]
+    kinds = {"reader": "reader", "case_id": "X-ray", "question_id": "question"}
+    return pd.DataFrame(
+        [
+            {"kind": kinds[column], "code": code, "id": str(value)}
+            for column, mapping in _codes(rows).items()
+            for value, code in mapping.items()
+        ]
+    )
 
 
 # MRMCaov ----------------------------------------------------------------------------------

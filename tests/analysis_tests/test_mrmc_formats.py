@@ -14,6 +14,7 @@ from analysis.stats.design_frame import CROSSOVER, Modalities
 from analysis.stats.frame import AnalysisInputError
 from analysis.stats.mrmc_formats import (
     README_LINES,
+    id_map,
     package_files,
     read_imrmc,
     read_mrmcaov,
@@ -125,3 +126,25 @@ def test_every_file_has_a_readme_line():
     assert set(files) == set(README_LINES)
     for line in README_LINES.values():
         assert "In R:" in line
+
+
+def test_names_reach_the_files_only_as_codes():
+    """A reader named like a formula or with a comma (iMRMC and RJafroc split on commas) is
+    written as a code; the key maps codes back; the result is unchanged."""
+    frame = study()
+    frame["reader"] = (
+        frame["reader"].map({"r1": "=HYPERLINK(1)", "r2": "Smith, J"}).fillna(frame["reader"])
+    )
+    ours = design_results(frame)["result"]
+    files = package_files(frame)
+    for name in ("mrmcaov.csv", "imrmc.imrmc"):
+        text = files[name].decode()
+        assert "HYPERLINK" not in text and "Smith" not in text
+    book = load_workbook(io.BytesIO(files["rjafroc.xlsx"]))
+    cells = [c.value for sheet in book for r in sheet.iter_rows() for c in r]
+    assert not any(isinstance(v, str) and ("HYPERLINK" in v or v.startswith("=")) for v in cells)
+    same(analyse(read_rjafroc(files["rjafroc.xlsx"], CROSSOVER)), ours)
+    same(analyse(read_imrmc(files["imrmc.imrmc"].decode(), CROSSOVER)[0]), ours)
+    key = id_map(frame)
+    readers = key[key["kind"] == "reader"].set_index("code")["id"]
+    assert readers["R01"] == "=HYPERLINK(1)" and readers["R02"] == "Smith, J"
