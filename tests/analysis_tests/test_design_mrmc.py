@@ -118,14 +118,18 @@ def uneven_two_arm_frame(seed=3):
     return frame[keep].reset_index(drop=True)
 
 
-def test_two_arm_matches_loop_oracle_to_1e9():
+@pytest.mark.parametrize("missing", ["wrong", "exclude"])
+def test_two_arm_matches_loop_oracle_to_1e9(missing):
+    """Under "exclude" unanswered questions leave their reader's denominator, so readers'
+    accuracies rest on different numbers of questions per X-ray."""
     frame = uneven_two_arm_frame()
+    frame.loc[frame.index[::13], "answer"] = None
+    kept = frame if missing == "wrong" else frame[frame["answer"].notna()]
     rows = [
-        (r.reader, r.arm, r.case_id, float(r.answer == r.correct_answer))
-        for r in frame.itertuples()
+        (r.reader, r.arm, r.case_id, float(r.answer == r.correct_answer)) for r in kept.itertuples()
     ]
     expected = oracle_or_hillis(rows)
-    results = design_results(frame, DesignPolicy(missing="wrong"))
+    results = design_results(frame, DesignPolicy(missing=missing))
     got = results["result"]
     assert got.random.f == pytest.approx(expected["F"], abs=1e-9)
     assert got.random.df2 == pytest.approx(expected["df2"], abs=1e-9)
