@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -35,6 +36,7 @@ def study_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         "membership_form": MembershipForm(),
         "audit": AuditEvent.objects.filter(study=study).select_related("actor")[:20],
         "excluded": study.items.filter(excluded=True).count(),
+        "fast_answer_ms": settings.FAST_ANSWER_MS,
     }
     return render(request, "annotation/dashboard.html", context)
 

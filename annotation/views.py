@@ -82,7 +82,14 @@ def _render_case(
         raise Http404("No such case.")
     form = AnswerForm.for_case(case, data)
     progress = selectors.progress_of(study, request.user, total=case.total)
-    context = {"case": case, "progress": progress, "form": form, "error": error, "study": study}
+    context = {
+        "case": case,
+        "progress": progress,
+        "form": form,
+        "error": error,
+        "study": study,
+        "min_dwell_ms": settings.READER_MIN_DWELL_MS,
+    }
     template = "annotation/_case.html" if request.htmx else "annotation/case.html"
     response = render(request, template, context, status=status)
     # A case page is the reader's live state: Back and a prefetch must ask the server again.

@@ -54,6 +54,18 @@
   function workspace() { return document.getElementById("workspace"); }
   function form() { return document.getElementById("answer-form"); }
   function shownNumber() { const ws = workspace(); return ws ? Number(ws.dataset.caseNumber) : null; }
+  /** The case has been on screen for the reading policy's minimum dwell (the server's
+   * data-min-dwell-ms), counted from the frame that drew its images (data-drawn). Until then
+   * answer keys and Enter do nothing: a burst of keys meant for the case before cannot answer
+   * (or submit a draft on) a case the reader has not seen. */
+  function seen(ws) {
+    ws = ws || workspace();
+    if (!ws || !ws.dataset.drawn) return false;
+    if (ws.dataset.seen) return true;
+    const dwell = Number(ws.dataset.minDwellMs) || 0;
+    return performance.now() - Number(ws.dataset.drawn) >= dwell;
+  }
+  const NOT_SEEN = "Keys wait until the case is shown.";
   function editable() { const ws = workspace(); return !!(ws && ws.dataset.editable && $('button[type="submit"]', form())); }
 
   function onFormEdited() {
@@ -127,7 +139,10 @@
     performance.mark("reader:shown");
     // The case on screen first; then, once the frame showing it is out (the prefetch's
     // decoding and drawing would hold that frame back), the next case in the background.
-    ReaderCases.markDrawn(ws, entry).then(ReaderCases.afterNextFrame).then(() => { if (ws.isConnected) cases.prefetch(ws); });
+    ReaderCases.markDrawn(ws, entry).then(() => {
+      // data-seen: the minimum dwell is over and keys act (what tests wait for).
+      setTimeout(() => { if (ws.isConnected) ws.dataset.seen = "1"; }, Number(ws.dataset.minDwellMs) || 0);
+    }).then(ReaderCases.afterNextFrame).then(() => { if (ws.isConnected) cases.prefetch(ws); });
   }
 
   /* ---------- showing cases ---------- */
@@ -192,6 +207,7 @@
   function submit() {
     const f = form(), ws = workspace();
     if (!f || !ws || !editable() || !outbox || isLeaving()) return;
+    if (!seen(ws)) { notePaused(NOT_SEEN); return; } // never submit a case not shown in this visit
     const missing = $$('input[type="radio"][required]', f).some((r) => !$(`input[name="${CSS.escape(r.name)}"]:checked`, f));
     if (missing) { clientError(f.dataset.choiceRequired); return; }
     if (!f.checkValidity()) { const bad = $(":invalid", f); clientError(bad ? bad.validationMessage : ""); return; }
@@ -469,6 +485,7 @@
       e.preventDefault();
       if (questionHidden()) { notePaused(); return; }
       if (isLeaving()) { notePaused(`Case ${shownNumber()} is submitted; case ${leaving.dataset.nextNumber || "next"} is opening. Answer keys wait until it is on screen.`); return; }
+      if (!seen()) { notePaused(NOT_SEEN); return; }
       if (keyed) choose(keyed); else submit();
       return;
     }

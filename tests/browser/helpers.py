@@ -63,3 +63,10 @@ def wait_for_image(page) -> None:
                    if (!v || !v.loaded) return false;
                    return v.readPixel(v.canvas.width / 2, v.canvas.height / 2) > 0; }"""
     )
+
+
+def wait_seen(page, number: int | None = None) -> None:
+    """The case (number `number`, if given) has been on screen for the reading policy's
+    minimum dwell, so its answer keys act (reader.js sets data-seen)."""
+    which = f"[data-case-number='{number}']" if number is not None else ""
+    page.wait_for_selector(f"#workspace{which}[data-seen]")

@@ -29,8 +29,9 @@ def open_case(page, live_server, study, number: int) -> None:
 
 
 def wait_shown(page, number: int, total: int) -> None:
-    """The case is on screen and its images drawn (reader.js sets data-drawn)."""
-    page.wait_for_selector(f"#workspace[data-case-number='{number}'][data-drawn]")
+    """The case is on screen, its images drawn, and the reading policy's minimum dwell over,
+    so its answer keys act (reader.js sets data-drawn, then data-seen)."""
+    page.wait_for_selector(f"#workspace[data-case-number='{number}'][data-drawn][data-seen]")
     assert f"Case {number} of {total}" in page.inner_text(".case-counter")
 
 
