@@ -292,7 +292,10 @@ class ReviewRow:
 def review_rows(study: ReaderStudy, reader) -> list[ReviewRow]:
     order = ordered_item_ids(study, reader)
     mine = {
-        row[0]: dict(zip(ANSWER_FIELD_NAMES, ("" if v is None else str(v) for v in row[1:])))
+        row[0]: {
+            name: "" if value is None else str(value)
+            for name, value in zip(ANSWER_FIELD_NAMES, row[1:], strict=True)
+        }
         for row in Answer.objects.filter(item__study=study, reader=reader).values_list(
             "item_id", *ANSWER_FIELD_NAMES
         )

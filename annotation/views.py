@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotation import selectors
 from annotation.forms import AnswerForm, FinishForm
-from annotation.services import AnswerRejected, answer_submit, reader_finish
+from annotation.services import AnswerConflict, AnswerRejected, answer_submit, reader_finish
 from readerstudy.http import wants_json
 from readerstudy.models import Role
 from readerstudy.selectors import studies_of, study_for_user
@@ -157,7 +157,10 @@ def case_answer(request: HttpRequest, slug: str, number: int) -> HttpResponse:
         outcome = answer_submit(reader=request.user, item=item, **form.cleaned_data)
     except AnswerRejected as exc:
         if wants_json(request):
-            return JsonResponse({"error": str(exc)}, status=409)
+            body = {"error": str(exc)}
+            if isinstance(exc, AnswerConflict):
+                body["saved"] = exc.saved  # the reader's own saved answer, shown beside the draft
+            return JsonResponse(body, status=409)
         return _render_case(request, study, number, order=order, error=str(exc), status=409)
     if wants_json(request):
         return _saved(request, study, number, order, outcome)

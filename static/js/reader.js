@@ -21,7 +21,7 @@
 
   const $ = (sel, root) => (root || document).querySelector(sel);
   const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
-  const { valuesOf, apply, chosenLabel, markSaved } = window.ReaderForm;
+  const { valuesOf, apply, chosenLabel, mainChoice, markSaved } = window.ReaderForm;
 
   let store = null;
   let outbox = null; // ReaderOutbox.Outbox: sends the answers (reader-outbox.js)
@@ -91,19 +91,32 @@
     if (pending && ReaderStore.same(pending.values, valuesOf(f))) {
       note.textContent = outbox.trouble && outbox.trouble.entry.number === n ? "Not saved yet: it will be sent again (see the red notice)." : "Sending this answer…";
       note.classList.add("pending");
-    } else if (refused.has(n)) {
+    } else if (refused.has(n) && !refused.get(n).conflict) {
       note.textContent = `Not saved: ${refused.get(n).message}`;
       note.classList.add("refused");
+    } else if (isDraft && workspace().dataset.answered) {
+      // A saved answer and a different draft (changed here, or answered in another tab
+      // meanwhile): both shown, and the reader chooses; nothing is retried by itself.
+      const saved = mainChoice(f, true), mine = mainChoice(f);
+      const strong = document.createElement("strong");
+      strong.textContent = `Saved: ${saved || "none"} · your draft: ${mine || "none"}${saved === mine ? " (ratings or comment changed)" : ""}`;
+      note.append(strong, document.createElement("br"));
+      note.append(noteButton("discard-draft", "Keep saved"), " ", noteButton("save-draft", "Save my change"));
+      note.classList.add("conflict");
     } else if (isDraft) {
       note.append("Draft, not submitted yet: kept in this browser. Press Enter to submit. ");
-      const discard = document.createElement("button");
-      discard.type = "button";
-      discard.className = "link";
-      discard.dataset.action = "discard-draft";
-      discard.textContent = "Discard draft";
-      note.append(discard);
+      note.append(noteButton("discard-draft", "Discard draft"));
     }
     note.hidden = !note.textContent;
+  }
+
+  function noteButton(action, text) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "link";
+    b.dataset.action = action;
+    b.textContent = text;
+    return b;
   }
 
   function renderStrip() {
@@ -134,6 +147,7 @@
       else if (draft && ReaderStore.same(draft.values, valuesOf(f, true))) store.clearDraft(n);
       else if (draft) apply(f, draft.values);
     }
+    dock();
     renderNote();
     renderStrip();
     performance.mark("reader:shown");
@@ -302,8 +316,16 @@
     }
   }
 
-  function refusedSave({ entry, message }) {
-    refused.set(entry.number, { message, label: entry.label, url: entry.caseUrl });
+  function refusedSave({ entry, message, saved: held }) {
+    refused.set(entry.number, { message, label: entry.label, url: entry.caseUrl, conflict: !!held });
+    if (held) {
+      // Answered elsewhere: what this page shows as saved is out of date. The case shows the
+      // server's answer beside the draft; a prefetched copy of it is just as old.
+      const f = form();
+      if (f && shownNumber() === entry.number) markSaved(workspace(), f, held);
+      cases.reset();
+      if (workspace()) cases.prefetch(workspace());
+    }
     if (optimistic && optimistic.entryId === entry.id) optimistic = null;
     if (awaitingEnd === entry.id) awaitingEnd = null;
     status("");
@@ -317,8 +339,27 @@
     el.hidden = !text;
   }
 
+  /* The save alert and the key notes dock in the question panel (above the question; in the
+   * folded strip when the panel is hidden), never over the image or the viewer's toolbar.
+   * They are held by reference: a case swap takes the old panel away with them in it. */
+  let alertEl = null, pausedEl = null;
+  function alertBox() { if (!alertEl) alertEl = document.getElementById("save-alert"); return alertEl; }
+  function pausedNote() { if (!pausedEl) pausedEl = document.getElementById("keys-paused"); return pausedEl; }
+  function dockSpot() {
+    const ws = workspace();
+    const spot = ws && $(panelHidden() ? ".panel-strip" : ".panel-body", ws);
+    // Full screen of the images alone leaves the panel out of sight: the note goes with them.
+    if (spot && document.fullscreenElement && !document.fullscreenElement.contains(spot)) return null;
+    return spot;
+  }
+  function dock() {
+    const spot = dockSpot();
+    if (!spot) return;
+    for (const el of [pausedNote(), alertBox()]) if (el && el.parentNode !== spot) spot.prepend(el);
+  }
+
   function renderAlert() {
-    const box = document.getElementById("save-alert");
+    const box = alertBox();
     if (!box) return;
     clearInterval(tick);
     const text = $(".save-alert-text", box);
@@ -423,6 +464,7 @@
     document.body.classList.toggle("panel-collapsed", hidden);
     $$('[data-action="panel"]').forEach((b) => b.setAttribute("aria-expanded", String(!hidden)));
     try { localStorage.setItem(PANEL_PREF, hidden ? "hidden" : "shown"); } catch (_) { /* fine */ }
+    dock();
     renderStrip();
   }
   /** Answer keys act only while the question is on screen. */
@@ -434,9 +476,11 @@
   }
   let pausedTimer = null;
   function notePaused(text) {
-    const note = document.getElementById("keys-paused");
+    const note = pausedNote();
     if (!note) return;
-    (document.fullscreenElement || mainArea() || document.body).appendChild(note);
+    const spot = dockSpot();
+    if (spot) { if (note.parentNode !== spot) spot.prepend(note); }
+    else (document.fullscreenElement || mainArea() || document.body).appendChild(note);
     note.replaceChildren(text || (document.fullscreenElement && !panelHidden()
       ? "Answer keys are paused: full screen hides the question. Press Esc to leave full screen, or use f to show the question beside the image."
       : "Answer keys are paused while the question is hidden. Press q to show it."));
@@ -470,8 +514,15 @@
       if (e.key === "Escape") { dialog.hidden = true; e.preventDefault(); }
       return;
     }
-    if (e.ctrlKey || e.metaKey || e.altKey) return;
     const t = e.target;
+    // Ctrl/Cmd+Enter in the comment submits, as in most text boxes (the seen-rule holds).
+    if ((e.ctrlKey || e.metaKey) && e.key === "Enter" && t && t.closest && t.closest("#answer-form") && window.ReaderViewer.typing(t)) {
+      e.preventDefault();
+      if (isLeaving()) return;
+      submit();
+      return;
+    }
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
     if (window.ReaderViewer.typing(t)) { if (e.key === "Escape") t.blur(); return; }
     if (!shortcutsOn()) return; // an ordinary form: Tab, arrows and Space as the browser does
     const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
@@ -510,8 +561,11 @@
       case "panel": setPanel(!panelHidden()); break;
       case "retry": if (outbox) outbox.retryNow(); break;
       case "show-failed": if (el.dataset.url) { if (workspace()) go(el.dataset.url, { push: true }); else window.location.assign(el.dataset.url); } break;
+      case "save-draft": submit(); break;
       case "discard-draft": {
         const f = form();
+        refused.delete(shownNumber());
+        renderAlert();
         store.clearDraft(shownNumber());
         apply(f, valuesOf(f, true));
         renderNote(); renderStrip();
@@ -546,8 +600,8 @@
   window.addEventListener("online", () => { if (outbox && !outbox.needSignIn) outbox.retryNow(); });
   window.addEventListener("offline", () => { if (outbox && outbox.size) renderAlert(); });
   document.addEventListener("fullscreenchange", () => {
-    const note = document.getElementById("keys-paused");
-    if (note && !document.fullscreenElement && mainArea()) { mainArea().appendChild(note); note.hidden = true; }
+    const note = pausedNote();
+    if (note && !document.fullscreenElement) { note.hidden = true; dock(); }
   });
 
   /* ---------- start ---------- */
