@@ -100,8 +100,10 @@
       const saved = mainChoice(f, true), mine = mainChoice(f);
       const strong = document.createElement("strong");
       strong.textContent = `Saved: ${saved || "none"} · your draft: ${mine || "none"}${saved === mine ? " (ratings or comment changed)" : ""}`;
-      note.append(strong, document.createElement("br"));
-      note.append(noteButton("discard-draft", "Keep saved"), " ", noteButton("save-draft", "Save my change"));
+      const actions = document.createElement("span");
+      actions.className = "draft-actions";
+      actions.append(noteButton("discard-draft", "Keep saved", ""), noteButton("save-draft", "Save my change", "primary"));
+      note.append(strong, actions);
       note.classList.add("conflict");
     } else if (isDraft) {
       note.append("Draft, not submitted yet: kept in this browser. Press Enter to submit. ");
@@ -110,10 +112,10 @@
     note.hidden = !note.textContent;
   }
 
-  function noteButton(action, text) {
+  function noteButton(action, text, className = "link") {
     const b = document.createElement("button");
     b.type = "button";
-    b.className = "link";
+    b.className = className;
     b.dataset.action = action;
     b.textContent = text;
     return b;
@@ -149,6 +151,7 @@
     }
     dock();
     renderNote();
+    renderAlert();
     renderStrip();
     performance.mark("reader:shown");
     // The case on screen first; then, once the frame showing it is out (the prefetch's
@@ -386,8 +389,10 @@
       box.hidden = false;
       return;
     }
-    if (refused.size) {
-      const [number, info] = refused.entries().next().value;
+    // A conflict on the case shown is said by the case itself ("Saved: C · your draft: B").
+    const elsewhere = Array.from(refused.entries()).filter(([n, info]) => !(info.conflict && n === shownNumber()));
+    if (elsewhere.length) {
+      const [number, info] = elsewhere[0];
       const answer = info.label ? ` (${info.label})` : "";
       text.textContent = `Case ${number} was not saved${answer}: ${info.message} Your choice is kept as a draft on that case.`;
       retry.hidden = true;

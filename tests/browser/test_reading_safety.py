@@ -484,6 +484,7 @@ def test_a_case_answered_in_another_tab_is_never_written_over_without_a_word(
     note = page.locator("#answer-form .draft-note")
     assert "Saved: C · your draft: B" in note.inner_text()
     assert note.locator("text=Keep saved").is_visible()
+    assert not page.locator("#save-alert").is_visible()  # the case itself says it now
     assert checked(page) == "B"
     page.screenshot(path=str(artifacts / "reader-conflict.png"))
 
