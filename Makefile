@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 PORT ?= 8000
 DEMO_ENV := DEBUG=1
 
-.PHONY: install migrate serve demo demo-pacs test test-python test-fast fuzz lint format bench \
+.PHONY: install migrate serve demo demo-pacs test test-python test-fast coverage fuzz lint format bench \
 	bench-load bench-viewer bench-reader clean
 
 $(BIN)/python:
@@ -50,16 +50,24 @@ demo-pacs: migrate
 	trap '$(DEMO_ENV) $(BIN)/python manage.py demo_pacs stop' EXIT INT TERM; \
 		$(DEMO_ENV) $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
-# Every suite; another one (say test-js) joins as a prerequisite here. About 5 minutes on 2 cores.
+# Every suite; another one (say test-js) joins as a prerequisite here.
 test: test-python
+
+# pytest-xdist workers: one per core of the 2-core machine (0 runs in this process).
+WORKERS ?= 2
+PYTEST := $(BIN)/pytest -q -n $(WORKERS) --dist worksteal
 
 # The Python suite (SQLite unless DATABASE_URL is set); PYTEST_ARGS adds options, e.g. -x or -k.
 test-python: $(STAMP)
-	$(BIN)/pytest -q $(PYTEST_ARGS)
+	$(PYTEST) $(PYTEST_ARGS)
 
 # The Python suite without the browser tests: a quicker first answer while working.
 test-fast: $(STAMP)
-	$(BIN)/pytest -q -m "not browser" $(PYTEST_ARGS)
+	$(PYTEST) -m "not browser" $(PYTEST_ARGS)
+
+# The suite with line coverage of the three apps (pyproject.toml [tool.coverage.run]).
+coverage: $(STAMP)
+	$(PYTEST) --cov --cov-report=term:skip-covered $(PYTEST_ARGS)
 
 # The property and schema tests with fresh random draws and more examples (CI derandomizes).
 fuzz: $(STAMP)

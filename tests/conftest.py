@@ -16,6 +16,25 @@ RESOURCES = Path(__file__).parent / "resources"
 
 profiles.load()  # Hypothesis: `ci` derandomized, `dev` random, `fuzz` more (tests/profiles.py)
 
+# The fixtures through which a test reaches the database (pytest-django blocks any other way).
+DATABASE_FIXTURES = {
+    "db",
+    "transactional_db",
+    "django_db_reset_sequences",
+    "django_db_serialized_rollback",
+}
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` selects on the mark
+def pytest_collection_modifyitems(items):
+    """Mark `database` every test that can touch the database: a django_db mark, or a fixture
+    that asks for it. The rest cannot (pytest-django refuses the connection), so a second run on
+    another database engine (.ci/run, PostgreSQL) selects `-m database`."""
+    for item in items:
+        uses = item.get_closest_marker("django_db") or DATABASE_FIXTURES & set(item.fixturenames)
+        if uses:
+            item.add_marker(pytest.mark.database)
+
 
 @pytest.fixture(autouse=True, scope="session")
 def _fast_password_hasher():
