@@ -78,6 +78,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	DEBUG=1 $(BIN)/python manage.py makemigrations --check --dry-run
 	$(BIN)/lint-imports
+	DEBUG=1 $(BIN)/python tools/check_url_layers.py
 
 format: $(STAMP)
 	$(BIN)/ruff format .
@@ -86,6 +87,7 @@ format: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/import_bench.py
 	$(BIN)/python benchmarks/analysis_bench.py
+	$(BIN)/python benchmarks/design_type1_bench.py
 
 # Headless Debian Chromium; about 2 minutes.
 bench-viewer: $(STAMP)

@@ -24,9 +24,15 @@ from annotation.reviews import (
     reviews_visible_to,
 )
 from annotation.selectors import case_images
+from readerstudy.links import site_link
 from readerstudy.models import Role, StudyQuestion
 from readerstudy.selectors import roles_of, study_for_user
-from readerstudy.vocabulary import REVIEW_DEFAULTS, REVIEW_DEFAULTS_KEY
+from readerstudy.vocabulary import (
+    PROBLEM_DECISIONS,
+    REVIEW_DEFAULTS,
+    REVIEW_DEFAULTS_KEY,
+    REVIEW_PROBLEM_DEFAULTS,
+)
 
 
 @login_required
@@ -62,8 +68,8 @@ def review_question(request: HttpRequest, slug: str, item_id: int) -> HttpRespon
                 form.add_error(None, str(exc))
             else:
                 messages.success(request, f"Review of {item.question.source_id} saved.")
-                # The queue's order uses AI predictions (analysis layer): it picks the next.
-                return redirect("expert-next", slug=slug)
+                # The queue's order uses AI predictions (a layer up): it picks the next.
+                return redirect(site_link("expert-next", slug) or site_link("home"))
     others = (
         reviews_visible_to(study, request.user)
         .filter(item=item)
@@ -84,6 +90,8 @@ def review_question(request: HttpRequest, slug: str, item_id: int) -> HttpRespon
         "can_review": can_review,
         "roles": roles,
         "defaults_json": json.dumps(REVIEW_DEFAULTS),
+        "problem_defaults_json": json.dumps(REVIEW_PROBLEM_DEFAULTS),
+        "problem_decisions_json": json.dumps(list(PROBLEM_DECISIONS)),
         "defaults_key": REVIEW_DEFAULTS_KEY,
     }
     return render(request, "annotation/expert_review.html", context)

@@ -6,11 +6,15 @@ templates take their choices from here, and the reader's keyboard shortcuts are 
 statistics package keeps its own copy of the letters (it imports no Django); a test pins it to
 `LETTERS`.
 
-Adding an answer field (say, "confidence 1-5"): add its choices here with their shortcut keys,
-then see the README's developer section for the short list of files that follow.
+Adding an answer field (say, "confidence 1-5"): add its choices here with their shortcut keys
+and an entry in `ANSWER_FIELDS`, then see the README's developer section for the short list of
+files that follow (the form, the API, the service and the exports take the list from here).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from django.db import models
 
@@ -58,6 +62,52 @@ class Decision(models.TextChoices):
     REJECT = "reject", "Reject"
 
 
+def _same(value: str) -> str:
+    return value
+
+
+@dataclass(frozen=True)
+class AnswerField:
+    """One field of a reader's answer, described once: the reading page's form, the API's
+    serializers, the answer service's checks and the answers export are built from these.
+
+    `choices`: the allowed values (None: free text of at most `max_length` characters);
+    `error`: what a reader is told when a value is refused; `clean`: how a submitted value is
+    normalised before it is checked (the letter, typed in either case)."""
+
+    name: str
+    choices: type[models.TextChoices] | None
+    error: str
+    label: str | None = None
+    required: bool = False
+    max_length: int = 10_000
+    clean: Callable[[str], str] = _same
+
+
+ANSWER_FIELDS: tuple[AnswerField, ...] = (
+    AnswerField(
+        "choice",
+        Letter,
+        "Choose one of the options A-D.",
+        required=True,
+        clean=lambda value: value.strip().upper(),
+    ),
+    AnswerField("difficulty", Difficulty, "Difficulty must be easy, medium or hard."),
+    AnswerField(
+        "alignment",
+        Alignment,
+        "Image alignment must be yes, partly or no.",
+        label="Does the question fit this image?",
+    ),
+    AnswerField(
+        "comment",
+        None,
+        "The comment is too long (10,000 characters at most).",
+        clean=str.strip,
+    ),
+)
+ANSWER_FIELD_NAMES: tuple[str, ...] = tuple(field.name for field in ANSWER_FIELDS)
+
 # The expert's four 1-5 quality ratings (ExpertReview fields).
 RATING_FIELDS = (
     "clinical_quality",
@@ -94,12 +144,20 @@ REVIEW_SHORTCUTS: dict[str, dict[str, tuple[str, ...]]] = {
 }
 REVIEW_DEFAULTS_KEY = "d"
 
-# What "accept the defaults" fills in: a middle-high rating, medium difficulty...
+# What "accept the defaults" fills in for a question judged fine: a middle-high rating and
+# medium difficulty...
 REVIEW_DEFAULTS: dict[str, str] = {
     **{name: "4" for name in RATING_FIELDS},
     "difficulty": Difficulty.MEDIUM,
 }
-# ...except the rating a checked flag speaks against.
+# ...and for one with a problem (a flag checked, or one of these decisions): only what the
+# expert judged — the ratings a checked flag speaks against, and the difficulty. The other
+# ratings stay "not rated": a 4 nobody gave would be data.
+PROBLEM_DECISIONS: tuple[str, ...] = (Decision.REJECT,)
+REVIEW_PROBLEM_DEFAULTS: dict[str, str] = {"difficulty": Difficulty.MEDIUM}
+# A review of a question judged fine (accepted, nothing flagged) rates all four qualities;
+# with a problem, ratings are optional.
+# The rating a checked flag speaks against.
 FLAG_RATING_DEFAULTS: dict[str, dict[str, str]] = {
     ReviewFlag.IMAGE_MISMATCH: {"image_alignment": "1"},
     ReviewFlag.HALLUCINATED: {"factual_correctness": "2"},
