@@ -6,12 +6,8 @@ STAMP := $(VENV)/.installed
 PORT ?= 8000
 DEMO_ENV := DEBUG=1
 
-<<<<<<< HEAD
-.PHONY: demo demo-pacs test test-js test-fast fuzz lint format bench bench-load bench-viewer bench-reader serve migrate clean
-=======
-.PHONY: install migrate serve demo demo-pacs test test-python test-fast coverage fuzz lint format bench \
-	bench-load bench-viewer bench-reader clean
->>>>>>> fasttests
+.PHONY: install migrate serve demo demo-pacs test test-js test-python test-fast coverage fuzz lint \
+	format bench bench-load bench-viewer bench-reader clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found; run: make PYTHON=python3 ..."; exit 1; }
