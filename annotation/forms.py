@@ -1,7 +1,6 @@
-import json
-
 from django import forms
 
+from readerstudy import json_input
 from readerstudy.vocabulary import SHORTCUTS, Alignment, Difficulty, Letter
 
 
@@ -55,8 +54,8 @@ class AnswerForm(forms.Form):
         if not raw:
             return None
         try:
-            value = json.loads(raw)
-        except ValueError:
+            value = json_input.loads(raw, max_depth=1)
+        except json_input.JsonInputError:
             value = None
         if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
             raise forms.ValidationError("The page sent a malformed answer; reload it.")

@@ -84,6 +84,12 @@ def _as_browser_and_options(case, auth: dict[str, str]) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _public_schema(settings):
+    """The schema is read without signing in (API_DOCS_PUBLIC; sign-in is the default)."""
+    settings.API_DOCS_PUBLIC = True
+
+
+@pytest.fixture(autouse=True)
 def _keep_the_test_connection():
     """Calls go straight to the WSGI app, so do what Django's test client does: keep the
     request signals from closing the connection that holds the test's transaction (on
