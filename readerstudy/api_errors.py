@@ -14,7 +14,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 QUOTE_MAX = 80
 MESSAGE_MAX = 500
-_LONG_QUOTE = re.compile(r'"([^"]{%d})[^"]+"' % QUOTE_MAX)
+_LONG_QUOTE = re.compile(r'"([^"]{' + str(QUOTE_MAX) + r'})[^"]+"')
 
 
 def safe_message(text: str) -> str:

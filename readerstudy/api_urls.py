@@ -6,8 +6,8 @@ from analysis import api as analysis_api
 from analysis import triage_api
 from annotation import api as annotation_api
 from readerstudy import api as core_api
-from readerstudy.api_docs import docs_view, schema_view
 from readerstudy.api_auth import obtain_auth_token
+from readerstudy.api_docs import docs_view, schema_view
 
 v1 = [
     path("auth/token/", obtain_auth_token, name="api-token"),
