@@ -109,8 +109,12 @@ def members(request: HttpRequest, slug: str) -> HttpResponse:
     form = MembershipForm(request.POST)
     if form.is_valid():
         user, role = form.cleaned_data["username"], form.cleaned_data["role"]
-        membership_add(study=study, user=user, role=role, actor=request.user)
-        messages.success(request, f"Added {user} as {role}.")
+        try:
+            membership_add(study=study, user=user, role=role, actor=request.user)
+        except StudyError as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, f"Added {user} as {role}.")
     else:
         messages.error(request, " ".join(e for errs in form.errors.values() for e in errs))
     return redirect("pi-dashboard", slug=slug)
