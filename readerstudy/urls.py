@@ -1,21 +1,18 @@
 from django.contrib import admin
-from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from readerstudy import account_views
 from readerstudy import views as study_views
 from readerstudy.api_urls import v1 as api_v1
+from readerstudy.browser_storage import SignInView, SignOutView
 from readerstudy.health import health
-from readerstudy.login_limits import BoundedAdminAuthenticationForm, BoundedAuthenticationForm
+from readerstudy.login_limits import BoundedAdminAuthenticationForm
 
 admin.site.login_form = BoundedAdminAuthenticationForm
 
 urlpatterns = [
-    path(
-        "accounts/login/",
-        auth_views.LoginView.as_view(authentication_form=BoundedAuthenticationForm),
-        name="login",
-    ),
+    path("accounts/login/", SignInView.as_view(), name="login"),
+    path("accounts/logout/", SignOutView.as_view(), name="logout"),
     path("accounts/", account_views.account, name="account"),
     path("accounts/token/revoke/", account_views.token_revoke, name="account-token-revoke"),
     path("accounts/", include("django.contrib.auth.urls")),

@@ -147,6 +147,7 @@ def create(request: HttpRequest) -> HttpResponse:
             "allow_revision": data["allow_revision"],
             "show_indication": data["show_indication"],
             "lock_on_finish": data["lock_on_finish"],
+            "draft_days": data["draft_days"] or 14,
             "instructions": data["instructions"],
             "closing_text": data["closing_text"],
         }

@@ -6,6 +6,12 @@
  * server acknowledged counts. The outbox holds answers the reader submitted but the server has
  * not acknowledged yet, in order; it is sent again until it is. Values are the form's own
  * field names and values: this file knows nothing of the vocabulary.
+ *
+ * Drafts expire: older than the study's `draft_days` (the PI sets it; 14 by default) they are
+ * dropped when read, and every draft of the study older than that is dropped when the page
+ * opens. Sign-out clears this browser's storage for the site (the server's Clear-Site-Data),
+ * and so does a sign-in by a different user, so the next person at a shared workstation finds
+ * nothing here; `forgetOthers` also drops what other users of this browser left behind.
  */
 (function () {
   "use strict";
@@ -42,13 +48,35 @@
     return true;
   }
 
+  const DAY_MS = 24 * 60 * 60 * 1000;
+
   class Store {
-    constructor(study, reader) {
+    constructor(study, reader, draftDays) {
       this.base = `${PREFIX}.${study}.${reader}`;
+      this.reader = String(reader);
+      this.maxAgeMs = (Number(draftDays) > 0 ? Number(draftDays) : 14) * DAY_MS;
+      this.forgetOthers();
+      this.draftNumbers().forEach((n) => this.draft(n)); // drops the expired ones
+    }
+
+    /** Drop every draft and outbox this browser holds for another user. */
+    forgetOthers() {
+      const prefix = `${PREFIX}.`;
+      keys().forEach((k) => {
+        if (!k || !k.startsWith(prefix)) return;
+        const reader = k.slice(prefix.length).split(".")[1];
+        if (reader !== undefined && reader !== this.reader) remove(k);
+      });
     }
 
     draftKey(number) { return `${this.base}.draft.${number}`; }
-    draft(number) { const d = read(this.draftKey(number)); return d && d.values ? d : null; }
+    draft(number) {
+      const key = this.draftKey(number);
+      const d = read(key);
+      if (!d || !d.values) return null;
+      if (!(Date.now() - Number(d.at) < this.maxAgeMs)) { remove(key); return null; }
+      return d;
+    }
     saveDraft(number, values) { write(this.draftKey(number), { values, at: Date.now() }); }
     /** Forget a draft; with `values`, only if the draft still holds exactly those. */
     clearDraft(number, values) {

@@ -877,7 +877,7 @@
       csrf = headers["X-CSRFToken"] || "";
     } catch (_) { csrf = ""; }
     const context = $("[data-reader-context]");
-    if (context) store = new ReaderStore.Store(context.dataset.study, context.dataset.reader);
+    if (context) store = new ReaderStore.Store(context.dataset.study, context.dataset.reader, Number(context.dataset.draftDays));
     readerId(); // fixed now, before any case is fetched
     const box = document.getElementById("shortcuts-enabled");
     if (box) {
