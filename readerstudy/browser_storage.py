@@ -11,7 +11,7 @@ after their session ended mid-reading, keeps their drafts.
 from __future__ import annotations
 
 from django.contrib.auth import views as auth_views
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
 
 from readerstudy.login_limits import BoundedAuthenticationForm
 
@@ -20,27 +20,30 @@ LAST_USER_COOKIE = "rs_last_user"
 LAST_USER_SALT = "readerstudy.browser_storage"
 
 
+def signed_in(request: HttpRequest, response: HttpResponse, user) -> HttpResponse:
+    """After any sign-in (the sign-in page, an accepted invitation): clear the browser's
+    storage unless `user` is who signed in last here; remember them."""
+    previous = request.get_signed_cookie(LAST_USER_COOKIE, default=None, salt=LAST_USER_SALT)
+    if previous != str(user.pk):
+        response["Clear-Site-Data"] = CLEAR_STORAGE
+    response.set_signed_cookie(
+        LAST_USER_COOKIE,
+        str(user.pk),
+        salt=LAST_USER_SALT,
+        max_age=365 * 24 * 3600,
+        httponly=True,
+        samesite="Lax",
+        secure=request.is_secure(),
+    )
+    return response
+
+
 class SignInView(auth_views.LoginView):
     authentication_form = BoundedAuthenticationForm
 
     def form_valid(self, form) -> HttpResponse:
-        previous = self.request.get_signed_cookie(
-            LAST_USER_COOKIE, default=None, salt=LAST_USER_SALT
-        )
         response = super().form_valid(form)
-        user = form.get_user()
-        if previous != str(user.pk):
-            response["Clear-Site-Data"] = CLEAR_STORAGE
-        response.set_signed_cookie(
-            LAST_USER_COOKIE,
-            str(user.pk),
-            salt=LAST_USER_SALT,
-            max_age=365 * 24 * 3600,
-            httponly=True,
-            samesite="Lax",
-            secure=self.request.is_secure(),
-        )
-        return response
+        return signed_in(self.request, response, form.get_user())
 
 
 class SignOutView(auth_views.LogoutView):
