@@ -18,13 +18,17 @@ import json
 import re
 from itertools import accumulate
 
+from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
 MAX_DEPTH = 32
 
-# A JSON string literal (escapes included); what is inside one is never nesting.
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+# Escapes first (JSON has backslashes only inside strings), then the plain string literals:
+# what is inside a string is never nesting. Two passes, each linear; one pattern matching
+# strings with their escapes restarted at every escaped quote (quadratic on `"\"\"\"...`).
+_ESCAPE = re.compile(r"\\.", re.DOTALL)
+_STRING = re.compile(r'"[^"]*"')
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}.__getitem__
 
@@ -35,7 +39,7 @@ class JsonInputError(ValueError):
 
 def nesting_depth(text: str) -> int:
     """The deepest bracket nesting of `text`, outside string literals (linear time)."""
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", _ESCAPE.sub("", text)))
     return max(accumulate(map(_STEP, brackets)), default=0)
 
 
@@ -75,7 +79,10 @@ class BoundedJSONParser(JSONParser):
     """DRF's JSON parser with the bounds above; a refused body is a 400 naming the reason."""
 
     def parse(self, stream, media_type=None, parser_context=None):
-        body = stream.read() if stream is not None else b""
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        body = stream.read(limit + 1) if stream is not None else b""
+        if limit is not None and len(body) > limit:
+            raise ParseError(f"The JSON body is larger than {limit} bytes.")
         try:
             return loads(body, parse_constant=_no_constant)
         except JsonInputError as exc:

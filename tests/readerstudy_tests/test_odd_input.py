@@ -36,6 +36,22 @@ def test_deeply_nested_json_to_the_answer_endpoint_is_a_400(study, reader, depth
     assert "nested" in response.json()["detail"]
 
 
+@pytest.mark.parametrize(
+    "body",
+    ['"' + '\\"' * 300_000, '{"a": "' + '\\"' * 300_000, '"' * 600_001, "[" * 600_000],
+)
+def test_the_depth_check_is_linear_on_hostile_strings(study, reader, body):
+    """A first version re-scanned from every escaped quote: `"\\"\\"...` took minutes."""
+    import time
+
+    started = time.perf_counter()
+    response = api(reader).put(
+        f"/api/v1/studies/{study.slug}/cases/1/answer/", body, content_type="application/json"
+    )
+    assert response.status_code == 400
+    assert time.perf_counter() - started < 10
+
+
 def test_ordinary_nesting_still_parses(study, reader):
     """The limit is far above anything the API's own shapes need."""
     body = json.dumps({"choice": "A", "comment": "[[not json, just text]]"})
