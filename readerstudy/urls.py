@@ -17,6 +17,8 @@ urlpatterns = [
     path("accounts/token/revoke/", account_views.token_revoke, name="account-token-revoke"),
     path("accounts/invitation/<str:token>/", invite_views.accept, name="invitation-accept"),
     path("accounts/", include("django.contrib.auth.urls")),
+    # The admin's sign-out clears the browser's storage too (readerstudy.browser_storage).
+    path("admin/logout/", SignOutView.as_view(next_page="admin:login"), name="admin-logout"),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
     path("api/", include("readerstudy.api_urls")),

@@ -69,3 +69,11 @@ def test_reader_store_expiry_and_other_users(tmp_path):
         cwd=ROOT,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+
+
+def test_the_admins_sign_out_clears_storage_too(client, db):
+    boss = UserFactory(username="boss", is_staff=True, is_superuser=True)
+    client.force_login(boss)
+    response = client.post("/admin/logout/")
+    assert response.status_code == 302 and response["Clear-Site-Data"] == '"storage"'
+    assert client.get("/admin/").status_code == 302  # signed out
