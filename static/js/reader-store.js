@@ -12,32 +12,22 @@
  * opens. Sign-out clears this browser's storage for the site (the server's Clear-Site-Data),
  * and so does a sign-in by a different user, so the next person at a shared workstation finds
  * nothing here; `forgetOthers` also drops what other users of this browser left behind.
+ *
+ * No DOM: a plain script in the page (window.ReaderStore) and a CommonJS module in Node, where
+ * the unit tests (tests/js/) give it a fake storage with localStorage's methods.
  */
-(function () {
+(function (root, factory) {
+  const api = factory();
+  if (typeof module === "object" && module.exports) module.exports = api;
+  else root.ReaderStore = api;
+})(typeof self !== "undefined" ? self : this, function () {
   "use strict";
 
   const PREFIX = "readerstudy.v1";
-  const memory = new Map(); // where localStorage is refused (private mode, full quota)
 
-  function read(key) {
-    try {
-      const raw = localStorage.getItem(key);
-      if (raw !== null) return JSON.parse(raw);
-    } catch (_) { /* fall back to memory */ }
-    return memory.has(key) ? memory.get(key) : null;
-  }
-  function write(key, value) {
-    memory.set(key, value);
-    try { localStorage.setItem(key, JSON.stringify(value)); } catch (_) { /* memory keeps it */ }
-  }
-  function remove(key) {
-    memory.delete(key);
-    try { localStorage.removeItem(key); } catch (_) { /* nothing to do */ }
-  }
-  function keys() {
-    const out = new Set(memory.keys());
-    try { for (let i = 0; i < localStorage.length; i++) out.add(localStorage.key(i)); } catch (_) { /* memory only */ }
-    return Array.from(out);
+  /** localStorage where the page may use it; null where it is refused (some private modes). */
+  function pageStorage() {
+    try { return typeof localStorage !== "undefined" ? localStorage : null; } catch (_) { return null; }
   }
 
   /** Two sets of form values are the same answer (a missing field counts as empty). */
@@ -51,9 +41,14 @@
   const DAY_MS = 24 * 60 * 60 * 1000;
 
   class Store {
-    constructor(study, reader, draftDays) {
+    /** `storage`: localStorage's methods (getItem, setItem, removeItem, key, length); the
+     * page's localStorage by default. What it refuses (a full quota) is kept in memory.
+     * `draftDays`: the study's draft period (14 when absent). */
+    constructor(study, reader, storage, draftDays) {
       this.base = `${PREFIX}.${study}.${reader}`;
       this.reader = String(reader);
+      this.storage = storage === undefined || storage === null ? pageStorage() : storage;
+      this.memory = new Map();
       this.maxAgeMs = (Number(draftDays) > 0 ? Number(draftDays) : 14) * DAY_MS;
       this.forgetOthers();
       this.draftNumbers().forEach((n) => this.draft(n)); // drops the expired ones
@@ -62,43 +57,64 @@
     /** Drop every draft and outbox this browser holds for another user. */
     forgetOthers() {
       const prefix = `${PREFIX}.`;
-      keys().forEach((k) => {
+      this.keys().forEach((k) => {
         if (!k || !k.startsWith(prefix)) return;
         const reader = k.slice(prefix.length).split(".")[1];
-        if (reader !== undefined && reader !== this.reader) remove(k);
+        if (reader !== undefined && reader !== this.reader) this.remove(k);
       });
+    }
+
+    read(key) {
+      try {
+        const raw = this.storage.getItem(key);
+        if (raw !== null) return JSON.parse(raw);
+      } catch (_) { /* fall back to memory */ }
+      return this.memory.has(key) ? this.memory.get(key) : null;
+    }
+    write(key, value) {
+      this.memory.set(key, value);
+      try { this.storage.setItem(key, JSON.stringify(value)); } catch (_) { /* memory keeps it */ }
+    }
+    remove(key) {
+      this.memory.delete(key);
+      try { this.storage.removeItem(key); } catch (_) { /* nothing to do */ }
+    }
+    keys() {
+      const out = new Set(this.memory.keys());
+      try { for (let i = 0; i < this.storage.length; i++) out.add(this.storage.key(i)); } catch (_) { /* memory only */ }
+      return Array.from(out);
     }
 
     draftKey(number) { return `${this.base}.draft.${number}`; }
     draft(number) {
       const key = this.draftKey(number);
-      const d = read(key);
+      const d = this.read(key);
       if (!d || !d.values) return null;
-      if (!(Date.now() - Number(d.at) < this.maxAgeMs)) { remove(key); return null; }
+      if (!(Date.now() - Number(d.at) < this.maxAgeMs)) { this.remove(key); return null; }
       return d;
     }
-    saveDraft(number, values) { write(this.draftKey(number), { values, at: Date.now() }); }
+    saveDraft(number, values) { this.write(this.draftKey(number), { values, at: Date.now() }); }
     /** Forget a draft; with `values`, only if the draft still holds exactly those. */
     clearDraft(number, values) {
       const d = this.draft(number);
-      if (d && (!values || same(d.values, values))) remove(this.draftKey(number));
+      if (d && (!values || same(d.values, values))) this.remove(this.draftKey(number));
     }
     draftNumbers() {
       const prefix = `${this.base}.draft.`;
-      return keys().filter((k) => k && k.startsWith(prefix)).map((k) => Number(k.slice(prefix.length)));
+      return this.keys().filter((k) => k && k.startsWith(prefix)).map((k) => Number(k.slice(prefix.length)));
     }
 
     get outboxKey() { return `${this.base}.outbox`; }
-    outbox() { const list = read(this.outboxKey); return Array.isArray(list) ? list : []; }
+    outbox() { const list = this.read(this.outboxKey); return Array.isArray(list) ? list : []; }
     /** Queue an answer; a newer answer for the same case replaces an unsent older one. */
     enqueue(entry) {
       const list = this.outbox().filter((e) => e.number !== entry.number);
       list.push(entry);
-      write(this.outboxKey, list);
+      this.write(this.outboxKey, list);
     }
-    dequeue(id) { write(this.outboxKey, this.outbox().filter((e) => e.id !== id)); }
+    dequeue(id) { this.write(this.outboxKey, this.outbox().filter((e) => e.id !== id)); }
     pending(number) { return this.outbox().find((e) => e.number === number) || null; }
   }
 
-  window.ReaderStore = { Store, same };
-})();
+  return { Store, same };
+});
