@@ -64,6 +64,14 @@ class StudyCreateForm(forms.Form):
     allow_revision = forms.BooleanField(required=False, initial=True)
     show_indication = forms.BooleanField(required=False, initial=True)
     lock_on_finish = forms.BooleanField(required=False, initial=True)
+    draft_days = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=365,
+        initial=14,
+        label="Keep unsubmitted drafts (days)",
+        help_text="Drafts live in the browser; they also go at sign-out.",
+    )
     instructions = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),

@@ -7,6 +7,7 @@ store a question without four options or with a correct option outside A-D.
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
@@ -181,6 +182,12 @@ class ReaderStudy(models.Model):
     )
     lock_on_finish = models.BooleanField(
         default=True, help_text="Final submit locks the reader's answers."
+    )
+    draft_days = models.PositiveSmallIntegerField(
+        default=14,
+        validators=[MinValueValidator(1), MaxValueValidator(365)],
+        help_text="Unsubmitted drafts are kept in the reader's or expert's browser this many "
+        "days at most (and never past sign-out).",
     )
     seed = models.BigIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)

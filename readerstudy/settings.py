@@ -82,6 +82,8 @@ SILENCED_SYSTEM_CHECKS = ["axes.W006"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked.html"
 AXES_VERBOSE = False
+# What axes records is cut to its column (a 5,000-character name was a 500 on PostgreSQL).
+AXES_USERNAME_CALLABLE = "readerstudy.login_limits.axes_username"
 
 ROOT_URLCONF = "readerstudy.urls"
 WSGI_APPLICATION = "readerstudy.wsgi.application"
@@ -239,6 +241,12 @@ REST_FRAMEWORK = {
     # builds forms from querysets our views do not declare (they authorise through
     # study_for_user) and answered `Accept: text/html` with a 500; now it is a 406.
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    # Depth-bounded and text-checked JSON (readerstudy/json_input.py): `"[" * 5000` was a 500.
+    "DEFAULT_PARSER_CLASSES": [
+        "readerstudy.json_input.BoundedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_METADATA_CLASS": "readerstudy.api_metadata.ViewMetadata",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
@@ -248,6 +256,8 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {"user": env_str("API_USER_RATE") or "1200/min"},
     "EXCEPTION_HANDLER": "readerstudy.api_errors.exception_handler",
 }
+# The OpenAPI schema and /api/docs/ for anonymous visitors too (readerstudy/api_docs.py).
+API_DOCS_PUBLIC = env_bool("API_DOCS_PUBLIC", False)
 SPECTACULAR_SETTINGS = {
     "TITLE": "ReaderStudy API",
     "DESCRIPTION": "Reader studies on chest X-ray MCQs (ReXVQA) beside AI models.",

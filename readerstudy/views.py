@@ -106,8 +106,12 @@ def members(request: HttpRequest, slug: str) -> HttpResponse:
     form = MembershipForm(request.POST)
     if form.is_valid():
         user, role = form.cleaned_data["username"], form.cleaned_data["role"]
-        membership_add(study=study, user=user, role=role, actor=request.user)
-        messages.success(request, f"Added {user} as {role}.")
+        try:
+            membership_add(study=study, user=user, role=role, actor=request.user)
+        except StudyError as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, f"Added {user} as {role}.")
     else:
         messages.error(request, " ".join(e for errs in form.errors.values() for e in errs))
     return redirect(site_link("pi-home", slug))
@@ -140,6 +144,7 @@ def create(request: HttpRequest) -> HttpResponse:
             "allow_revision": data["allow_revision"],
             "show_indication": data["show_indication"],
             "lock_on_finish": data["lock_on_finish"],
+            "draft_days": data["draft_days"] or 14,
             "instructions": data["instructions"],
             "closing_text": data["closing_text"],
         }

@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from readerstudy.blinding import membership_conflict
 from readerstudy.imaging import ImagingError, derive_display_image
 from readerstudy.models import (
     AuditEvent,
@@ -157,6 +158,11 @@ def study_create(
 
 
 def membership_add(*, study: ReaderStudy, user, role: str, actor=None) -> Membership:
+    """Add `user` to `study` as `role`; StudyError if that would break blinding by person
+    (readerstudy.blinding: a blind reader of shared questions as expert/PI, or the reverse)."""
+    conflict = membership_conflict(user=user, study=study, role=role)
+    if conflict:
+        raise StudyError(conflict)
     membership, created = Membership.objects.get_or_create(study=study, user=user, role=role)
     if created:
         AuditEvent.objects.create(

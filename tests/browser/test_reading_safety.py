@@ -8,17 +8,23 @@ import re
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.urls import reverse
 from pydicom.data import get_testdata_file
 
 from annotation.models import Answer
 from annotation.selectors import ordered_item_ids
 from annotation.services import answer_submit
-from readerstudy.imaging import derive_display_image
 from readerstudy.models import StudyQuestion
-from tests.browser.helpers import reader_of, sign_in, study_with_radiographs, wait_for_image
+from tests.browser.helpers import (
+    end_session,
+    reader_of,
+    sign_in,
+    sign_in_with_form,
+    study_with_radiographs,
+    wait_for_image,
+)
 from tests.factories import PASSWORD
+from tests.radiographs import derived_once
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -105,7 +111,7 @@ def test_draft_comes_back_after_reload_new_tab_and_sign_in_and_is_never_an_answe
     assert "Case 2 has a draft you have not submitted" in other_tab.inner_text("[data-final-note]")
     other_tab.close()
 
-    page.context.clear_cookies()  # the session ends
+    end_session(page)
     page.reload()
     page.wait_for_selector("input[name=username]")
     page.fill("input[name=username]", "resident")
@@ -184,7 +190,7 @@ def test_ended_session_asks_to_sign_in_on_the_page_then_saves_the_answer(
     study, reader = reading
     open_case(page, live_server, study, 1)
     page.keyboard.press("b")
-    page.context.clear_cookies()
+    end_session(page)
     page.keyboard.press("Enter")
     dialog = page.locator("#signin")
     dialog.wait_for(state="visible")
@@ -272,7 +278,7 @@ def test_a_case_fetched_after_another_reader_signed_in_here_is_never_shown(
     other_tab = page.context.new_page()
     other_tab.goto(live_server.url + "/")
     other_tab.click("text=Sign out")
-    sign_in(other_tab, live_server, "colleague")
+    sign_in_with_form(other_tab, live_server, "colleague")  # as the colleague would
     other_tab.close()
 
     page.keyboard.press("2")
@@ -296,8 +302,8 @@ def test_images_that_failed_to_load_ahead_are_loaded_again_when_the_case_is_show
     8-bit fallback (W 255 · L 128) or a black view kept from the failed attempt."""
     study, reader = reading
     item = StudyQuestion.objects.get(id=ordered_item_ids(study, reader)[1])
-    derived = derive_display_image(
-        Path(get_testdata_file("RG3_UNCR.dcm")), Path(settings.MEDIA_ROOT), max_size=1024
+    derived = derived_once(
+        Path(get_testdata_file("RG3_UNCR.dcm")), max_size=1024
     )  # case 2 has an image of its own (case 1's would come from the cache)
     item.question.case.images.update(**derived.image_fields())
     case_2_files = (derived.display, derived.depth)
@@ -496,3 +502,24 @@ def test_a_case_answered_in_another_tab_is_never_written_over_without_a_word(
     page.wait_for_function("() => !document.querySelector('#save-alert:not([hidden])')")
     answer = answer_of(reader, study, 1)
     assert answer.choice == "B" and answer.revisions_count == 1  # a revision, on purpose
+
+
+def test_drafts_are_gone_after_sign_out_and_a_colleague_signing_in_finds_none(
+    page, live_server, reading
+):
+    """Issue 25, finding 11: the next person at a shared workstation read drafts in devtools."""
+    study, _ = reading
+    open_case(page, live_server, study, 2)
+    page.keyboard.press("c")
+    page.fill("textarea[name=comment]", "private thought")
+    keys = "() => Object.keys(localStorage).filter((k) => k.startsWith('readerstudy.v1'))"
+    page.wait_for_function(f"({keys})().length > 0")
+    page.goto(live_server.url + "/")
+    page.click("text=Sign out")
+    page.wait_for_selector("input[name=username]")
+    assert page.evaluate(keys) == []
+    reader_of(study, "colleague")
+    sign_in(page, live_server, "colleague")
+    open_case(page, live_server, study, 2)
+    assert page.evaluate(keys) == [] or all(".colleague" not in k for k in page.evaluate(keys))
+    assert "private thought" not in page.evaluate("JSON.stringify(localStorage)")
