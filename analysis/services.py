@@ -14,6 +14,7 @@ from django.db import transaction
 from analysis.models import AIModel, Prediction
 from analysis.stats.extraction import extract_letter
 from readerstudy.models import AuditEvent, Dataset, Membership, ReaderStudy, Role
+from readerstudy.signals import data_changed
 
 MAX_ERRORS_SHOWN = 10
 
@@ -236,6 +237,8 @@ def predictions_import(
         AuditEvent.objects.bulk_create(
             AuditEvent(study=study, actor=actor, action=action, detail=detail) for study in studies
         )
+        for study in studies:
+            data_changed(study)
     return summary
 
 

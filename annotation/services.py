@@ -18,6 +18,7 @@ from django.db import IntegrityError, transaction
 from annotation.models import Answer, AnswerRevision, ReaderCompletion
 from annotation.selectors import is_locked
 from readerstudy.models import ReaderStudy, StudyQuestion
+from readerstudy.signals import data_changed
 from readerstudy.vocabulary import LETTERS, Alignment, Difficulty
 
 FIELDS = ("choice", "difficulty", "alignment", "comment")
@@ -88,6 +89,13 @@ def answer_submit(
     reader changed them (all empty: no answer); None skips that check (API clients)."""
     values = _validate(choice, difficulty or "", alignment or "", comment or "")
     spent = clamp_time(time_ms)
+    outcome = _answer_save(item, reader, values, spent, base)
+    if outcome.created or outcome.revised:
+        data_changed(item.study)  # the analysis is computed again (debounced)
+    return outcome
+
+
+def _answer_save(item, reader, values: dict, spent: int, base: dict | None) -> AnswerOutcome:
     study = item.study
     try:
         with transaction.atomic():

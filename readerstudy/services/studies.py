@@ -24,6 +24,7 @@ from readerstudy.models import (
     Task,
 )
 from readerstudy.sampling import SEED_MAX, Candidate, SamplingError, sample
+from readerstudy.signals import data_changed
 
 
 class StudyError(ValueError):
@@ -200,4 +201,5 @@ def study_question_set_excluded(
         action="question.exclude" if excluded else "question.include",
         detail={"question": item.question.source_id, "reason": reason},
     )
+    data_changed(item.study)
     return item
