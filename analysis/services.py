@@ -13,7 +13,7 @@ from django.db import transaction
 
 from analysis.models import AIModel, Prediction
 from analysis.stats.extraction import extract_letter
-from readerstudy.models import AuditEvent, Dataset, Membership, ReaderStudy, Role
+from readerstudy.models import AuditEvent, Dataset, Membership, Question, ReaderStudy, Role
 from readerstudy.signals import data_changed
 
 MAX_ERRORS_SHOWN = 10
@@ -174,9 +174,12 @@ def predictions_import(
     if not model_name:
         raise PredictionImportError("a model name is required")
     rows = parse_predictions(content)
+    # Through Question.objects, not dataset.questions: the related manager sets each row's
+    # dataset from `dataset_id`, a deferred field here, so it loaded it once per question
+    # (40,826 queries, minutes, at the size of ReXVQA's test split).
     questions = {
         q.source_id: q
-        for q in dataset.questions.only(
+        for q in Question.objects.filter(dataset=dataset).only(
             "id", "source_id", "option_a", "option_b", "option_c", "option_d"
         )
     }

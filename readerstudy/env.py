@@ -74,7 +74,9 @@ def env_tasks(name: str, default: str) -> tuple[dict, dict]:
     `manage.py db_worker`), `redis://host:6379/0` (RQ on Redis, run by `manage.py rqworker
     --with-scheduler`) or `immediate://` (run inside the caller: tests)."""
     raw = (os.environ.get(name) or default).strip()
-    scheme, _, rest = raw.partition("://")
+    scheme, sep, rest = raw.partition("://")
+    if not sep:
+        scheme = ""  # not a URL at all
     if scheme == "db" and rest == "":
         return {"BACKEND": "django_tasks_db.DatabaseBackend"}, {}
     if scheme == "immediate" and rest == "":
