@@ -11,6 +11,7 @@ from annotation import dashboard
 from annotation.exports import feedback_csv, reviews_csv
 from readerstudy.downloads import attachment
 from readerstudy.forms import MembershipForm
+from readerstudy.jobs import jobs_of_study
 from readerstudy.models import AuditEvent, Membership, Role
 from readerstudy.selectors import roles_of, study_for_user
 
@@ -35,6 +36,7 @@ def study_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         "membership_form": MembershipForm(),
         "audit": AuditEvent.objects.filter(study=study).select_related("actor")[:20],
         "excluded": study.items.filter(excluded=True).count(),
+        "jobs": jobs_of_study(study),
     }
     return render(request, "annotation/dashboard.html", context)
 

@@ -191,10 +191,15 @@ def job_refresh(job: BackgroundJob, task) -> BackgroundJob:
     return job
 
 
-def job_run(job_id: int, work: Callable[[Run], dict[str, Any] | None]) -> dict | None:
+def job_run(
+    job_id: int,
+    work: Callable[[Run], dict[str, Any] | None],
+    expected: tuple[type[Exception], ...] = (Exception,),
+) -> dict | None:
     """Run `work` for the job unless it is done or another live attempt runs it; record
     the outcome. A failure is recorded in words (and not raised again: the job row is where
-    people read it; the engine's own record would only repeat it)."""
+    people read it; the engine's own record would only repeat it): the message of an
+    `expected` error (written for people), else a plain sentence (the rest is in the log)."""
     with transaction.atomic():
         job = BackgroundJob.objects.select_for_update().filter(pk=job_id).first()
         if job is None or job.status == JobStatus.DONE:
@@ -215,7 +220,12 @@ def job_run(job_id: int, work: Callable[[Run], dict[str, Any] | None]) -> dict |
         return None
     except Exception as exc:
         log.exception("job %s (%s) failed", job_id, job.key)
-        _finish(run, JobStatus.FAILED, error=_in_words(exc))
+        error = (
+            _in_words(exc)
+            if isinstance(exc, expected)
+            else "an unexpected error; the details are in the server's log."
+        )
+        _finish(run, JobStatus.FAILED, error=error)
         return None
     _finish(run, JobStatus.DONE, result=result)
     return result
@@ -234,4 +244,5 @@ def _finish(run: Run, status: JobStatus, *, error: str = "", result: dict | None
 
 def jobs_of_study(study: ReaderStudy, limit: int = 10) -> list[BackgroundJob]:
     """Running and recent jobs of a study, newest first (the PI dashboard)."""
-    return list(BackgroundJob.objects.filter(study=study).order_by("-created_at")[:limit])
+    jobs = BackgroundJob.objects.filter(study=study).select_related("requested_by")
+    return list(jobs.order_by("-created_at")[:limit])
