@@ -113,7 +113,9 @@ def main() -> None:
                     )
                 pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
             else:
-                predictions_import(dataset=dataset, model_name="m", content=content, replace=replace)
+                predictions_import(
+                    dataset=dataset, model_name="m", content=content, replace=replace
+                )
             print(f"{label}: {time.perf_counter() - t0:.2f} s for {N_QUESTIONS} predictions")
 
 
