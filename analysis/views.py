@@ -66,15 +66,19 @@ def analysis_page(request: HttpRequest, slug: str) -> HttpResponse:
     study, form, analysis = _analysis(request, slug)
     query = request.GET.urlencode()
     downloads.remember_policy(study, analysis.settings)
-    job = tasks.prepare(analysis, requested_by=request.user)
+    # Warm: no write at all (on SQLite a write takes the lock readers' answers need).
+    job = None if downloads.ready(analysis) else tasks.prepare(analysis, requested_by=request.user)
     shown, as_of = analysis, None
     if not analysis.has("result"):
         older = downloads.latest(analysis)
         shown, as_of = older if older else (None, None)
     results_html, excluded_count = "", 0
     if shown is not None:
+        # Once every figure is drawn the page links the pictures themselves; until then each
+        # figure's place asks (htmx) until the worker has drawn it.
+        drawn = downloads.ready(shown)
         results_html, excluded_count = shown.cached(
-            f"page:{query}", lambda: _results_html(study, shown, query)
+            f"page:{query}:{drawn}", lambda: _results_html(study, shown, query, drawn)
         )
     context = {
         "study": study,
@@ -152,7 +156,7 @@ def figure_slot(request: HttpRequest, slug: str, name: str) -> HttpResponse:
     return render(request, "analysis/_figure.html", context)
 
 
-def _results_html(study, analysis: StudyAnalysis, query: str) -> tuple[str, int]:
+def _results_html(study, analysis: StudyAnalysis, query: str, drawn: bool) -> tuple[str, int]:
     """The tables and figure links: rendered once per data version, policy and query."""
     result = analysis.result
     settings = result.settings
@@ -180,6 +184,7 @@ def _results_html(study, analysis: StudyAnalysis, query: str) -> tuple[str, int]
         "figures": list(figure_builders(result)),
         "query": query,
         "version": analysis.version,
+        "drawn": drawn,
     }
     excluded = int(result.flow.iloc[1]["questions"]) if not result.flow.empty else 0
     return render_to_string("analysis/_results.html", context), excluded

@@ -16,7 +16,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from analysis import downloads
+from analysis import downloads, tasks
 from analysis.cache import StudyAnalysis
 from analysis.pipeline import AnalysisSettings
 from analysis.stats import plots
@@ -109,7 +109,9 @@ def test_the_page_computes_nothing_and_the_worker_prepares_everything_once(
         ready = page(client, answered)
         archive = download_zip(client, answered)
     assert b"job-status" not in ready.content
-    assert b"analysis/figure-slot/accuracy_by_task/" in ready.content
+    # All drawn: the page links the pictures (pinned to the version), no placeholders.
+    assert b"analysis/figure/accuracy_by_task.svg?v=" in ready.content
+    assert b"figure-slot" not in ready.content
     assert all(n == 1 for n in spy.by_format().values()), spy.by_format()
     names = set(archive.namelist())
     for figure in ("accuracy_by_task", "kappa_answer", "reading_time"):
@@ -122,7 +124,15 @@ def test_the_page_computes_nothing_and_the_worker_prepares_everything_once(
 def test_a_figure_shows_as_drawing_until_the_worker_has_drawn_it(client, answered, pi, db_backend):
     client.force_login(pi)
     page(client, answered)
+    run_db_worker()
     analysis = StudyAnalysis(answered, AnalysisSettings())
+    for fmt in plots.FORMATS:  # as if the worker were still drawing this figure
+        analysis.forget(f"figure:accuracy_by_task:{fmt}")
+    analysis.forget("zip")
+    prepare = tasks.prepare(analysis)  # drawing again
+    assert prepare.status == JobStatus.QUEUED
+    shown = page(client, answered).content
+    assert b"analysis/figure-slot/accuracy_by_task/" in shown  # tables now, figure later
     slot = reverse("analysis-figure-slot", args=[answered.slug, "accuracy_by_task"])
     pending = client.get(slot, {"v": analysis.version})
     assert b"Drawing this figure" in pending.content

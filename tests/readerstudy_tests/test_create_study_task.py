@@ -121,3 +121,23 @@ def test_only_the_user_who_started_it_sees_the_progress(client, creator, images_
     response = post(client, bank(ROWS))
     client.force_login(UserFactory(username="someone-else"))
     assert client.get(response.url).status_code == 404
+
+
+def test_the_progress_page_shows_counts_and_an_estimate(client, creator, images_root):
+    """Half done after 10 s: about 10 s left."""
+    from django.utils import timezone
+
+    from readerstudy.jobs import Run
+
+    response = post(client, bank(ROWS))
+    job = BackgroundJob.objects.get()
+    BackgroundJob.objects.filter(pk=job.pk).update(
+        status=JobStatus.RUNNING, started_at=timezone.now()
+    )
+    run = Run(job)
+    run.started = time.time() - 10
+    run.progress(20, 40, "checking questions and their images", force=True)
+    page = client.get(response.url, HTTP_HX_REQUEST="true").content.decode()
+    assert "Checking questions and their images" in page
+    assert "20 of 40" in page and "about 10 s left" in page
+    assert '<progress value="20" max="40">' in page
