@@ -1,6 +1,9 @@
-"""PI study management that needs nothing above the domain: creation, members, exclusions.
+"""PI study management: creation, members, exclusions. Nothing here imports or names a page of a
+layer above the domain.
 
-The dashboard that summarises answers and reviews lives a layer up, in annotation.
+The dashboard that summarises answers and reviews lives a layer up, in annotation: these views
+send the PI back to it through `readerstudy.links.site_link("pi-home", ...)`, which the
+composition root wires (settings.SITE_LINKS), and `tools/check_url_layers.py` keeps it so.
 """
 
 from __future__ import annotations
@@ -12,7 +15,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from readerstudy.downloads import attachment
@@ -22,9 +24,11 @@ from readerstudy.forms import (
     StudyCreateForm,
 )
 from readerstudy.jobs import job_progress, job_refresh
+from readerstudy.links import site_link
 from readerstudy.models import BackgroundJob, JobStatus, Membership, Role, StudyQuestion
-from readerstudy.selectors import study_for_user
+from readerstudy.selectors import is_last_pi, study_for_user
 from readerstudy.services.studies import (
+    StudyError,
     membership_add,
     membership_remove,
     study_question_set_excluded,
@@ -54,7 +58,7 @@ def item_exclusion(request: HttpRequest, slug: str, item_id: int) -> HttpRespons
         )
         verb = "excluded from" if excluded else "included again in"
         messages.success(request, f"{item.question.source_id} {verb} the analysis.")
-    return redirect("pi-dashboard", slug=slug)
+    return redirect(site_link("pi-home", slug))
 
 
 def _membership(study, membership_id) -> Membership:
@@ -72,14 +76,10 @@ def member_remove_confirm(request: HttpRequest, slug: str, membership_id: int) -
     """ "Remove X as reader?": a page of its own, so the confirmation works without JavaScript."""
     study = _pi_study(request, slug)
     membership = _membership(study, membership_id)
-    last_pi = (
-        membership.role == Role.PI
-        and Membership.objects.filter(study=study, role=Role.PI).count() == 1
-    )
     return render(
         request,
         "readerstudy/member_remove.html",
-        {"study": study, "membership": membership, "last_pi": last_pi},
+        {"study": study, "membership": membership, "last_pi": is_last_pi(membership)},
     )
 
 
@@ -91,18 +91,15 @@ def members(request: HttpRequest, slug: str) -> HttpResponse:
         membership = _membership(study, request.POST["remove"])
         if request.POST.get("confirm") != "yes":  # removal is confirmed on its own page
             return redirect("pi-member-remove", slug=slug, membership_id=membership.id)
-        last_pi = (
-            membership.role == Role.PI
-            and Membership.objects.filter(study=study, role=Role.PI).count() == 1
-        )
-        if last_pi:
-            messages.error(request, "A study needs at least one PI.")
-        else:
+        try:
             membership_remove(
                 study=study, user=membership.user, role=membership.role, actor=request.user
             )
+        except StudyError as exc:
+            messages.error(request, str(exc))
+        else:
             messages.success(request, f"Removed {membership.user} as {membership.role}.")
-        return redirect("pi-dashboard", slug=slug)
+        return redirect(site_link("pi-home", slug))
     form = MembershipForm(request.POST)
     if form.is_valid():
         user, role = form.cleaned_data["username"], form.cleaned_data["role"]
@@ -110,7 +107,7 @@ def members(request: HttpRequest, slug: str) -> HttpResponse:
         messages.success(request, f"Added {user} as {role}.")
     else:
         messages.error(request, " ".join(e for errs in form.errors.values() for e in errs))
-    return redirect("pi-dashboard", slug=slug)
+    return redirect(site_link("pi-home", slug))
 
 
 TEMPLATES = {
@@ -159,7 +156,7 @@ def create(request: HttpRequest) -> HttpResponse:
             form.add_error(None, prefix + job.error)
         elif job.status == JobStatus.DONE:
             messages.success(request, job.result["message"])
-            return redirect("pi-dashboard", slug=job.result["slug"])
+            return redirect(site_link("pi-home", job.result["slug"]))
         else:
             return redirect("create-study-progress", job_id=job.pk)
     return render(request, "readerstudy/create.html", {"form": form})
@@ -194,7 +191,7 @@ def create_progress(request: HttpRequest, job_id: int) -> HttpResponse:
     job = job_refresh(_own_job(request, job_id), study_create_task)
     if job.status == JobStatus.DONE:
         messages.success(request, job.result["message"])
-        url = reverse("pi-dashboard", args=[job.result["slug"]])
+        url = site_link("pi-home", job.result["slug"])
         if request.htmx:
             response = HttpResponse(status=204)
             response["HX-Redirect"] = url
