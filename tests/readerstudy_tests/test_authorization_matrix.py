@@ -165,7 +165,10 @@ def endpoints(study, item) -> list[Endpoint]:
         Endpoint("feedback csv", "get", reverse("pi-feedback-csv", args=[s]), pis),
         Endpoint("analysis", "get", reverse("analysis", args=[s]), pis),
         Endpoint(
-            "analysis figure", "get", reverse("analysis-figure", args=[s, "kappa", "svg"]), pis
+            "analysis figure",
+            "get",
+            reverse("analysis-figure", args=[s, "kappa_answer", "svg"]),
+            pis,
         ),
         Endpoint(
             "analysis table", "get", reverse("analysis-table", args=[s, "responses", "csv"]), pis
