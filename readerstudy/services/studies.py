@@ -25,6 +25,7 @@ from readerstudy.models import (
     Task,
 )
 from readerstudy.sampling import SEED_MAX, Candidate, SamplingError, sample
+from readerstudy.signals import data_changed
 
 
 class StudyError(ValueError):
@@ -57,7 +58,7 @@ def _derived_already(image: Image, media_root: Path) -> bool:
     return not (image.bits_stored and image.bits_stored > 8)
 
 
-def derive_images(images: list[Image]) -> int:
+def derive_images(images: list[Image], progress=None) -> int:
     """Derive display (and full-depth) PNGs for images that have none yet; return how many.
 
     A source that cannot be derived (changed or corrupt since the import checked it) raises
@@ -65,7 +66,9 @@ def derive_images(images: list[Image]) -> int:
     """
     media_root = Path(settings.MEDIA_ROOT)
     derived = 0
-    for image in images:
+    for done, image in enumerate(images):
+        if progress is not None:  # a task's report: (done, total, stage)
+            progress(done, len(images), "deriving the display images")
         if _derived_already(image, media_root):
             continue
         try:
@@ -99,6 +102,7 @@ def study_create(
     experts: list[str] = (),
     pis: list[str] = (),
     created_by=None,
+    progress=None,
     **options,
 ) -> StudyCreated:
     if ReaderStudy.objects.filter(slug=slug).exists():
@@ -152,7 +156,7 @@ def study_create(
             membership_add(study=study, user=user, role=role, actor=created_by)
         case_ids = Question.objects.filter(study_items__study=study).values("case_id")
         images = Image.objects.filter(case_id__in=case_ids).select_related("case")
-        derived = derive_images(list(images))
+        derived = derive_images(list(images), progress)
     per_task = Counter(Task(task_by_source[qid]).label for qid in chosen)
     return StudyCreated(study, chosen, dict(sorted(per_task.items())), derived)
 
@@ -217,4 +221,5 @@ def study_question_set_excluded(
         action="question.exclude" if excluded else "question.include",
         detail={"question": item.question.source_id, "reason": reason},
     )
+    data_changed(item.study)
     return item
