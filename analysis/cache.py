@@ -23,10 +23,11 @@ from django.db.models import Count, Max
 from analysis.models import Prediction
 from analysis.pipeline import AnalysisResult, AnalysisSettings, analyse
 from analysis.selectors import study_raters, study_responses
-from annotation.models import Answer
+from annotation.models import Answer, ExpertReview
 from readerstudy.models import ReaderStudy, StudyQuestion
+from readerstudy.vocabulary import Decision
 
-CODE_VERSION = "analysis-4"  # bump when the pipeline's output changes shape
+CODE_VERSION = "analysis-5"  # bump when the pipeline's output changes shape
 TIMEOUT = 24 * 3600
 DRAWN_KEEP = 8  # figures kept drawn in this process, waiting for their other formats
 
@@ -64,6 +65,12 @@ def data_version(study: ReaderStudy) -> str:
     items = StudyQuestion.objects.filter(study=study)
     questions = items.aggregate(n=Count("id"), last=Max("id"), at=Max("excluded_at"))
     excluded = list(items.filter(excluded=True).order_by("id").values_list("id", "excluded_reason"))
+    # Expert rejections decide which questions are analysed (policy exclude_rejected).
+    rejected = list(
+        ExpertReview.objects.filter(item__study=study, decision=Decision.REJECT)
+        .order_by("item_id", "expert_id")
+        .values_list("item_id", "expert_id")
+    )
     predictions = Prediction.objects.filter(
         model__dataset=study.dataset, question__study_items__study=study
     ).aggregate(n=Count("id"), last=Max("id"))
@@ -78,6 +85,7 @@ def data_version(study: ReaderStudy) -> str:
             answers,
             questions,
             excluded,
+            rejected,
             predictions,
             raters,
         )

@@ -33,6 +33,7 @@ RESPONSE_COLUMNS = [
     "alignment",
     "time_ms",
     "excluded",
+    "rejected",
 ]
 QUESTION_COLUMNS = [
     "question_id",
@@ -42,6 +43,8 @@ QUESTION_COLUMNS = [
     "correct_answer",
     "excluded",
     "excluded_reason",
+    "rejected",
+    "rejected_by",
 ]
 
 
@@ -68,7 +71,7 @@ def all_tables(result: AnalysisResult) -> dict[str, pd.DataFrame]:
 
 def table_csv(result: AnalysisResult, name: str, frame: pd.DataFrame) -> bytes:
     matrix = name.startswith(("kappa_answer_", "kappa_correct_"))
-    header = [f"table: {name}", *result.settings.header_lines()]
+    header = [f"table: {name}", *result.settings.header_lines(name)]
     text = frame_csv(
         frame, index=matrix, index_label="rater" if matrix else None, header_lines=header
     )

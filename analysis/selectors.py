@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import pandas as pd
+from django.db.models import Count, Q
 
 from analysis.models import AIModel, Prediction
 from analysis.rater_names import Rater, display_names, model_key, reader_key, study_labels
 from annotation.models import Answer
 from readerstudy.models import Dataset, Membership, ReaderStudy, Role, StudyQuestion, Task
+from readerstudy.vocabulary import Decision
 
 COLUMNS = [
     "question_id",
@@ -25,13 +27,20 @@ COLUMNS = [
     "time_ms",
     "excluded",
     "excluded_reason",
+    "rejected",
+    "rejected_by",
 ]
 TASK_LABELS = dict(Task.choices)
 
 
 def study_questions(study: ReaderStudy) -> pd.DataFrame:
+    """One row per study question; `rejected_by` counts the experts whose current review
+    rejects it (`rejected`: at least one)."""
     rows = (
         StudyQuestion.objects.filter(study=study)
+        .annotate(
+            n_reject=Count("reviews", filter=Q(reviews__decision=Decision.REJECT), distinct=True)
+        )
         .order_by("position")
         .values_list(
             "id",
@@ -43,6 +52,7 @@ def study_questions(study: ReaderStudy) -> pd.DataFrame:
             "question__case__study_id",
             "excluded",
             "excluded_reason",
+            "n_reject",
         )
     )
     return pd.DataFrame(
@@ -57,8 +67,21 @@ def study_questions(study: ReaderStudy) -> pd.DataFrame:
                 "case_id": case,
                 "excluded": excluded,
                 "excluded_reason": reason,
+                "rejected": n_reject > 0,
+                "rejected_by": n_reject,
             }
-            for item_id, pk, source_id, task, category, correct, case, excluded, reason in rows
+            for (
+                item_id,
+                pk,
+                source_id,
+                task,
+                category,
+                correct,
+                case,
+                excluded,
+                reason,
+                n_reject,
+            ) in rows
         ],
         columns=[
             "item_id",
@@ -70,6 +93,8 @@ def study_questions(study: ReaderStudy) -> pd.DataFrame:
             "case_id",
             "excluded",
             "excluded_reason",
+            "rejected",
+            "rejected_by",
         ],
     )
 
@@ -159,6 +184,8 @@ def study_responses(study: ReaderStudy, *, include_models: bool = True) -> pd.Da
                     time_ms,
                     q.excluded,
                     q.excluded_reason,
+                    q.rejected,
+                    q.rejected_by,
                 )
             )
     return pd.DataFrame(rows, columns=COLUMNS)
