@@ -175,9 +175,12 @@ def test_few_readers_warning_and_fixed_readers_beside_random():
     assert "Only 3 readers" in row["warning"] and "fixed-readers" in row["warning"]
     assert row["ci_low_fixed"] < row["difference"] < row["ci_high_fixed"]
     assert row["df"] > 0 and row["ms_r"] >= 0
-    assert stats.ai_vs_readers_table(frame, ["r1", "r2", "r3"], ["AI"], min_readers=3).iloc[0][
-        "warning"
-    ] == ""
+    assert (
+        stats.ai_vs_readers_table(frame, ["r1", "r2", "r3"], ["AI"], min_readers=3).iloc[0][
+            "warning"
+        ]
+        == ""
+    )
 
 
 def _clustered_accuracy_draws(rng, n_rep, c, m, p, rho):
