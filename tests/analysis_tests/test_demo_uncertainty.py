@@ -12,9 +12,9 @@ import zipfile
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats as sps
 from django.core.management import call_command
 from django.urls import reverse
+from scipy import stats as sps
 
 from readerstudy.models import ReaderStudy, Role
 from tests.analysis_tests.test_uncertainty import Z, wilson
