@@ -102,6 +102,18 @@ def kappa_spans(result: AnalysisResult, scale: str) -> dict[str, tuple[int, int]
     }
 
 
+def kappa_counts(result: AnalysisResult, scale: str) -> dict[str, pd.DataFrame]:
+    """Per panel: questions both raters answered, as a symmetric rater x rater matrix."""
+    pairs = result.kappa_pairs.get(scale)
+    if pairs is None or pairs.empty:
+        return {}
+    out = {}
+    for task, part in pairs.groupby("task"):
+        both = pd.concat([part, part.rename(columns={"rater_a": "rater_b", "rater_b": "rater_a"})])
+        out[task] = both.pivot(index="rater_a", columns="rater_b", values="n")
+    return out
+
+
 def figure_builders(result: AnalysisResult) -> dict[str, Callable[[], Figure]]:
     """Figure name -> function drawing it; only figures with something to show."""
     s = result.settings
@@ -127,6 +139,7 @@ def figure_builders(result: AnalysisResult) -> dict[str, Callable[[], Figure]]:
                 vrange=s.vrange,
                 models=result.models,
                 n_by_panel=kappa_spans(result, scale),
+                n_matrices=kappa_counts(result, scale),
                 note=s.note("kappa", scale),
             )
     if not result.reading_time.empty and result.reading_time["n"].sum() > 0:

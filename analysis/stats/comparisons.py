@@ -38,7 +38,13 @@ AI_COLUMNS = [
     "difference",
     *UNCERTAINTY_COLUMNS,
 ]
-PANEL_COLUMNS = ["readers", "n_questions", "n_cases", "mean", *UNCERTAINTY_COLUMNS]
+PANEL_COLUMNS = [
+    "readers",
+    "n_questions",
+    "n_cases",
+    "mean",
+    *(c for c in UNCERTAINTY_COLUMNS if c not in ("p_value", "p_fixed")),
+]
 DEFAULT_MIN_READERS = 4
 
 
@@ -145,10 +151,12 @@ def reader_panel_accuracy(
     if len(np.unique(data.cases[keep])) < 2:
         return None
     result = mrmc.panel_accuracy(block[keep].T, alpha, data.cases[keep])
-    return {
+    values = {
         "readers": len(readers),
         "n_questions": int(keep.sum()),
         "n_cases": len(np.unique(data.cases[keep])),
         "mean": result.mean,
         **_uncertainty(result, len(readers), min_readers),
     }
+    # a test of "mean accuracy = 0" means nothing: the panel has an interval, no p-value
+    return {key: values[key] for key in PANEL_COLUMNS}

@@ -179,7 +179,7 @@ def kappa_caveat(
     if x_rays < min_xrays:
         notes.append(
             f"only {x_rays} X-ray{'s' if x_rays != 1 else ''} (fewer than {min_xrays}): "
-            "the bootstrap CI is unreliable and too narrow"
+            "a percentile bootstrap CI covers less than its level with so few"
         )
     if np.isfinite(low) and np.isfinite(high) and low == high:
         notes.append(
