@@ -12,6 +12,7 @@ from rest_framework.response import Response
 
 from analysis.cache import StudyAnalysis
 from analysis.forms import AnalysisSettingsForm
+from analysis.reporting import methods_table
 from analysis.selectors import readers_not_started
 from analysis.services import PredictionForbidden, PredictionImportError, predictions_import
 from readerstudy.models import Role
@@ -132,6 +133,7 @@ class AnalysisResults(GenericAPIView):
                 "accuracy_by_time": serializers.ListField(child=serializers.DictField()),
                 "failed_extractions": serializers.ListField(child=serializers.DictField()),
                 "readers_not_started": serializers.ListField(child=serializers.CharField()),
+                "methods": serializers.ListField(child=serializers.DictField()),
             },
         ),
     )
@@ -172,5 +174,6 @@ class AnalysisResults(GenericAPIView):
                 "accuracy_by_time": _records(result.accuracy_by_time),
                 "failed_extractions": _records(result.failed),
                 "readers_not_started": readers_not_started(study),
+                "methods": _records(methods_table(result)),
             }
         )

@@ -17,6 +17,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from analysis.pipeline import AnalysisResult
+from analysis.reporting import methods_markdown
 from analysis.stats import plots
 from readerstudy.spreadsheets import frame_csv, write_sheet, xlsx_writer
 
@@ -169,6 +170,7 @@ def analysis_files(result: AnalysisResult, figure: FigureSource | None = None) -
     """Every output file by name."""
     tables = all_tables(result)
     files = {"policy.json": json.dumps(result.settings.policy(), indent=2).encode()}
+    files["methods.md"] = methods_markdown(result).encode()
     files |= {f"{name}.csv": table_csv(result, name, frame) for name, frame in tables.items()}
     files |= figure_files(result, figure)
     files["report.xlsx"] = table_xlsx(result, tables)

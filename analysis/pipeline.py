@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 import pandas as pd
 
 from analysis import stats
-from analysis.reporting import table_description
+from analysis.reporting import methods_table, table_description
 from analysis.stats.clustered import CLUSTER_CI_METHOD
 from analysis.stats.comparisons import ai_vs_readers_table, reader_panel_accuracy
 from analysis.stats.flow import analysed_mask
@@ -196,6 +196,7 @@ class AnalysisResult:
     flow: pd.DataFrame = field(default_factory=pd.DataFrame)
     flow_raters: pd.DataFrame = field(default_factory=pd.DataFrame)
     failed: pd.DataFrame = field(default_factory=pd.DataFrame)
+    facts: dict = field(default_factory=dict)  # the study beyond its responses (Methods)
 
     @property
     def kappas(self) -> dict[str, pd.DataFrame]:
@@ -233,6 +234,7 @@ class AnalysisResult:
         out["reading_time"] = self.reading_time
         out["accuracy_by_time"] = self.accuracy_by_time
         out["failed_extractions"] = self.failed
+        out["methods"] = methods_table(self)
         return out
 
     def matrices(self) -> dict[str, pd.DataFrame]:
@@ -250,25 +252,31 @@ def task_slug(name: str) -> str:
     return "-".join("".join(c if c.isalnum() else " " for c in name.lower()).split())
 
 
-def analyse(responses: pd.DataFrame, settings: AnalysisSettings) -> AnalysisResult:
+def analyse(
+    responses: pd.DataFrame, settings: AnalysisSettings, facts: dict | None = None
+) -> AnalysisResult:
+    """Every table under one policy. `facts` (readers' seniority, models' provenance,
+    reading conditions, reviews; `selectors.study_facts`) feed the Methods section."""
     selection = {
         "include_excluded": settings.include_excluded,
         "exclude_rejected": settings.exclude_rejected,
     }
     flow = stats.flow_tables(responses, **selection)
     analysed = responses[analysed_mask(responses, **selection)]
-    result = AnalysisResult(settings, responses, analysed, flow=flow.stages)
+    result = AnalysisResult(settings, responses, analysed, flow=flow.stages, facts=facts or {})
     result.flow_raters = flow.raters
     if analysed.empty:
         return result
     prepared = stats.prepare(analysed)
     kinds = responses.drop_duplicates("rater").set_index("rater")
     raters = [r for r in prepared.raters if r in kinds.index]
+    seniority = {r["name"]: r.get("seniority", "") for r in result.facts.get("readers", [])}
     result.raters = pd.DataFrame(
         {
             "rater": raters,
             "kind": [kinds.at[r, "rater_kind"] for r in raters],
             "rater_id": [kinds.at[r, "rater_id"] if "rater_id" in kinds else r for r in raters],
+            "seniority": [seniority.get(r, "") for r in raters],
         }
     )
     humans, models = result.humans, result.models

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+import pandas as pd
+
 from analysis.stats.clustered import CLUSTER_CI_METHOD, PAIRED_METHOD
 
 if TYPE_CHECKING:
@@ -118,3 +121,166 @@ def table_description(settings: AnalysisSettings, table: str) -> tuple[str, str,
     if table == "methods":
         return ("study", "the Methods and participants text, generated from the data", [])
     return ("see the table", "see the column names", [])
+
+
+REFERENCES = [
+    "Rao JNK, Scott AJ. A simple method for the analysis of clustered binary data. "
+    "Biometrics 1992;48:577-585.",
+    "Korn EL, Graubard BI. Confidence intervals for proportions with small expected number "
+    "of positive counts estimated from survey data. Survey Methodology 1998;24:193-201.",
+    "Obuchowski NA. On the comparison of correlated proportions for clustered data. "
+    "Stat Med 1998;17:1495-1507.",
+    "Obuchowski NA, Rockette HE. Hypothesis testing of diagnostic accuracy for multiple "
+    "readers and multiple tests. Commun Stat Simul Comput 1995;24:285-308.",
+    "Hillis SL. A comparison of denominator degrees of freedom methods for multiple "
+    "observer ROC analysis. Stat Med 2007;26:596-619.",
+    "Holm S. A simple sequentially rejective multiple test procedure. Scand J Stat 1979;6:65-70.",
+    "Cohen J. A coefficient of agreement for nominal scales. Educ Psychol Meas "
+    "1960;20:37-46. Fleiss JL. Measuring nominal scale agreement among many raters. "
+    "Psychol Bull 1971;76:378-382.",
+    "Byrt T, Bishop J, Carlin JB. Bias, prevalence and kappa. J Clin Epidemiol "
+    "1993;46:423-429 (PABAK).",
+    "Wilson EB. Probable inference... J Am Stat Assoc 1927;22:209-212. Clopper CJ, Pearson "
+    "ES. Biometrika 1934;26:404-413.",
+]
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def methods_section(result) -> list[tuple[str, str]]:
+    """The "Methods and participants" text, as (heading, paragraph) pairs, generated from
+    the analysed data, the study's facts (`result.facts`) and the policy (STARD 2015 /
+    CLAIM items: participants, test methods, reference standard, analysis)."""
+    s = result.settings
+    facts = result.facts or {}
+    out: list[tuple[str, str]] = []
+
+    readers = facts.get("readers") or [{"name": r, "seniority": ""} for r in result.humans]
+    described = ", ".join(
+        f"{r['name']} ({r['seniority']})" if r.get("seniority") else r["name"] for r in readers
+    )
+    roles = facts.get("roles", {})
+    out.append(
+        (
+            "Readers",
+            f"{_plural(len(readers), 'reader')} with at least one answer, analysed: "
+            f"{described or 'none'}. "
+            + (
+                "Study members: " + ", ".join(f"{n} {role}" for role, n in roles.items()) + ". "
+                if roles
+                else ""
+            )
+            + "Training year / seniority as entered by the PI (blank: not given).",
+        )
+    )
+
+    analysed = result.analysed.drop_duplicates("question_id")
+    per_task = analysed.groupby("task").size() if "task" in analysed else pd.Series(dtype=int)
+    x_rays = int(analysed["case_id"].nunique()) if "case_id" in analysed else len(analysed)
+    ages = np.asarray(facts.get("ages", []), dtype=float)
+    age = (
+        f"patient age median {np.median(ages):g} (IQR {np.quantile(ages, 0.25):g}–"
+        f"{np.quantile(ages, 0.75):g}; {len(ages)} with an age)"
+        if len(ages)
+        else "patient age not recorded"
+    )
+    sexes = ", ".join(f"{k}: {v}" for k, v in facts.get("sexes", {}).items()) or "not recorded"
+    out.append(
+        (
+            "Cases",
+            f"{_plural(len(analysed), 'question')} on {_plural(x_rays, 'X-ray')} analysed ("
+            + ", ".join(f"{task}: {n}" for task, n in per_task.items())
+            + f"); {age}; sex of the sampled X-rays' patients: {sexes}.",
+        )
+    )
+
+    models = facts.get("models", [])
+    if models:
+        lines = []
+        for m in models:
+            rules = ", ".join(f"{rule} {n}" for rule, n in m["rules"].items())
+            lines.append(
+                f"{m['name']} (file {m['source_file'] or 'not recorded'}, imported "
+                f"{m['imported_at']}; answer extraction rules: {rules})"
+            )
+        out.append(
+            (
+                "AI models",
+                "; ".join(lines)
+                + ". Model version and prompt were not recorded at upload: state them here.",
+            )
+        )
+
+    reviews = facts.get("reviews", {})
+    excluded = rejected = 0
+    if not result.flow.empty:
+        stages = result.flow.drop_duplicates("stage").set_index("stage")["questions"]
+        excluded = int(stages.get("Excluded by the PI", 0))
+        rejected = int(stages.get("Rejected by an expert", 0))
+    decisions = ", ".join(f"{k} {v}" for k, v in reviews.get("decisions", {}).items())
+    out.append(
+        (
+            "Reference standard (answer key)",
+            "The key is the dataset's correct option. "
+            f"{_plural(reviews.get('reviews', 0), 'expert review')} by "
+            f"{_plural(reviews.get('experts', 0), 'expert')} covered "
+            f"{_plural(reviews.get('questions_reviewed', 0), 'question')}"
+            + (f" (decisions: {decisions})" if decisions else "")
+            + f". {_plural(excluded, 'question')} excluded by the PI "
+            + ("(kept: policy)" if s.include_excluded else "(left out)")
+            + f"; {_plural(rejected, 'further question')} rejected by an expert "
+            + ("(left out: policy exclude_rejected)." if s.exclude_rejected else "(kept)."),
+        )
+    )
+
+    c = facts.get("conditions", {})
+    if c:
+        order = "a random order per reader" if c["random_order"] else "study order"
+        revision = (
+            "could be revised (each revision kept)" if c["allow_revision"] else "final once given"
+        )
+        locked = "; locked when the reader finished" if c["lock_on_finish"] else ""
+        out.append(
+            (
+                "Reading conditions",
+                f"Clinical indication {'shown' if c['show_indication'] else 'not shown'}; "
+                f"questions in {order}; answers {revision}{locked}; reading time per answer "
+                f"capped at {s.time_cap_ms / 60000:g} min when stored.",
+            )
+        )
+
+    ci = CI_NAMES[s.ci_method]
+    missing = (
+        "a missing answer counts as wrong"
+        if s.missing == "wrong"
+        else "missing answers are left out"
+    )
+    out.append(
+        (
+            "Statistical methods",
+            f"Accuracy per rater with a {s.level} {CLUSTER_CI_METHOD.format(ci=ci)}; "
+            f"{missing}. "
+            f"Pairs of raters: {PAIRED_METHOD}; Holm's adjustment over "
+            f"{'the AI-versus-reader pairs' if s.holm_family == 'ai_vs_reader' else 'every pair'}. "
+            f"AI versus the reader panel: {OR_HILLIS}; with fewer than {s.min_readers} "
+            "readers the random-readers result is flagged as unreliable. Agreement: Cohen's κ "
+            f"(pairwise deletion) with raw agreement and PABAK, Fleiss' κ of the readers "
+            f"(complete cases); {_kappa_bootstrap(s)}. The X-ray is the unit of resampling "
+            "throughout.",
+        )
+    )
+    out.append(("References", " ".join(f"[{i + 1}] {r}" for i, r in enumerate(REFERENCES))))
+    return out
+
+
+def methods_table(result) -> pd.DataFrame:
+    return pd.DataFrame(methods_section(result), columns=["section", "text"])
+
+
+def methods_markdown(result) -> str:
+    parts = ["# Methods and participants", ""]
+    for heading, text in methods_section(result):
+        parts += [f"## {heading}", "", text, ""]
+    return "\n".join(parts)

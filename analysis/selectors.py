@@ -7,7 +7,7 @@ from django.db.models import Count, Q
 
 from analysis.models import AIModel, Prediction
 from analysis.rater_names import Rater, display_names, model_key, reader_key, study_labels
-from annotation.models import Answer
+from annotation.models import Answer, ExpertReview
 from readerstudy.models import Dataset, Membership, ReaderStudy, Role, StudyQuestion, Task
 from readerstudy.vocabulary import Decision
 
@@ -189,6 +189,74 @@ def study_responses(study: ReaderStudy, *, include_models: bool = True) -> pd.Da
                 )
             )
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def study_facts(study: ReaderStudy) -> dict:
+    """What the Methods and participants section reports beyond the responses: readers'
+    seniority, the models' provenance and extraction rules, reading conditions, the
+    patients' age and sex, and the expert reviews. Plain data (no ORM objects)."""
+    raters = {r.rater_id: r for r in study_raters(study)}
+    members = Membership.objects.filter(study=study).values_list(
+        "user_id", "user__username", "role", "seniority"
+    )
+    seniority = {reader_key(uid): sen for uid, _, role, sen in members if role == Role.READER}
+    readers = [
+        {"name": r.name, "seniority": seniority.get(r.rater_id, "")}
+        for r in raters.values()
+        if r.kind == "human"
+    ]
+    models = []
+    for model in AIModel.objects.filter(
+        dataset=study.dataset, predictions__question__study_items__study=study
+    ).distinct():
+        rules = (
+            Prediction.objects.filter(model=model, question__study_items__study=study)
+            .values("rule")
+            .annotate(n=Count("id"))
+            .order_by("rule")
+        )
+        rater = raters.get(model_key(model.id))
+        models.append(
+            {
+                "name": rater.name if rater else model.name,
+                "source_file": model.source_file,
+                "imported_at": model.imported_at.isoformat(timespec="minutes"),
+                "rules": {row["rule"] or "(none: failed)": row["n"] for row in rules},
+            }
+        )
+    cases = pd.DataFrame(
+        StudyQuestion.objects.filter(study=study)
+        .values_list(
+            "question__case_id", "question__case__patient_age", "question__case__patient_sex"
+        )
+        .distinct(),
+        columns=["case", "age", "sex"],
+    ).drop_duplicates("case")
+    reviews = ExpertReview.objects.filter(item__study=study)
+    return {
+        "readers": readers,
+        "roles": {role: sum(1 for _, _, r, _ in members if r == role) for role in Role.values},
+        "models": models,
+        "conditions": {
+            "random_order": study.random_order,
+            "allow_revision": study.allow_revision,
+            "show_indication": study.show_indication,
+            "lock_on_finish": study.lock_on_finish,
+        },
+        "ages": [int(a) for a in cases["age"].dropna()],
+        "sexes": {
+            str(k or "unknown"): int(v) for k, v in cases["sex"].fillna("").value_counts().items()
+        },
+        "reviews": {
+            "reviews": reviews.count(),
+            "experts": reviews.values("expert").distinct().count(),
+            "questions_reviewed": reviews.values("item").distinct().count(),
+            "decisions": {
+                row["decision"]: row["n"]
+                for row in reviews.values("decision").annotate(n=Count("id")).order_by("decision")
+            },
+        },
+    }
 
 
 def dataset_predictions(dataset: Dataset) -> pd.DataFrame:

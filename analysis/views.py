@@ -22,6 +22,7 @@ from analysis.cache import StudyAnalysis
 from analysis.exports import all_tables, figure_builders, table_csv, table_xlsx
 from analysis.forms import AnalysisSettingsForm, RaterNamesForm
 from analysis.rater_names import RaterLabelError, rater_labels_set, study_labels
+from analysis.reporting import methods_section
 from analysis.selectors import readers_not_started, study_raters
 from analysis.stats import plots
 from readerstudy.downloads import attachment
@@ -108,6 +109,7 @@ def _results_html(study, analysis: StudyAnalysis, query: str) -> tuple[str, int]
         "flow_raters": _table_rows(result.flow_raters),
         "failed": _table_rows(result.failed),
         "figures": list(figure_builders(result)),
+        "methods": methods_section(result),
         "query": query,
         "version": analysis.version,
     }

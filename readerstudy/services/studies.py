@@ -156,14 +156,29 @@ def study_create(
     return StudyCreated(study, chosen, dict(sorted(per_task.items())), derived)
 
 
-def membership_add(*, study: ReaderStudy, user, role: str, actor=None) -> Membership:
-    membership, created = Membership.objects.get_or_create(study=study, user=user, role=role)
+def membership_add(
+    *, study: ReaderStudy, user, role: str, actor=None, seniority: str | None = None
+) -> Membership:
+    """Add a member (idempotent). `seniority` (training year or seniority, optional) is
+    set on a new membership, or changed on an existing one when given."""
+    membership, created = Membership.objects.get_or_create(
+        study=study, user=user, role=role, defaults={"seniority": (seniority or "").strip()}
+    )
     if created:
         AuditEvent.objects.create(
             study=study,
             actor=actor,
             action="membership.add",
-            detail={"user": user.username, "role": role},
+            detail={"user": user.username, "role": role, "seniority": membership.seniority},
+        )
+    elif seniority is not None and seniority.strip() != membership.seniority:
+        membership.seniority = seniority.strip()
+        membership.save(update_fields=["seniority"])
+        AuditEvent.objects.create(
+            study=study,
+            actor=actor,
+            action="membership.seniority",
+            detail={"user": user.username, "role": role, "seniority": membership.seniority},
         )
     return membership
 

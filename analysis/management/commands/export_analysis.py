@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from analysis.exports import write_analysis
 from analysis.pipeline import AnalysisSettings, analyse
-from analysis.selectors import study_responses
+from analysis.selectors import study_facts, study_responses
 from analysis.stats import AnalysisInputError
 from readerstudy.models import ReaderStudy
 
@@ -64,7 +64,7 @@ class Command(BaseCommand):
         if not 0 < settings.alpha < 1 or settings.n_boot < 1:
             raise CommandError("--alpha must be between 0 and 1 and --bootstrap at least 1")
         try:
-            result = analyse(study_responses(study), settings)
+            result = analyse(study_responses(study), settings, study_facts(study))
         except AnalysisInputError as exc:
             raise CommandError(str(exc)) from exc
         if result.accuracy.empty:
