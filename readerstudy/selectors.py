@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from django.http import Http404
 
-from readerstudy.models import Membership, ReaderStudy
+from readerstudy.models import Invitation, Membership, ReaderStudy
 
 
 def roles_of(user, study: ReaderStudy) -> set[str]:
@@ -45,3 +45,13 @@ def studies_of(user) -> list[tuple[ReaderStudy, list[str]]]:
     for m in memberships:
         by_study.setdefault(m.study_id, (m.study, []))[1].append(m.role)
     return list(by_study.values())
+
+
+def pending_invitations(study: ReaderStudy) -> list[Invitation]:
+    """Sign-in links of this study nobody has used or withdrawn yet (expired ones included:
+    the PI sees them and can send a new link)."""
+    return list(
+        Invitation.objects.filter(study=study, used_at=None, revoked_at=None)
+        .select_related("user")
+        .order_by("user__username")
+    )
