@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('readerstudy', '0003_image_source_uri'),
+        ("readerstudy", "0004_invitation"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='membership',
-            name='seniority',
-            field=models.CharField(blank=True, default='', max_length=60),
+            model_name="membership",
+            name="seniority",
+            field=models.CharField(blank=True, default="", max_length=60),
         ),
     ]
