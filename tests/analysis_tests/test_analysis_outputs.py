@@ -141,7 +141,7 @@ def test_policy_is_in_every_output(client, answered, pi):
         assert api[key], key
     pair = api["kappa_pairs"][0]
     assert {"n", "kappa", "ci_low", "ci_high", "agreement", "pabak"} <= set(pair)
-    assert {"p_exact", "p_holm"} <= set(api["mcnemar"][0])
+    assert {"p_value", "p_holm", "in_holm_family"} <= set(api["mcnemar"][0])
 
 
 def test_figures_keep_text_and_truetype_fonts(client, answered, pi):
