@@ -27,8 +27,9 @@ def accuracy_table(
 
     Returns columns rater, <by>, n, x_rays, correct, accuracy (fraction), ci_low, ci_high,
     deff (design effect of the X-ray clustering), n_eff (effective sample size the interval
-    uses). n counts the questions presented to the rater (under "exclude": those it
-    answered); a rater with n = 0 in a group has NaN accuracy and limits.
+    uses), note (why an interval is missing or spans 0-100%). n counts the questions
+    presented to the rater (under "exclude": those it answered); a rater with n = 0 in a
+    group has NaN accuracy and limits.
     """
     if missing not in ("wrong", "exclude"):
         raise AnalysisInputError("missing must be 'wrong' or 'exclude'")
@@ -65,4 +66,19 @@ def accuracy_table(
     table["ci_low"], table["ci_high"] = ci.ci_low, ci.ci_high
     table["deff"] = np.where(ci.n > 0, ci.deff, np.nan)
     table["n_eff"] = np.where(ci.n > 0, ci.n_eff, np.nan)
+    table["note"] = [
+        _note(n_, x, lo, hi)
+        for n_, x, lo, hi in zip(ci.n, ci.clusters, ci.ci_low, ci.ci_high, strict=True)
+    ]
     return table
+
+
+def _note(n: float, x_rays: int, low: float, high: float) -> str:
+    """Why an interval is missing or says nothing ("" otherwise)."""
+    if n == 0:
+        return ""
+    if np.isnan(low):
+        return f"not estimable: all {int(n)} questions on one X-ray"
+    if low <= 0.005 and high >= 0.995:
+        return f"only {x_rays} X-ray{'s' if x_rays != 1 else ''}: the interval spans 0–100%"
+    return ""

@@ -16,8 +16,9 @@ n* = N / max(deff, 1) · (z_{1-alpha/2} / t_{C-1, 1-alpha/2})² (Korn & Graubard
 factor), never above N. The interval is the binomial one for p n* successes in n* trials.
 When every X-ray has one question the binomial model is exact and the plain interval on N is
 used (deff = 1): the result is then the unclustered Wilson / Clopper–Pearson interval. When
-p is 0 or 1 the variance carries no information on clustering and deff = 1 is used too
-(stated in `deff_note`).
+p is 0 or 1 the variance carries no information on clustering and deff = 1 is used too.
+With all questions on a single X-ray there is no interval (NaN): nothing measures how X-rays
+differ.
 
 **Paired difference (two raters on the same questions):** Obuchowski's (1998, Stat Med
 17:1495) clustered comparison of correlated proportions. With d_k = (correct of A - correct
@@ -89,7 +90,8 @@ def clustered_proportion_ci(
     n_eff = np.minimum(n, n / deff * factor)
     low = np.full(len(n), np.nan)
     high = np.full(len(n), np.nan)
-    ok = (n > 0) & (n_eff > 0)
+    # All questions on one X-ray: nothing measures the variation between X-rays.
+    ok = (n > 0) & (n_eff > 0) & (singletons | (clusters >= 2))
     if ok.any():
         low[ok], high[ok] = proportion_confint(
             p[ok] * n_eff[ok],

@@ -82,7 +82,7 @@ def test_accuracy_table_per_task_with_wilson_and_clopper_pearson():
     table = stats.accuracy_table(df)
     assert list(table.columns) == [
         *["rater", "task", "n", "x_rays", "correct", "accuracy", "ci_low", "ci_high"],
-        *["deff", "n_eff"],
+        *["deff", "n_eff", "note"],
     ]
     assert table[["rater", "task", "n", "correct"]].values.tolist() == [
         ["r1", "X", 2, 2],

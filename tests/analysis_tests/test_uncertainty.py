@@ -220,3 +220,10 @@ def test_clustered_mcnemar_type_one_error_with_40_xrays_of_4_questions():
         result = clustered_paired_difference(correct[0] - correct[1], np.full(c, m))
         rejected += result.p_value < 0.05
     assert rejected / reps <= 0.06
+
+
+def test_questions_all_on_one_xray_have_no_interval_and_say_why():
+    """Mid-study: four questions answered, all on one X-ray."""
+    row = stats.accuracy_table(frame_of([[1, 0, 1, 1]])).iloc[-1]
+    assert row["accuracy"] == 0.75 and math.isnan(row["ci_low"])
+    assert row["note"] == "not estimable: all 4 questions on one X-ray"
