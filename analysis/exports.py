@@ -18,24 +18,11 @@ from matplotlib.figure import Figure
 
 from analysis.pipeline import AnalysisResult
 from analysis.reporting import methods_markdown
+from analysis.selectors import COLUMNS
 from analysis.stats import plots
 from readerstudy.spreadsheets import frame_csv, write_sheet, xlsx_writer
 
 ALREADY_COMPRESSED = (".png", ".xlsx")
-RESPONSE_COLUMNS = [
-    "question_id",
-    "rater",
-    "rater_id",
-    "rater_kind",
-    "answer",
-    "presented",
-    "correct",
-    "difficulty",
-    "alignment",
-    "time_ms",
-    "excluded",
-    "rejected",
-]
 QUESTION_COLUMNS = [
     "question_id",
     "case_id",
@@ -46,6 +33,15 @@ QUESTION_COLUMNS = [
     "excluded_reason",
     "rejected",
     "rejected_by",
+]
+# The responses export: the analysis's columns (analysis.selectors.COLUMNS, so a new answer
+# column reaches it from there) less what is the question's (questions.csv), with whether the
+# answer is correct in place of the key.
+RESPONSE_COLUMNS = [
+    "correct" if c == "correct_answer" else c
+    for c in COLUMNS
+    if c == "correct_answer"
+    or c not in set(QUESTION_COLUMNS) - {"question_id", "excluded", "rejected"}
 ]
 
 

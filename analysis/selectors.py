@@ -8,7 +8,7 @@ from django.db.models import Count, Q
 from analysis.models import AIModel, Prediction
 from analysis.rater_names import Rater, display_names, model_key, reader_key, study_labels
 from annotation.models import Answer, ExpertReview
-from readerstudy.models import Dataset, Membership, ReaderStudy, Role, StudyQuestion, Task
+from readerstudy.models import Membership, ReaderStudy, Role, StudyQuestion, Task
 from readerstudy.vocabulary import Decision
 
 COLUMNS = [
@@ -257,23 +257,3 @@ def study_facts(study: ReaderStudy) -> dict:
             },
         },
     }
-
-
-def dataset_predictions(dataset: Dataset) -> pd.DataFrame:
-    """Benchmark mode (the paper's Table 2): every model on every question of the dataset."""
-    rows = Prediction.objects.filter(model__dataset=dataset).values_list(
-        "question__source_id",
-        "model__name",
-        "letter",
-        "question__correct",
-        "question__task",
-        "question__category",
-        "question__case__study_id",
-    )
-    frame = pd.DataFrame(
-        rows,
-        columns=["question_id", "rater", "answer", "correct_answer", "task", "category", "case_id"],
-    )
-    frame["answer"] = frame["answer"].where(frame["answer"] != "", None)
-    frame["task"] = frame["task"].map(TASK_LABELS)
-    return frame

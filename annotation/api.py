@@ -20,6 +20,7 @@ from annotation.services import AnswerRejected, answer_submit
 from readerstudy.models import Role, StudyQuestion
 from readerstudy.selectors import roles_of, studies_of, study_for_user
 from readerstudy.serializers import StudySerializer
+from readerstudy.vocabulary import ANSWER_FIELD_NAMES
 
 
 class StudyList(ListAPIView):
@@ -100,17 +101,7 @@ class AnswerView(GenericAPIView):
             else "revised"
             if outcome.revised
             else "unchanged",
-            **{
-                f: getattr(answer, f)
-                for f in (
-                    "choice",
-                    "difficulty",
-                    "alignment",
-                    "comment",
-                    "time_ms",
-                    "revisions_count",
-                )
-            },
+            **{f: getattr(answer, f) for f in (*ANSWER_FIELD_NAMES, "time_ms", "revisions_count")},
         }
         code = status.HTTP_201_CREATED if outcome.created else status.HTTP_200_OK
         return Response(AnswerResultSerializer(result).data, status=code)

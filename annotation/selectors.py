@@ -5,13 +5,14 @@ that simply has no field for the correct answer, explanation, report or anyone e
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, make_dataclass
 
 from django.urls import reverse
 
 from annotation.models import Answer, ReaderCompletion
 from readerstudy.models import Image, ReaderStudy, StudyQuestion
 from readerstudy.sampling import reader_order
+from readerstudy.vocabulary import ANSWER_FIELD_NAMES
 
 
 @dataclass(frozen=True)
@@ -31,12 +32,10 @@ class ReaderImage:
     presets_json: str = "{}"  # {name: [center, width]} in stored units, from the server
 
 
-@dataclass(frozen=True)
-class ReaderAnswer:
-    choice: str
-    difficulty: str
-    alignment: str
-    comment: str
+# A reader's own saved answer: one attribute per answer field of the vocabulary.
+ReaderAnswer = make_dataclass(
+    "ReaderAnswer", [(name, str) for name in ANSWER_FIELD_NAMES], frozen=True
+)
 
 
 @dataclass(frozen=True)
@@ -221,7 +220,7 @@ def _build_case(
         age=case.patient_age if study.show_indication else None,
         sex=case.get_patient_sex_display() if study.show_indication else None,
         answer=(
-            ReaderAnswer(mine.choice, mine.difficulty, mine.alignment, mine.comment)
+            ReaderAnswer(**{name: getattr(mine, name) for name in ANSWER_FIELD_NAMES})
             if mine
             else None
         ),
@@ -246,7 +245,7 @@ def reader_case(
     answers = {
         a.item_id: a
         for a in Answer.objects.filter(item__study=study, reader=reader).only(
-            "item_id", "choice", "difficulty", "alignment", "comment"
+            "item_id", *ANSWER_FIELD_NAMES
         )
     }
     locked = is_locked(study, reader)

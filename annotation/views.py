@@ -22,6 +22,7 @@ from annotation.services import AnswerRejected, answer_submit, reader_finish
 from readerstudy.http import wants_json
 from readerstudy.models import Role
 from readerstudy.selectors import studies_of, study_for_user
+from readerstudy.vocabulary import ANSWER_FIELD_NAMES
 
 
 def _reader_study(request: HttpRequest, slug: str):
@@ -107,9 +108,7 @@ def _saved(request, study, number: int, order: list[int], outcome) -> JsonRespon
         {
             "saved": number,
             "changed": outcome.created or outcome.revised,
-            "answer": {
-                f: getattr(answer, f) for f in ("choice", "difficulty", "alignment", "comment")
-            },
+            "answer": {f: getattr(answer, f) for f in ANSWER_FIELD_NAMES},
             "next": advance.next_number,
             "next_url": (
                 reverse("reader-case", kwargs={"slug": study.slug, "number": advance.next_number})

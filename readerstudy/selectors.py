@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from django.http import Http404
 
-from readerstudy.models import Invitation, Membership, ReaderStudy
+from readerstudy.models import Invitation, Membership, ReaderStudy, Role
 
 
 def roles_of(user, study: ReaderStudy) -> set[str]:
@@ -45,6 +45,16 @@ def studies_of(user) -> list[tuple[ReaderStudy, list[str]]]:
     for m in memberships:
         by_study.setdefault(m.study_id, (m.study, []))[1].append(m.role)
     return list(by_study.values())
+
+
+def is_last_pi(membership: Membership) -> bool:
+    """Whether `membership` is its study's only PI role: a study needs at least one PI."""
+    return (
+        membership.role == Role.PI
+        and not Membership.objects.filter(study_id=membership.study_id, role=Role.PI)
+        .exclude(pk=membership.pk)
+        .exists()
+    )
 
 
 def pending_invitations(study: ReaderStudy) -> list[Invitation]:

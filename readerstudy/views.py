@@ -1,6 +1,9 @@
-"""PI study management that needs nothing above the domain: creation, members, exclusions.
+"""PI study management: creation, members, exclusions. Nothing here imports or names a page of a
+layer above the domain.
 
-The dashboard that summarises answers and reviews lives a layer up, in annotation.
+The dashboard that summarises answers and reviews lives a layer up, in annotation: these views
+send the PI back to it through `readerstudy.links.site_link("pi-home", ...)`, which the
+composition root wires (settings.SITE_LINKS), and `tools/check_url_layers.py` keeps it so.
 """
 
 from __future__ import annotations
@@ -22,9 +25,10 @@ from readerstudy.forms import (
     StudyCreateForm,
 )
 from readerstudy.imaging import ImagingError
+from readerstudy.links import site_link
 from readerstudy.models import Membership, Role, StudyQuestion
 from readerstudy.rexvqa import RexvqaError
-from readerstudy.selectors import study_for_user
+from readerstudy.selectors import is_last_pi, study_for_user
 from readerstudy.services.importing import configured_dicomweb, question_bank_study_create
 from readerstudy.services.studies import (
     StudyError,
@@ -57,7 +61,7 @@ def item_exclusion(request: HttpRequest, slug: str, item_id: int) -> HttpRespons
         )
         verb = "excluded from" if excluded else "included again in"
         messages.success(request, f"{item.question.source_id} {verb} the analysis.")
-    return redirect("pi-dashboard", slug=slug)
+    return redirect(site_link("pi-home", slug))
 
 
 def _membership(study, membership_id) -> Membership:
@@ -75,14 +79,10 @@ def member_remove_confirm(request: HttpRequest, slug: str, membership_id: int) -
     """ "Remove X as reader?": a page of its own, so the confirmation works without JavaScript."""
     study = _pi_study(request, slug)
     membership = _membership(study, membership_id)
-    last_pi = (
-        membership.role == Role.PI
-        and Membership.objects.filter(study=study, role=Role.PI).count() == 1
-    )
     return render(
         request,
         "readerstudy/member_remove.html",
-        {"study": study, "membership": membership, "last_pi": last_pi},
+        {"study": study, "membership": membership, "last_pi": is_last_pi(membership)},
     )
 
 
@@ -94,18 +94,15 @@ def members(request: HttpRequest, slug: str) -> HttpResponse:
         membership = _membership(study, request.POST["remove"])
         if request.POST.get("confirm") != "yes":  # removal is confirmed on its own page
             return redirect("pi-member-remove", slug=slug, membership_id=membership.id)
-        last_pi = (
-            membership.role == Role.PI
-            and Membership.objects.filter(study=study, role=Role.PI).count() == 1
-        )
-        if last_pi:
-            messages.error(request, "A study needs at least one PI.")
-        else:
+        try:
             membership_remove(
                 study=study, user=membership.user, role=membership.role, actor=request.user
             )
+        except StudyError as exc:
+            messages.error(request, str(exc))
+        else:
             messages.success(request, f"Removed {membership.user} as {membership.role}.")
-        return redirect("pi-dashboard", slug=slug)
+        return redirect(site_link("pi-home", slug))
     form = MembershipForm(request.POST)
     if form.is_valid():
         user, role = form.cleaned_data["username"], form.cleaned_data["role"]
@@ -119,7 +116,7 @@ def members(request: HttpRequest, slug: str) -> HttpResponse:
         )
     else:
         messages.error(request, " ".join(e for errs in form.errors.values() for e in errs))
-    return redirect("pi-dashboard", slug=slug)
+    return redirect(site_link("pi-home", slug))
 
 
 TEMPLATES = {
@@ -180,7 +177,7 @@ def create(request: HttpRequest) -> HttpResponse:
                 imported
                 + f"Created {created.study.title} with {len(created.question_ids)} questions.",
             )
-            return redirect("pi-dashboard", slug=created.study.slug)
+            return redirect(site_link("pi-home", created.study.slug))
     return render(request, "readerstudy/create.html", {"form": form})
 
 
