@@ -24,6 +24,7 @@ from analysis.exports import all_tables, figure_builders, table_csv, table_xlsx
 from analysis.forms import AnalysisSettingsForm, RaterNamesForm
 from analysis.pipeline import records
 from analysis.rater_names import RaterLabelError, rater_labels_set, study_labels
+from analysis.reporting import methods_section
 from analysis.selectors import readers_not_started, study_raters
 from analysis.stats import plots
 from readerstudy.downloads import attachment
@@ -170,6 +171,7 @@ def _results_html(study, analysis: StudyAnalysis, query: str, drawn: bool) -> tu
             name for name in result.matrices() if name.startswith(f"kappa_{settings.scale}_")
         ],
         "figures": list(figure_builders(result)),
+        "methods": methods_section(result),
         "query": query,
         "version": analysis.version,
         "drawn": drawn,

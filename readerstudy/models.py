@@ -239,6 +239,9 @@ class Membership(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
     )
     role = models.CharField(max_length=10, choices=Role.choices)
+    # Optional: training year or seniority ("PGY-3", "attending, 10 y"); reported in the
+    # Methods and participants section and usable as a grouping of readers.
+    seniority = models.CharField(max_length=60, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -161,19 +161,34 @@ def study_create(
     return StudyCreated(study, chosen, dict(sorted(per_task.items())), derived)
 
 
-def membership_add(*, study: ReaderStudy, user, role: str, actor=None) -> Membership:
-    """Add `user` to `study` as `role`; StudyError if that would break blinding by person
-    (readerstudy.blinding: a blind reader of shared questions as expert/PI, or the reverse)."""
+def membership_add(
+    *, study: ReaderStudy, user, role: str, actor=None, seniority: str | None = None
+) -> Membership:
+    """Add a member (idempotent); StudyError if that would break blinding by person
+    (readerstudy.blinding: a blind reader of shared questions as expert/PI, or the reverse).
+    `seniority` (training year or seniority, optional) is set on a new membership, or changed
+    on an existing one when given."""
     conflict = membership_conflict(user=user, study=study, role=role)
     if conflict:
         raise StudyError(conflict)
-    membership, created = Membership.objects.get_or_create(study=study, user=user, role=role)
+    membership, created = Membership.objects.get_or_create(
+        study=study, user=user, role=role, defaults={"seniority": (seniority or "").strip()}
+    )
     if created:
         AuditEvent.objects.create(
             study=study,
             actor=actor,
             action="membership.add",
-            detail={"user": user.username, "role": role},
+            detail={"user": user.username, "role": role, "seniority": membership.seniority},
+        )
+    elif seniority is not None and seniority.strip() != membership.seniority:
+        membership.seniority = seniority.strip()
+        membership.save(update_fields=["seniority"])
+        AuditEvent.objects.create(
+            study=study,
+            actor=actor,
+            action="membership.seniority",
+            detail={"user": user.username, "role": role, "seniority": membership.seniority},
         )
     return membership
 
