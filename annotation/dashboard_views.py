@@ -13,6 +13,7 @@ from annotation.exports import feedback_csv, reviews_csv
 from annotation.reviews import audit_visible_to
 from readerstudy.downloads import attachment
 from readerstudy.forms import MembershipForm
+from readerstudy.jobs import jobs_of_study
 from readerstudy.models import Membership, Role
 from readerstudy.selectors import roles_of, study_for_user
 
@@ -37,6 +38,7 @@ def study_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         "membership_form": MembershipForm(),
         "audit": audit_visible_to(study, request.user).select_related("actor")[:20],
         "excluded": study.items.filter(excluded=True).count(),
+        "jobs": jobs_of_study(study),
         "fast_answer_ms": settings.FAST_ANSWER_MS,
     }
     return render(request, "annotation/dashboard.html", context)

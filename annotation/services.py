@@ -18,6 +18,7 @@ from django.db import IntegrityError, transaction
 from annotation.models import Answer, AnswerRevision, ReaderCompletion
 from annotation.selectors import is_locked
 from readerstudy.models import ReaderStudy, StudyQuestion
+from readerstudy.signals import data_changed
 from readerstudy.vocabulary import ANSWER_FIELD_NAMES, ANSWER_FIELDS
 
 
@@ -90,6 +91,13 @@ def answer_submit(
     clients)."""
     values = _validate(values)
     spent = clamp_time(time_ms)
+    outcome = _answer_save(item, reader, values, spent, base)
+    if outcome.created or outcome.revised:
+        data_changed(item.study)  # the analysis is computed again (debounced)
+    return outcome
+
+
+def _answer_save(item, reader, values: dict, spent: int, base: dict | None) -> AnswerOutcome:
     study = item.study
     try:
         with transaction.atomic():

@@ -14,6 +14,12 @@ class ExclusionForm(forms.Form):
 class MembershipForm(forms.Form):
     username = forms.CharField(max_length=150)
     role = forms.ChoiceField(choices=Role.choices)
+    seniority = forms.CharField(
+        max_length=60,
+        required=False,
+        label="Training year / seniority (optional)",
+        help_text="e.g. PGY-3, attending; reported in Methods and usable as a grouping.",
+    )
 
     def clean_username(self):
         name = self.cleaned_data["username"].strip()

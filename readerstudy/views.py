@@ -17,27 +17,24 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from readerstudy.dicomweb import DicomwebError
 from readerstudy.downloads import attachment
 from readerstudy.forms import (
     ExclusionForm,
     MembershipForm,
     StudyCreateForm,
 )
-from readerstudy.imaging import ImagingError
+from readerstudy.jobs import job_progress, job_refresh
 from readerstudy.links import site_link
-from readerstudy.models import Membership, Role, StudyQuestion
-from readerstudy.rexvqa import RexvqaError
+from readerstudy.models import BackgroundJob, JobStatus, Membership, Role, StudyQuestion
 from readerstudy.selectors import is_last_pi, study_for_user
-from readerstudy.services.importing import configured_dicomweb, question_bank_study_create
 from readerstudy.services.studies import (
     StudyError,
     membership_add,
     membership_remove,
-    study_create,
     study_question_set_excluded,
 )
 from readerstudy.spreadsheets import XLSX
+from readerstudy.tasks import study_create_start, study_create_task
 
 
 def _pi_study(request: HttpRequest, slug: str):
@@ -106,12 +103,20 @@ def members(request: HttpRequest, slug: str) -> HttpResponse:
     form = MembershipForm(request.POST)
     if form.is_valid():
         user, role = form.cleaned_data["username"], form.cleaned_data["role"]
+        seniority = form.cleaned_data.get("seniority") or None
         try:
-            membership_add(study=study, user=user, role=role, actor=request.user)
+            membership_add(
+                study=study, user=user, role=role, actor=request.user, seniority=seniority
+            )
         except StudyError as exc:
             messages.error(request, str(exc))
         else:
-            messages.success(request, f"Added {user} as {role}.")
+            messages.success(
+                request,
+                f"Added {user} as {role}."
+                if seniority is None
+                else f"Saved {user} as {role} ({seniority}).",
+            )
     else:
         messages.error(request, " ".join(e for errs in form.errors.values() for e in errs))
     return redirect(site_link("pi-home", slug))
@@ -149,34 +154,24 @@ def create(request: HttpRequest) -> HttpResponse:
             "closing_text": data["closing_text"],
         }
         upload = data["questions_file"]
-        imported = ""
-        try:
-            if upload is None:
-                created = study_create(dataset=data["dataset"], **options)
-            else:
-                from_folder = data["image_source"] == "folder"
-                summary, created = question_bank_study_create(
-                    handle=upload,
-                    filename=upload.name,
-                    dataset_name=data["dataset_name"],
-                    images_root=Path(settings.IMPORT_IMAGES_ROOT) if from_folder else None,
-                    dicomweb=None if from_folder else configured_dicomweb(),
-                    **options,
-                )
-                imported = (
-                    f"Imported {summary.questions_created} new questions "
-                    f"({summary.questions_unchanged} already there) into {summary.dataset}. "
-                )
-        except (StudyError, ImagingError, RexvqaError, DicomwebError) as exc:
+        # The task runs in a worker: the creator goes as the job's user, not in `options`.
+        del options["created_by"]
+        job = study_create_start(
+            user=request.user,
+            options=options,
+            upload=upload,
+            dataset=data["dataset"] if upload is None else None,
+            dataset_name=data["dataset_name"],
+            image_source=data["image_source"],
+        )
+        if job.status == JobStatus.FAILED:  # run at once (immediate backend): on the form
             prefix = "Nothing was imported or created. " if upload is not None else ""
-            form.add_error(None, prefix + str(exc))
+            form.add_error(None, prefix + job.error)
+        elif job.status == JobStatus.DONE:
+            messages.success(request, job.result["message"])
+            return redirect(site_link("pi-home", job.result["slug"]))
         else:
-            messages.success(
-                request,
-                imported
-                + f"Created {created.study.title} with {len(created.question_ids)} questions.",
-            )
-            return redirect(site_link("pi-home", created.study.slug))
+            return redirect("create-study-progress", job_id=job.pk)
     return render(request, "readerstudy/create.html", {"form": form})
 
 
@@ -189,3 +184,34 @@ def question_bank_template(request: HttpRequest, ext: str) -> HttpResponse:
     name, content_type = TEMPLATES[ext]
     body = (Path(settings.BASE_DIR) / "docs" / name).read_bytes()
     return attachment(body, name, content_type)
+
+
+def _own_job(request: HttpRequest, job_id: int) -> BackgroundJob:
+    """A study-creation job, to the user who started it only."""
+    job = BackgroundJob.objects.filter(
+        pk=job_id, requested_by=request.user, key__startswith="study-create:"
+    ).first()
+    if job is None:
+        raise Http404
+    return job
+
+
+@login_required
+@require_GET
+def create_progress(request: HttpRequest, job_id: int) -> HttpResponse:
+    """The study being created: a progress bar (htmx asks again every second), then the
+    dashboard; a failure in words (nothing was written)."""
+    job = job_refresh(_own_job(request, job_id), study_create_task)
+    if job.status == JobStatus.DONE:
+        messages.success(request, job.result["message"])
+        url = site_link("pi-home", job.result["slug"])
+        if request.htmx:
+            response = HttpResponse(status=204)
+            response["HX-Redirect"] = url
+            return response
+        return redirect(url)
+    context = {"job": job, "progress": job_progress(job), "upload": "file" in job.params}
+    template = (
+        "readerstudy/_create_progress.html" if request.htmx else "readerstudy/create_progress.html"
+    )
+    return render(request, template, context)

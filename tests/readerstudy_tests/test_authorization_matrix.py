@@ -174,6 +174,13 @@ def endpoints(study, item) -> list[Endpoint]:
             "analysis table", "get", reverse("analysis-table", args=[s, "responses", "csv"]), pis
         ),
         Endpoint("analysis zip", "get", reverse("analysis-zip", args=[s]), pis),
+        Endpoint("analysis status", "get", reverse("analysis-status", args=[s]), pis),
+        Endpoint(
+            "analysis figure slot",
+            "get",
+            reverse("analysis-figure-slot", args=[s, "accuracy_by_task"]),
+            pis,
+        ),
         Endpoint(
             "analysis names",
             "post",
@@ -260,6 +267,8 @@ ENDPOINT_NAMES = [
     "analysis figure",
     "analysis table",
     "analysis zip",
+    "analysis status",
+    "analysis figure slot",
     "analysis names",
     "api cases",
     "api case",
