@@ -7,6 +7,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.conf import settings
 from django.db.models import Count, Max, Q
 
 from annotation.models import Answer, ExpertReview, ReaderCompletion
@@ -24,10 +25,18 @@ class ReaderRow:
     total_ms: int
     last_activity: datetime | None
     finished: datetime | None
+    # Answers given in less visible time than the policy's FAST_ANSWER_MS: too fast to be a
+    # reading of the image (a key burst, a guess); counted here, marked in the export.
+    fast: int = 0
 
     @property
     def percent(self) -> int:
         return round(100 * self.answered / self.total) if self.total else 0
+
+
+def is_fast(time_ms: int) -> bool:
+    """An answer given in less visible time than the reading policy's minimum."""
+    return time_ms < settings.FAST_ANSWER_MS
 
 
 def reader_rows(study: ReaderStudy) -> list[ReaderRow]:
@@ -57,6 +66,7 @@ def reader_rows(study: ReaderStudy) -> list[ReaderRow]:
             total_ms=sum(times[name]),
             last_activity=last.get(name),
             finished=finished.get(name),
+            fast=sum(1 for t in times[name] if is_fast(t)),
         )
         for name in names
     ]

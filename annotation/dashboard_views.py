@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -38,6 +39,7 @@ def study_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         "audit": audit_visible_to(study, request.user).select_related("actor")[:20],
         "excluded": study.items.filter(excluded=True).count(),
         "jobs": jobs_of_study(study),
+        "fast_answer_ms": settings.FAST_ANSWER_MS,
     }
     return render(request, "annotation/dashboard.html", context)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from annotation.dashboard import is_fast
 from annotation.models import Answer
 from annotation.reviews import reviews_visible_to
 from readerstudy.models import ReaderStudy
@@ -65,6 +66,7 @@ def feedback_csv(study: ReaderStudy) -> str:
             "reader",
             *ANSWER_FIELD_NAMES,
             "time_ms",
+            "too_fast",
             "revisions",
             "updated_at",
         ]
@@ -83,6 +85,7 @@ def feedback_csv(study: ReaderStudy) -> str:
                 a.reader.username,
                 *(getattr(a, name) for name in ANSWER_FIELD_NAMES),
                 a.time_ms,
+                is_fast(a.time_ms),
                 a.revisions_count,
                 a.updated_at.isoformat(),
             ]

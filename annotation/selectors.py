@@ -279,15 +279,34 @@ class ReviewRow:
     number: int
     answered: bool
     choice: str
+    # The reader's own saved answer as the form's {field: value} (empty when unanswered): the
+    # page drops a draft kept in the browser that equals it, so the list and the finish screen
+    # never call a saved case a draft.
+    saved: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def saved_json(self) -> str:
+        return json.dumps(self.saved) if self.answered else ""
 
 
 def review_rows(study: ReaderStudy, reader) -> list[ReviewRow]:
     order = ordered_item_ids(study, reader)
-    mine = dict(
-        Answer.objects.filter(item__study=study, reader=reader).values_list("item_id", "choice")
-    )
+    mine = {
+        row[0]: {
+            name: "" if value is None else str(value)
+            for name, value in zip(ANSWER_FIELD_NAMES, row[1:], strict=True)
+        }
+        for row in Answer.objects.filter(item__study=study, reader=reader).values_list(
+            "item_id", *ANSWER_FIELD_NAMES
+        )
+    }
     return [
-        ReviewRow(number=i + 1, answered=item_id in mine, choice=mine.get(item_id, ""))
+        ReviewRow(
+            number=i + 1,
+            answered=item_id in mine,
+            choice=mine.get(item_id, {}).get("choice", ""),
+            saved=mine.get(item_id, {}),
+        )
         for i, item_id in enumerate(order)
     ]
 

@@ -27,7 +27,12 @@ class AnswerRejected(ValueError):
 
 
 class AnswerConflict(AnswerRejected):
-    """The case was answered elsewhere after the page showed it."""
+    """The case was answered elsewhere after the page showed it. `saved`: the answer the
+    server holds (the reader's own), so the page can show it beside the reader's draft."""
+
+    def __init__(self, message: str, *, saved: dict[str, str]):
+        super().__init__(message)
+        self.saved = saved
 
 
 @dataclass(frozen=True)
@@ -121,7 +126,8 @@ def _revise(
         raise AnswerConflict(
             "this case was answered elsewhere (another tab or window) after this page showed "
             f"it: the saved answer is {old['choice']}. Open the case to see it, and submit "
-            "again there to replace it."
+            "again there to replace it.",
+            saved={k: "" if v is None else str(v) for k, v in old.items()},
         )
     if not study.allow_revision:
         raise AnswerRejected("This study does not allow changing an answer once given.")

@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotation import selectors
 from annotation.forms import AnswerForm, FinishForm
-from annotation.services import AnswerRejected, answer_submit, reader_finish
+from annotation.services import AnswerConflict, AnswerRejected, answer_submit, reader_finish
 from readerstudy.http import wants_json
 from readerstudy.models import Role
 from readerstudy.selectors import studies_of, study_for_user
@@ -82,7 +82,14 @@ def _render_case(
         raise Http404("No such case.")
     form = AnswerForm.for_case(case, data)
     progress = selectors.progress_of(study, request.user, total=case.total)
-    context = {"case": case, "progress": progress, "form": form, "error": error, "study": study}
+    context = {
+        "case": case,
+        "progress": progress,
+        "form": form,
+        "error": error,
+        "study": study,
+        "min_dwell_ms": settings.READER_MIN_DWELL_MS,
+    }
     template = "annotation/_case.html" if request.htmx else "annotation/case.html"
     response = render(request, template, context, status=status)
     # A case page is the reader's live state: Back and a prefetch must ask the server again.
@@ -150,7 +157,10 @@ def case_answer(request: HttpRequest, slug: str, number: int) -> HttpResponse:
         outcome = answer_submit(reader=request.user, item=item, **form.cleaned_data)
     except AnswerRejected as exc:
         if wants_json(request):
-            return JsonResponse({"error": str(exc)}, status=409)
+            body = {"error": str(exc)}
+            if isinstance(exc, AnswerConflict):
+                body["saved"] = exc.saved  # the reader's own saved answer, shown beside the draft
+            return JsonResponse(body, status=409)
         return _render_case(request, study, number, order=order, error=str(exc), status=409)
     if wants_json(request):
         return _saved(request, study, number, order, outcome)

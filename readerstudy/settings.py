@@ -226,6 +226,13 @@ QUESTION_BANK_MAX_BYTES = env_int("QUESTION_BANK_MAX_BYTES", 20 * 1024 * 1024, m
 # Upper bound for the time a reader may spend on one case (ms); longer is clipped, as a tab
 # left open overnight is not reading time.
 MAX_CASE_TIME_MS = env_int("MAX_CASE_TIME_MS", 30 * 60 * 1000, minimum=1000)
+# Reading policy. Answer keys and Enter do nothing on a case until its image has been on
+# screen this long (ms): a burst of keys meant for the previous case cannot answer one nobody
+# saw. The page reads it from the case's markup.
+READER_MIN_DWELL_MS = env_int("READER_MIN_DWELL_MS", 400, minimum=0)
+# Answers given in less visible time than this (ms) are flagged as too fast to be a reading:
+# counted on the PI dashboard, marked in the answers export and the analysis flow table.
+FAST_ANSWER_MS = env_int("FAST_ANSWER_MS", 2000, minimum=0)
 
 # One-time sign-in links a PI hands to people brought in from the dashboard: valid this many
 # days, once. They are e-mailed when e-mail is configured (EMAIL_HOST; the demo prints them to

@@ -40,6 +40,12 @@
     return text ? text.textContent.trim() : input ? input.value : "";
   }
 
+  /** The value of the required option group (the answer itself): checked, or as saved. */
+  function mainChoice(f, initial) {
+    const input = Array.from(f.querySelectorAll('input[type="radio"][required]')).find((r) => (initial ? r.defaultChecked : r.checked));
+    return input ? input.value : "";
+  }
+
   /** The case's form now shows `values` as the server's saved answer. */
   function markSaved(ws, f, values) {
     setDefaults(f, values);
@@ -48,5 +54,5 @@
     if (button && button.firstChild) button.firstChild.textContent = "Save change ";
   }
 
-  window.ReaderForm = { valuesOf, apply, setDefaults, chosenLabel, markSaved };
+  window.ReaderForm = { valuesOf, apply, setDefaults, chosenLabel, mainChoice, markSaved };
 })();

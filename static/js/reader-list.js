@@ -13,8 +13,17 @@
   function mark(store, outbox) {
     const list = $("[data-case-list]");
     if (!list) return;
-    const drafts = new Set(store.draftNumbers());
     const waiting = new Set(outbox.map((e) => e.number));
+    // A draft equal to the server's saved answer (data-saved: what it holds for this reader)
+    // is no draft: it is forgotten here, as the case page would on showing it.
+    for (const li of $$("li[data-case][data-saved]", list)) {
+      const n = Number(li.dataset.case);
+      const draft = store.draft(n);
+      let saved = null;
+      try { saved = JSON.parse(li.dataset.saved); } catch (_) { /* no saved values */ }
+      if (draft && saved && !waiting.has(n) && ReaderStore.same(draft.values, saved)) store.clearDraft(n, draft.values);
+    }
+    const drafts = new Set(store.draftNumbers());
     for (const li of $$("li[data-case]", list)) {
       const n = Number(li.dataset.case);
       li.classList.toggle("drafted", drafts.has(n) && !waiting.has(n));

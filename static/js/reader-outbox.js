@@ -15,7 +15,8 @@
  *
  * Events (on(type, fn); fn receives one detail object):
  *   saved    {entry, data}            the server's receipt for the entry
- *   refused  {entry, message}         dropped, with the server's reason in plain words
+ *   refused  {entry, message, saved}  dropped, with the server's reason in plain words (and,
+ *                                     when the case was answered elsewhere, what it holds)
  *   waiting  {entry, message, retryAt, signIn}  the head could not be sent; when it will be
  *   signin   {}                       an ended session: the page asks the reader to sign in
  *   csrf     {token}                  a fresh CSRF token (the page's own requests use it too)
@@ -166,7 +167,7 @@
           this.store.dequeue(entry.id);
           // The reader's answer is kept: as the case's draft, unless a newer draft is there.
           if (this.store.draft(entry.number) === null) this.store.saveDraft(entry.number, entry.values);
-          this.emit("refused", { entry, message: result.message });
+          this.emit("refused", { entry, message: result.message, saved: result.saved || null });
         } else if (result.kind === "csrf" && csrfTries++ < 1) {
           const session = await this.refreshSession();
           if (session === "signin") { this.wait(entry, SESSION_ENDED); return; }
@@ -219,7 +220,7 @@
       if (r.status === 403 && r.headers.get("X-CSRF-Failed")) return { kind: "csrf" };
       if (r.ok && json && json.saved) return { kind: "saved", data: json };
       if (r.ok) return { kind: "signin" }; // a page, not a receipt: the sign-in page after a redirect
-      if (REFUSED_STATUSES.includes(r.status)) return { kind: "refused", message: (json && json.error) || refusal(r.status) };
+      if (REFUSED_STATUSES.includes(r.status)) return { kind: "refused", message: (json && json.error) || refusal(r.status), saved: (json && json.saved) || null };
       return { kind: "retry", message: `the server had a problem (error ${r.status})` };
     }
 

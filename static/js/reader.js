@@ -21,7 +21,7 @@
 
   const $ = (sel, root) => (root || document).querySelector(sel);
   const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
-  const { valuesOf, apply, chosenLabel, markSaved } = window.ReaderForm;
+  const { valuesOf, apply, chosenLabel, mainChoice, markSaved } = window.ReaderForm;
 
   let store = null;
   let outbox = null; // ReaderOutbox.Outbox: sends the answers (reader-outbox.js)
@@ -54,6 +54,18 @@
   function workspace() { return document.getElementById("workspace"); }
   function form() { return document.getElementById("answer-form"); }
   function shownNumber() { const ws = workspace(); return ws ? Number(ws.dataset.caseNumber) : null; }
+  /** The case has been on screen for the reading policy's minimum dwell (the server's
+   * data-min-dwell-ms), counted from the frame that drew its images (data-drawn). Until then
+   * answer keys and Enter do nothing: a burst of keys meant for the case before cannot answer
+   * (or submit a draft on) a case the reader has not seen. */
+  function seen(ws) {
+    ws = ws || workspace();
+    if (!ws || !ws.dataset.drawn) return false;
+    if (ws.dataset.seen) return true;
+    const dwell = Number(ws.dataset.minDwellMs) || 0;
+    return performance.now() - Number(ws.dataset.drawn) >= dwell;
+  }
+  const NOT_SEEN = "Keys wait until the case is shown.";
   function editable() { const ws = workspace(); return !!(ws && ws.dataset.editable && $('button[type="submit"]', form())); }
 
   function onFormEdited() {
@@ -79,19 +91,34 @@
     if (pending && ReaderStore.same(pending.values, valuesOf(f))) {
       note.textContent = outbox.trouble && outbox.trouble.entry.number === n ? "Not saved yet: it will be sent again (see the red notice)." : "Sending this answer…";
       note.classList.add("pending");
-    } else if (refused.has(n)) {
+    } else if (refused.has(n) && !refused.get(n).conflict) {
       note.textContent = `Not saved: ${refused.get(n).message}`;
       note.classList.add("refused");
+    } else if (isDraft && workspace().dataset.answered) {
+      // A saved answer and a different draft (changed here, or answered in another tab
+      // meanwhile): both shown, and the reader chooses; nothing is retried by itself.
+      const saved = mainChoice(f, true), mine = mainChoice(f);
+      const strong = document.createElement("strong");
+      strong.textContent = `Saved: ${saved || "none"} · your draft: ${mine || "none"}${saved === mine ? " (ratings or comment changed)" : ""}`;
+      const actions = document.createElement("span");
+      actions.className = "draft-actions";
+      actions.append(noteButton("discard-draft", "Keep saved", ""), noteButton("save-draft", "Save my change", "primary"));
+      note.append(strong, actions);
+      note.classList.add("conflict");
     } else if (isDraft) {
       note.append("Draft, not submitted yet: kept in this browser. Press Enter to submit. ");
-      const discard = document.createElement("button");
-      discard.type = "button";
-      discard.className = "link";
-      discard.dataset.action = "discard-draft";
-      discard.textContent = "Discard draft";
-      note.append(discard);
+      note.append(noteButton("discard-draft", "Discard draft"));
     }
     note.hidden = !note.textContent;
+  }
+
+  function noteButton(action, text, className = "link") {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = className;
+    b.dataset.action = action;
+    b.textContent = text;
+    return b;
   }
 
   function renderStrip() {
@@ -122,12 +149,17 @@
       else if (draft && ReaderStore.same(draft.values, valuesOf(f, true))) store.clearDraft(n);
       else if (draft) apply(f, draft.values);
     }
+    dock();
     renderNote();
+    renderAlert();
     renderStrip();
     performance.mark("reader:shown");
     // The case on screen first; then, once the frame showing it is out (the prefetch's
     // decoding and drawing would hold that frame back), the next case in the background.
-    ReaderCases.markDrawn(ws, entry).then(ReaderCases.afterNextFrame).then(() => { if (ws.isConnected) cases.prefetch(ws); });
+    ReaderCases.markDrawn(ws, entry).then(() => {
+      // data-seen: the minimum dwell is over and keys act (what tests wait for).
+      setTimeout(() => { if (ws.isConnected) ws.dataset.seen = "1"; }, Number(ws.dataset.minDwellMs) || 0);
+    }).then(ReaderCases.afterNextFrame).then(() => { if (ws.isConnected) cases.prefetch(ws); });
   }
 
   /* ---------- showing cases ---------- */
@@ -192,6 +224,7 @@
   function submit() {
     const f = form(), ws = workspace();
     if (!f || !ws || !editable() || !outbox || isLeaving()) return;
+    if (!seen(ws)) { notePaused(NOT_SEEN); return; } // never submit a case not shown in this visit
     const missing = $$('input[type="radio"][required]', f).some((r) => !$(`input[name="${CSS.escape(r.name)}"]:checked`, f));
     if (missing) { clientError(f.dataset.choiceRequired); return; }
     if (!f.checkValidity()) { const bad = $(":invalid", f); clientError(bad ? bad.validationMessage : ""); return; }
@@ -286,8 +319,16 @@
     }
   }
 
-  function refusedSave({ entry, message }) {
-    refused.set(entry.number, { message, label: entry.label, url: entry.caseUrl });
+  function refusedSave({ entry, message, saved: held }) {
+    refused.set(entry.number, { message, label: entry.label, url: entry.caseUrl, conflict: !!held });
+    if (held) {
+      // Answered elsewhere: what this page shows as saved is out of date. The case shows the
+      // server's answer beside the draft; a prefetched copy of it is just as old.
+      const f = form();
+      if (f && shownNumber() === entry.number) markSaved(workspace(), f, held);
+      cases.reset();
+      if (workspace()) cases.prefetch(workspace());
+    }
     if (optimistic && optimistic.entryId === entry.id) optimistic = null;
     if (awaitingEnd === entry.id) awaitingEnd = null;
     status("");
@@ -301,8 +342,27 @@
     el.hidden = !text;
   }
 
+  /* The save alert and the key notes dock in the question panel (above the question; in the
+   * folded strip when the panel is hidden), never over the image or the viewer's toolbar.
+   * They are held by reference: a case swap takes the old panel away with them in it. */
+  let alertEl = null, pausedEl = null;
+  function alertBox() { if (!alertEl) alertEl = document.getElementById("save-alert"); return alertEl; }
+  function pausedNote() { if (!pausedEl) pausedEl = document.getElementById("keys-paused"); return pausedEl; }
+  function dockSpot() {
+    const ws = workspace();
+    const spot = ws && $(panelHidden() ? ".panel-strip" : ".panel-body", ws);
+    // Full screen of the images alone leaves the panel out of sight: the note goes with them.
+    if (spot && document.fullscreenElement && !document.fullscreenElement.contains(spot)) return null;
+    return spot;
+  }
+  function dock() {
+    const spot = dockSpot();
+    if (!spot) return;
+    for (const el of [pausedNote(), alertBox()]) if (el && el.parentNode !== spot) spot.prepend(el);
+  }
+
   function renderAlert() {
-    const box = document.getElementById("save-alert");
+    const box = alertBox();
     if (!box) return;
     clearInterval(tick);
     const text = $(".save-alert-text", box);
@@ -329,8 +389,10 @@
       box.hidden = false;
       return;
     }
-    if (refused.size) {
-      const [number, info] = refused.entries().next().value;
+    // A conflict on the case shown is said by the case itself ("Saved: C · your draft: B").
+    const elsewhere = Array.from(refused.entries()).filter(([n, info]) => !(info.conflict && n === shownNumber()));
+    if (elsewhere.length) {
+      const [number, info] = elsewhere[0];
       const answer = info.label ? ` (${info.label})` : "";
       text.textContent = `Case ${number} was not saved${answer}: ${info.message} Your choice is kept as a draft on that case.`;
       retry.hidden = true;
@@ -407,6 +469,7 @@
     document.body.classList.toggle("panel-collapsed", hidden);
     $$('[data-action="panel"]').forEach((b) => b.setAttribute("aria-expanded", String(!hidden)));
     try { localStorage.setItem(PANEL_PREF, hidden ? "hidden" : "shown"); } catch (_) { /* fine */ }
+    dock();
     renderStrip();
   }
   /** Answer keys act only while the question is on screen. */
@@ -418,9 +481,11 @@
   }
   let pausedTimer = null;
   function notePaused(text) {
-    const note = document.getElementById("keys-paused");
+    const note = pausedNote();
     if (!note) return;
-    (document.fullscreenElement || mainArea() || document.body).appendChild(note);
+    const spot = dockSpot();
+    if (spot) { if (note.parentNode !== spot) spot.prepend(note); }
+    else (document.fullscreenElement || mainArea() || document.body).appendChild(note);
     note.replaceChildren(text || (document.fullscreenElement && !panelHidden()
       ? "Answer keys are paused: full screen hides the question. Press Esc to leave full screen, or use f to show the question beside the image."
       : "Answer keys are paused while the question is hidden. Press q to show it."));
@@ -454,8 +519,15 @@
       if (e.key === "Escape") { dialog.hidden = true; e.preventDefault(); }
       return;
     }
-    if (e.ctrlKey || e.metaKey || e.altKey) return;
     const t = e.target;
+    // Ctrl/Cmd+Enter in the comment submits, as in most text boxes (the seen-rule holds).
+    if ((e.ctrlKey || e.metaKey) && e.key === "Enter" && t && t.closest && t.closest("#answer-form") && window.ReaderViewer.typing(t)) {
+      e.preventDefault();
+      if (isLeaving()) return;
+      submit();
+      return;
+    }
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
     if (window.ReaderViewer.typing(t)) { if (e.key === "Escape") t.blur(); return; }
     if (!shortcutsOn()) return; // an ordinary form: Tab, arrows and Space as the browser does
     const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
@@ -469,6 +541,7 @@
       e.preventDefault();
       if (questionHidden()) { notePaused(); return; }
       if (isLeaving()) { notePaused(`Case ${shownNumber()} is submitted; case ${leaving.dataset.nextNumber || "next"} is opening. Answer keys wait until it is on screen.`); return; }
+      if (!seen()) { notePaused(NOT_SEEN); return; }
       if (keyed) choose(keyed); else submit();
       return;
     }
@@ -493,8 +566,11 @@
       case "panel": setPanel(!panelHidden()); break;
       case "retry": if (outbox) outbox.retryNow(); break;
       case "show-failed": if (el.dataset.url) { if (workspace()) go(el.dataset.url, { push: true }); else window.location.assign(el.dataset.url); } break;
+      case "save-draft": submit(); break;
       case "discard-draft": {
         const f = form();
+        refused.delete(shownNumber());
+        renderAlert();
         store.clearDraft(shownNumber());
         apply(f, valuesOf(f, true));
         renderNote(); renderStrip();
@@ -529,8 +605,8 @@
   window.addEventListener("online", () => { if (outbox && !outbox.needSignIn) outbox.retryNow(); });
   window.addEventListener("offline", () => { if (outbox && outbox.size) renderAlert(); });
   document.addEventListener("fullscreenchange", () => {
-    const note = document.getElementById("keys-paused");
-    if (note && !document.fullscreenElement && mainArea()) { mainArea().appendChild(note); note.hidden = true; }
+    const note = pausedNote();
+    if (note && !document.fullscreenElement) { note.hidden = true; dock(); }
   });
 
   /* ---------- start ---------- */

@@ -165,6 +165,8 @@ def test_the_page_gets_409_with_the_reason_for_a_stale_change(client, study, rea
     assert first.status_code == 200
     stale = client.post(url, {"choice": "C", "base": base}, HTTP_ACCEPT="application/json")
     assert stale.status_code == 409 and "the saved answer is B" in stale.json()["error"]
+    # The reader's own saved answer, for the page to show beside the draft.
+    assert stale.json()["saved"] == {**BLANK, "choice": "B"}
     bad = client.post(url, {"choice": "C", "base": "[1]"}, HTTP_ACCEPT="application/json")
     assert bad.status_code == 422
     assert Answer.objects.get(reader=reader).choice == "B"

@@ -324,3 +324,25 @@ def test_case_page_radios_carry_the_vocabulary_and_its_shortcut_keys(reader_clie
         for value, keys in values.items()
     }
     assert rendered == expected
+
+
+def test_review_list_carries_only_my_saved_answers_for_the_draft_check(
+    reader_client, study, reader, other_reader
+):
+    """The list drops a browser draft equal to the saved answer: it needs the reader's own
+    saved values on each answered case, and nobody else's."""
+    import json
+
+    from annotation.services import answer_submit
+
+    items = {n: study.items.get(id=i) for n, i in enumerate(ordered_item_ids(study, reader), 1)}
+    answer_submit(reader=reader, item=items[2], choice="C", difficulty="hard", comment="x")
+    answer_submit(reader=other_reader, item=items[1], choice="D")
+    html = reader_client.get(reverse("reader-review", args=[study.slug])).content.decode()
+    saved = {
+        int(n): json.loads(v.replace("&quot;", '"'))
+        for n, v in re.findall(r'data-case="(\d+)" data-saved="([^"]*)"', html)
+    }
+    assert list(saved) == [2]
+    assert saved[2]["choice"] == "C" and saved[2]["difficulty"] == "hard"
+    assert saved[2]["comment"] == "x" and saved[2]["alignment"] == ""

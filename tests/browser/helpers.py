@@ -96,6 +96,13 @@ def wait_for_image(page) -> None:
     )
 
 
+def wait_seen(page, number: int | None = None) -> None:
+    """The case (number `number`, if given) has been on screen for the reading policy's
+    minimum dwell, so its answer keys act (reader.js sets data-seen)."""
+    which = f"[data-case-number='{number}']" if number is not None else ""
+    page.wait_for_selector(f"#workspace{which}[data-seen]")
+
+
 def end_session(page) -> None:
     """The session ends (timeout, sign-out in another tab): its cookies go, while the browser
     still remembers who signed in last here (readerstudy.browser_storage), so the same person

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from annotation.models import Answer, ExpertReview, ReaderCompletion
 from readerstudy.models import Question
-from tests.browser.helpers import sign_in, sign_in_with_form
+from tests.browser.helpers import sign_in, sign_in_with_form, wait_seen
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -36,6 +36,7 @@ def test_reader1_completes_the_demo_with_the_keyboard_alone(page, live_server, d
     page.keyboard.press("Enter")
     for number in range(1, total + 1):
         page.wait_for_selector(f"text=Case {number} of {total}")
+        wait_seen(page, number)
         page.keyboard.press("ABCD"[number % 4])
         page.keyboard.press("Enter")
     page.wait_for_url(f"**{reverse('reader-review', args=[demo.slug])}")

@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from annotation.models import Answer
 from readerstudy.models import Membership, Role
-from tests.browser.helpers import sign_in, study_with_radiographs, wait_for_image
+from tests.browser.helpers import sign_in, study_with_radiographs, wait_for_image, wait_seen
 from tests.factories import MembershipFactory, UserFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -43,6 +43,7 @@ def test_pi_onboards_residents_and_one_reads_a_case(page, browser, live_server, 
     newcomer.keyboard.press("Enter")
     newcomer.wait_for_selector("text=Case 1 of 3")
     wait_for_image(newcomer)
+    wait_seen(newcomer, 1)
     newcomer.keyboard.press("2")
     newcomer.keyboard.press("Enter")
     newcomer.wait_for_selector("text=Case 2 of 3")

@@ -10,6 +10,7 @@ from tests.browser.helpers import (
     sign_in,
     study_with_radiographs,
     wait_for_image,
+    wait_seen,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -27,6 +28,7 @@ def test_keyboard_only_reading_and_resume(page, live_server, artifacts):
     page.screenshot(path=str(artifacts / "case-page.png"))
     for number, key in [(1, "2"), (2, "c"), (3, "4")]:
         page.wait_for_selector(f"text=Case {number} of 6")
+        wait_seen(page, number)
         page.keyboard.press(key)
         page.keyboard.press("m")
         page.keyboard.press("y")
@@ -78,9 +80,11 @@ def test_double_submit_leaves_one_answer(page, live_server):
     reader = reader_of(study)
     sign_in(page, live_server, "resident")
     page.goto(live_server.url + reverse("reader-case", args=[study.slug, 1]))
+    wait_seen(page, 1)
     page.keyboard.press("1")
     page.locator("button.submit").dblclick()
     page.wait_for_selector("text=Case 2 of 3")
+    wait_seen(page, 2)
     page.keyboard.press("2")
     page.keyboard.press("Enter")
     page.keyboard.press("Enter")
@@ -104,3 +108,24 @@ def test_shortcuts_are_off_while_typing_a_comment(page, live_server):
     assert page.locator("#help").is_visible()
     page.keyboard.press("Escape")
     assert not page.locator("#help").is_visible()
+
+
+def test_ctrl_enter_in_the_comment_submits_and_esc_leaves_it(page, live_server):
+    study = study_with_radiographs(2)
+    reader = reader_of(study)
+    sign_in(page, live_server, "resident")
+    page.goto(live_server.url + reverse("reader-case", args=[study.slug, 1]))
+    wait_seen(page, 1)
+    page.keyboard.press("2")
+    page.click("textarea[name=comment]")
+    page.keyboard.type("apical lucency")
+    page.keyboard.press("Escape")  # leaves the comment: the keys act again
+    assert page.evaluate("() => document.activeElement.name") != "comment"
+    page.keyboard.press("3")
+    assert page.locator("input[name=choice]:checked").get_attribute("value") == "C"
+    page.click("textarea[name=comment]")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector("text=Case 2 of 2")
+    page.wait_for_selector("#save-status:has-text('Saved — case 1')")
+    answer = Answer.objects.get(reader=reader)
+    assert (answer.choice, answer.comment) == ("C", "apical lucency")

@@ -35,8 +35,9 @@ def open_case(page, live_server, study, number: int) -> None:
 
 
 def wait_shown(page, number: int, total: int) -> None:
-    """The case is on screen and its images drawn (reader.js sets data-drawn)."""
-    page.wait_for_selector(f"#workspace[data-case-number='{number}'][data-drawn]")
+    """The case is on screen, its images drawn, and the reading policy's minimum dwell over,
+    so its answer keys act (reader.js sets data-drawn, then data-seen)."""
+    page.wait_for_selector(f"#workspace[data-case-number='{number}'][data-drawn][data-seen]")
     assert f"Case {number} of {total}" in page.inner_text(".case-counter")
 
 
@@ -463,7 +464,7 @@ def test_error_page_is_dark_and_leads_back(page, live_server, reading, artifacts
 
 
 def test_a_case_answered_in_another_tab_is_never_written_over_without_a_word(
-    page, live_server, reading
+    page, live_server, reading, artifacts
 ):
     """The page shows case 1 blank; meanwhile another tab saves C. B sent from this page is
     refused in words, kept as a draft, and saved only when sent again from a page showing C."""
@@ -477,12 +478,26 @@ def test_a_case_answered_in_another_tab_is_never_written_over_without_a_word(
     wait_shown(page, 2, 4)
     alert = page.wait_for_selector("#save-alert:has-text('answered elsewhere')")
     assert "the saved answer is C" in alert.inner_text()
+    assert not page.locator("#save-alert [data-action=retry]").is_visible()  # no Retry
+    # Docked in the question panel: never over the image or the viewer's toolbar.
+    assert page.locator("#question-panel #save-alert").count() == 1
+    box, viewer = alert.bounding_box(), page.locator(".viewer").bounding_box()
+    assert box["x"] >= viewer["x"] + viewer["width"]
     assert answer_of(reader, study, 1).choice == "C"  # nothing written over
 
-    open_case(page, live_server, study, 1)  # the server's C, with this page's B as a draft
+    page.click("#save-alert [data-action=show-failed]")  # the server's C beside this page's B
+    wait_shown(page, 1, 4)
+    note = page.locator("#answer-form .draft-note")
+    assert "Saved: C · your draft: B" in note.inner_text()
+    assert note.locator("text=Keep saved").is_visible()
+    assert not page.locator("#save-alert").is_visible()  # the case itself says it now
     assert checked(page) == "B"
-    assert page.locator("#answer-form .draft-note").is_visible()
-    page.keyboard.press("Enter")
+    page.screenshot(path=str(artifacts / "reader-conflict.png"))
+
+    open_case(page, live_server, study, 1)  # after a reload too
+    assert checked(page) == "B"
+    assert "Saved: C · your draft: B" in note.inner_text()
+    page.click("text=Save my change")
     wait_shown(page, 2, 4)
     page.wait_for_function("() => !document.querySelector('#save-alert:not([hidden])')")
     answer = answer_of(reader, study, 1)

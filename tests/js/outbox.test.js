@@ -266,13 +266,14 @@ test("signing in as someone else sends nothing and says whose answers these are"
 
 test("a stale answer (409: answered elsewhere) is refused in words, kept as a draft and never sent again", async () => {
   const server = fakeServer((request) =>
-    request.url.includes("/read/1/") ? json({ error: "This case was answered elsewhere: the saved answer is C." }, 409) : receipt(request));
+    request.url.includes("/read/1/") ? json({ error: "This case was answered elsewhere: the saved answer is C.", saved: { choice: "C" } }, 409) : receipt(request));
   const { store, outbox, events, types, clock } = makeOutbox(server);
   outbox.add(entry(1, { choice: "B" }));
   await outbox.add(entry(2, { choice: "D" }));
   await outbox.idle;
   assert.deepEqual(types(), ["refused", "saved", "drained"]);
   assert.equal(events[0].message, "This case was answered elsewhere: the saved answer is C.");
+  assert.deepEqual(events[0].saved, { choice: "C" }); // what the server holds, for the page to show
   assert.equal(clock.timers.length, 0, "no retry");
   assert.deepEqual(store.draft(1).values, { choice: "B" }); // the reader's choice is kept
   await outbox.retryNow();

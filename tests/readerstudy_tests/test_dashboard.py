@@ -37,6 +37,37 @@ def test_reader_progress_and_times(pi_client, study, reader, other_reader):
     assert "0 / 4" in html  # other_reader has not started
 
 
+def test_answers_faster_than_the_policy_are_counted_and_marked_in_the_export(
+    pi_client, study, reader, other_reader, settings
+):
+    settings.FAST_ANSWER_MS = 2000
+    items = list(study.items.order_by("position"))
+    for item, ms in zip(items, [150, 1999, 2000, 30_000], strict=True):
+        answer_submit(reader=reader, item=item, choice="A", time_ms=ms)
+    answer_submit(reader=other_reader, item=items[0], choice="B", time_ms=9_000)
+    html = pi_client.get(reverse("pi-dashboard", args=[study.slug])).content.decode()
+    assert "Too fast (&lt; 2 s)" in html
+    row = html[html.index("<td>reader</td>") :].split("</tr>")[0]
+    assert '<strong class="warning">2</strong>' in row  # 150 ms and 1999 ms; 2000 ms is not
+    other = html[html.index("<td>other_reader</td>") :].split("</tr>")[0]
+    assert "warning" not in other
+    feedback = list(
+        csv.DictReader(
+            io.StringIO(
+                pi_client.get(reverse("pi-feedback-csv", args=[study.slug])).content.decode()
+            )
+        )
+    )
+    fast = {(r["reader"], r["time_ms"]): r["too_fast"] for r in feedback}
+    assert fast == {
+        ("reader", "150"): "True",
+        ("reader", "1999"): "True",
+        ("reader", "2000"): "False",
+        ("reader", "30000"): "False",
+        ("other_reader", "9000"): "False",
+    }
+
+
 def test_exclusion_needs_a_reason_and_is_recorded(pi_client, study, pi):
     item = study.items.first()
     url = reverse("pi-exclusion", args=[study.slug, item.id])
