@@ -7,9 +7,11 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.signing import get_cookie_signer
 from django.test import Client
 from pydicom.data import get_testdata_file
 
+from readerstudy.browser_storage import LAST_USER_COOKIE, LAST_USER_SALT
 from readerstudy.models import Image, Role
 from tests.factories import PASSWORD, MembershipFactory, UserFactory, build_study
 from tests.radiographs import derived_once
@@ -38,6 +40,9 @@ def sign_in(page, live_server, username: str) -> None:
     user = get_user_model().objects.get(username=username)
     client.force_login(user, backend="django.contrib.auth.backends.ModelBackend")
     session = client.cookies[settings.SESSION_COOKIE_NAME]
+    # ...and the browser's memory of who signed in last, as the form's response sets it
+    # (readerstudy.browser_storage): the same person signing in again keeps their drafts.
+    last_user = get_cookie_signer(salt=LAST_USER_COOKIE + LAST_USER_SALT).sign(str(user.pk))
     page.context.add_cookies(
         [
             {
@@ -47,7 +52,14 @@ def sign_in(page, live_server, username: str) -> None:
                 "httpOnly": settings.SESSION_COOKIE_HTTPONLY,
                 "secure": settings.SESSION_COOKIE_SECURE,
                 "sameSite": settings.SESSION_COOKIE_SAMESITE or "Lax",  # Chromium's default
-            }
+            },
+            {
+                "name": LAST_USER_COOKIE,
+                "value": last_user,
+                "url": live_server.url,
+                "httpOnly": True,
+                "sameSite": "Lax",
+            },
         ]
     )
     page.goto(f"{live_server.url}/")
@@ -107,7 +119,7 @@ def end_session(page) -> None:
     """The session ends (timeout, sign-out in another tab): its cookies go, while the browser
     still remembers who signed in last here (readerstudy.browser_storage), so the same person
     signing in again keeps their drafts."""
-    kept = [c for c in page.context.cookies() if c["name"] == "rs_last_user"]
+    kept = [c for c in page.context.cookies() if c["name"] == LAST_USER_COOKIE]
     page.context.clear_cookies()
     if kept:
         page.context.add_cookies(kept)

@@ -4,9 +4,11 @@ import io
 
 import pandas as pd
 import pytest
+from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from annotation.models import Answer, ExpertReview, ReaderCompletion
+from annotation.reviews import review_submit
 from readerstudy.models import Question
 from tests.browser.helpers import sign_in, sign_in_with_form, wait_seen
 
@@ -79,7 +81,21 @@ def test_expert1_flags_the_mismatch_at_the_top_and_pi1_excludes_it(page, live_se
     page.context.clear_cookies()
     sign_in(page, live_server, "pi1")
     page.goto(live_server.url + reverse("pi-dashboard", args=[demo.slug]))
-    assert "Image does not match the question 1" in page.inner_text("body")
+    # pi1 is also an expert of the demo: expert1's flags stay hidden from them until they
+    # have reviewed the question themselves (issue 25: reviews secret by person).
+    assert "Image does not match the question 1" not in page.inner_text("body")
+    review_submit(
+        expert=get_user_model().objects.get(username="pi1"),
+        item=review.item,
+        flags=["image_mismatch"],
+        ratings={"image_alignment": 1},
+        difficulty="hard",
+        decision="reject",
+    )
+    page.reload()
+    body = page.inner_text("body")
+    assert "Image does not match the question 1" in body  # one question flagged so
+    assert "Image does not match the question × 2" in body  # by two experts
     page.fill(f"input[aria-label='Reason for {source_id}']", "extremity radiograph")
     page.click(f"tr:has-text('{source_id}') button:has-text('Exclude')")
     page.wait_for_selector("text=1 excluded from analysis")
