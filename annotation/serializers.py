@@ -31,6 +31,15 @@ class ReaderAnswerSerializer(serializers.Serializer):
     comment = serializers.CharField(allow_blank=True)
 
 
+class ReaderAidSerializer(serializers.Serializer):
+    model_name = serializers.CharField()
+    usable = serializers.BooleanField()
+    letter = serializers.CharField(allow_blank=True, help_text="On this reader's screen.")
+    option_text = serializers.CharField(allow_blank=True)
+    rationale = serializers.CharField(allow_blank=True)
+    message = serializers.CharField(help_text="Shown when the AI gave no usable answer.")
+
+
 class ReaderCaseSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     total = serializers.IntegerField()
@@ -42,6 +51,12 @@ class ReaderCaseSerializer(serializers.Serializer):
     sex = serializers.CharField(allow_null=True)
     answer = ReaderAnswerSerializer(allow_null=True)
     editable = serializers.BooleanField()
+    session = serializers.IntegerField()
+    arm = serializers.CharField()
+    aid = ReaderAidSerializer(allow_null=True)
+    first_choice = serializers.CharField(
+        allow_blank=True, help_text="Second read: your answer before the AI was shown."
+    )
 
     def get_options(self, case) -> list[dict[str, str]]:
         return [{"letter": letter, "text": text} for letter, text in case.options]
@@ -60,7 +75,11 @@ class AnswerInputSerializer(serializers.Serializer):
 class AnswerResultSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     outcome = serializers.ChoiceField(choices=["created", "revised", "unchanged"])
-    choice = serializers.CharField()
+    choice = serializers.CharField(allow_blank=True, help_text="Empty: a second read's first.")
+    first_choice = serializers.CharField(allow_blank=True)
+    stage = serializers.CharField(allow_blank=True)
+    session = serializers.IntegerField()
+    arm = serializers.CharField()
     difficulty = serializers.CharField(allow_blank=True)
     alignment = serializers.CharField(allow_blank=True)
     comment = serializers.CharField(allow_blank=True)
