@@ -11,7 +11,6 @@ written over it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
 from datetime import datetime
 
 from django.conf import settings
