@@ -21,7 +21,6 @@ urlpatterns = [
 ]
 
 urlpatterns += [
-    path("studies/new/", study_views.create, name="study-create"),
     path(
         "studies/new/question-bank-template.<str:ext>",
         study_views.question_bank_template,

@@ -1,4 +1,5 @@
-"""PI study management that needs nothing above the domain: creation, members, exclusions.
+"""PI study management that needs nothing above the domain: members, exclusions. (Creating
+a study sets its design, which reads AI predictions: that view is analysis.design_views.)
 
 The dashboard that summarises answers and reviews lives a layer up, in annotation.
 """
@@ -12,25 +13,15 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_POST
 
-from readerstudy.dicomweb import DicomwebError
 from readerstudy.downloads import attachment
-from readerstudy.forms import (
-    ExclusionForm,
-    MembershipForm,
-    StudyCreateForm,
-)
-from readerstudy.imaging import ImagingError
+from readerstudy.forms import ExclusionForm, MembershipForm
 from readerstudy.models import Membership, Role, StudyQuestion
-from readerstudy.rexvqa import RexvqaError
 from readerstudy.selectors import study_for_user
-from readerstudy.services.importing import configured_dicomweb, question_bank_study_create
 from readerstudy.services.studies import (
-    StudyError,
     membership_add,
     membership_remove,
-    study_create,
     study_question_set_excluded,
 )
 from readerstudy.spreadsheets import XLSX
@@ -120,62 +111,6 @@ TEMPLATES = {
     "csv": ("question_bank_template.csv", "text/csv"),
     "xlsx": ("question_bank_template.xlsx", XLSX),
 }
-
-
-@login_required
-@permission_required("readerstudy.add_readerstudy", raise_exception=True)
-@require_http_methods(["GET", "POST"])
-def create(request: HttpRequest) -> HttpResponse:
-    """The same services as `manage.py [import_questions +] create_study`; creator becomes PI."""
-    form = StudyCreateForm(request.POST or None, request.FILES or None)
-    if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
-        options = {
-            "slug": data["slug"],
-            "n": data["sample"],
-            "seed": data["seed"],
-            "stratify": data["stratify"],
-            "one_per_case": data["one_per_case"],
-            "title": data["title"],
-            "pis": [request.user.username],
-            "created_by": request.user,
-            "random_order": data["random_order"],
-            "allow_revision": data["allow_revision"],
-            "show_indication": data["show_indication"],
-            "lock_on_finish": data["lock_on_finish"],
-            "instructions": data["instructions"],
-            "closing_text": data["closing_text"],
-        }
-        upload = data["questions_file"]
-        imported = ""
-        try:
-            if upload is None:
-                created = study_create(dataset=data["dataset"], **options)
-            else:
-                from_folder = data["image_source"] == "folder"
-                summary, created = question_bank_study_create(
-                    handle=upload,
-                    filename=upload.name,
-                    dataset_name=data["dataset_name"],
-                    images_root=Path(settings.IMPORT_IMAGES_ROOT) if from_folder else None,
-                    dicomweb=None if from_folder else configured_dicomweb(),
-                    **options,
-                )
-                imported = (
-                    f"Imported {summary.questions_created} new questions "
-                    f"({summary.questions_unchanged} already there) into {summary.dataset}. "
-                )
-        except (StudyError, ImagingError, RexvqaError, DicomwebError) as exc:
-            prefix = "Nothing was imported or created. " if upload is not None else ""
-            form.add_error(None, prefix + str(exc))
-        else:
-            messages.success(
-                request,
-                imported
-                + f"Created {created.study.title} with {len(created.question_ids)} questions.",
-            )
-            return redirect("pi-dashboard", slug=created.study.slug)
-    return render(request, "readerstudy/create.html", {"form": form})
 
 
 @login_required
