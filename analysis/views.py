@@ -19,14 +19,16 @@ from django.views.decorators.http import require_GET, require_POST
 
 from analysis import downloads
 from analysis.cache import StudyAnalysis
+from analysis.design_frame import design_frame
 from analysis.exports import all_tables, figure_builders, table_csv, table_xlsx
 from analysis.forms import AnalysisSettingsForm, RaterNamesForm
 from analysis.rater_names import RaterLabelError, rater_labels_set, study_labels
 from analysis.selectors import readers_not_started, study_raters
 from analysis.stats import plots
+from analysis.stats.arm_accuracy import arm_accuracy
 from readerstudy.downloads import attachment
 from readerstudy.models import Role
-from readerstudy.selectors import roles_of, study_for_user
+from readerstudy.selectors import design_sentence, roles_of, study_for_user
 from readerstudy.spreadsheets import XLSX
 
 
@@ -110,9 +112,21 @@ def _results_html(study, analysis: StudyAnalysis, query: str) -> tuple[str, int]
         "figures": list(figure_builders(result)),
         "query": query,
         "version": analysis.version,
+        **_arms(study, settings.missing),
     }
     excluded = int(result.flow.iloc[1]["questions"]) if not result.flow.empty else 0
     return render_to_string("analysis/_results.html", context), excluded
+
+
+def _arms(study, missing: str) -> dict:
+    """Per-arm accuracy of a designed study (empty for a study read in one unaided arm)."""
+    if not (study.crossover or study.aid_model):
+        return {}
+    return {
+        "arms": _table_rows(arm_accuracy(design_frame(study), missing)),
+        "design": design_sentence(study),
+        "baseline_arm": study.arm_list[0],
+    }
 
 
 @login_required
