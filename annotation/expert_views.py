@@ -26,7 +26,12 @@ from annotation.reviews import (
 from annotation.selectors import case_images
 from readerstudy.models import Role, StudyQuestion
 from readerstudy.selectors import roles_of, study_for_user
-from readerstudy.vocabulary import REVIEW_DEFAULTS, REVIEW_DEFAULTS_KEY
+from readerstudy.vocabulary import (
+    PROBLEM_DECISIONS,
+    REVIEW_DEFAULTS,
+    REVIEW_DEFAULTS_KEY,
+    REVIEW_PROBLEM_DEFAULTS,
+)
 
 
 @login_required
@@ -84,6 +89,8 @@ def review_question(request: HttpRequest, slug: str, item_id: int) -> HttpRespon
         "can_review": can_review,
         "roles": roles,
         "defaults_json": json.dumps(REVIEW_DEFAULTS),
+        "problem_defaults_json": json.dumps(REVIEW_PROBLEM_DEFAULTS),
+        "problem_decisions_json": json.dumps(list(PROBLEM_DECISIONS)),
         "defaults_key": REVIEW_DEFAULTS_KEY,
     }
     return render(request, "annotation/expert_review.html", context)

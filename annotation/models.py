@@ -114,7 +114,9 @@ class ReaderCompletion(models.Model):
 
 
 def _rating(label: str) -> models.PositiveSmallIntegerField:
-    return models.PositiveSmallIntegerField(label, help_text="1 (poor) to 5 (excellent)")
+    return models.PositiveSmallIntegerField(
+        label, null=True, blank=True, help_text="1 (poor) to 5 (excellent); empty: not rated"
+    )
 
 
 class ExpertReview(models.Model):
@@ -153,7 +155,8 @@ class ExpertReview(models.Model):
             ),
             *[
                 models.CheckConstraint(
-                    condition=Q(
+                    condition=Q(**{f"{name}__isnull": True})
+                    | Q(
                         **{
                             f"{name}__gte": RATING_RANGE.start,
                             f"{name}__lte": RATING_RANGE.stop - 1,

@@ -17,7 +17,8 @@ from readerstudy.vocabulary import (
     ReviewFlag,
 )
 
-RATING_CHOICES = [(str(i), str(i)) for i in RATING_RANGE]
+NOT_RATED = ""
+RATING_CHOICES = [(str(i), str(i)) for i in RATING_RANGE] + [(NOT_RATED, "not rated")]
 
 
 class ShortcutCheckboxes(ShortcutRadioSelect, forms.CheckboxSelectMultiple):
@@ -35,6 +36,7 @@ def _rating(label: str) -> forms.ChoiceField:
     return forms.ChoiceField(
         label=label,
         choices=RATING_CHOICES,
+        required=False,
         widget=ShortcutRadioSelect(REVIEW_SHORTCUTS["rating"]),
     )
 
@@ -64,8 +66,9 @@ class ReviewForm(forms.Form):
             self.add_error("other_text", "Describe the 'other' problem.")
         return data
 
-    def ratings(self) -> dict[str, int]:
-        return {name: int(self.cleaned_data[name]) for name in RATING_FIELDS}
+    def ratings(self) -> dict[str, int | None]:
+        values = {name: self.cleaned_data.get(name, NOT_RATED) for name in RATING_FIELDS}
+        return {name: int(v) if v != NOT_RATED else None for name, v in values.items()}
 
     def rating_fields(self):
         return [self[name] for name in RATING_FIELDS]
@@ -77,7 +80,10 @@ class ReviewForm(forms.Form):
         return {
             "flags": review.flags,
             "other_text": review.other_text,
-            **{name: str(getattr(review, name)) for name in RATING_FIELDS},
+            **{
+                name: NOT_RATED if getattr(review, name) is None else str(getattr(review, name))
+                for name in RATING_FIELDS
+            },
             "difficulty": review.difficulty,
             "decision": review.decision,
             "comment": review.comment,

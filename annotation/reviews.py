@@ -17,6 +17,7 @@ from annotation.agreement import panel_agreement
 from annotation.models import Answer, ExpertReview
 from readerstudy.models import AuditEvent, Membership, ReaderStudy, Role, StudyQuestion
 from readerstudy.vocabulary import (
+    PROBLEM_DECISIONS,
     RATING_FIELDS,
     RATING_RANGE,
     Alignment,
@@ -40,7 +41,7 @@ def review_submit(
     item: StudyQuestion,
     flags: list[str],
     other_text: str = "",
-    ratings: dict[str, int],
+    ratings: dict[str, int | None],
     difficulty: str,
     decision: str,
     comment: str = "",
@@ -51,14 +52,21 @@ def review_submit(
         raise ReviewRejected(f"unknown flag(s): {', '.join(sorted(unknown))}")
     if ReviewFlag.OTHER in flags and not other_text.strip():
         raise ReviewRejected("Describe the 'other' problem.")
+    ratings = {name: ratings.get(name) for name in RATING_FIELDS} if ratings else {}
     if set(ratings) != set(RATING_FIELDS) or not all(
-        int(v) in RATING_RANGE for v in ratings.values()
+        v is None or int(v) in RATING_RANGE for v in ratings.values()
     ):
-        raise ReviewRejected("Rate each of the four qualities from 1 to 5.")
+        raise ReviewRejected("Rate each quality from 1 to 5, or leave it not rated.")
     if difficulty not in Difficulty.values or decision not in Decision.values:
         raise ReviewRejected("Choose a difficulty and a decision.")
+    judged_fine = not flags and decision not in PROBLEM_DECISIONS
+    if judged_fine and any(v is None for v in ratings.values()):
+        raise ReviewRejected(
+            "Rate each of the four qualities from 1 to 5 (ratings may stay unset only when "
+            "you flag a problem or reject the question)."
+        )
     values = {f"flag_{flag}": flag in flags for flag in ReviewFlag.values}
-    values.update({k: int(v) for k, v in ratings.items()})
+    values.update({k: None if v is None else int(v) for k, v in ratings.items()})
     values.update(
         other_text=other_text.strip() if ReviewFlag.OTHER in flags else "",
         difficulty=difficulty,

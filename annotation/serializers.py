@@ -103,7 +103,11 @@ class ReviewSerializer(serializers.Serializer):
         fields = super().get_fields()
         for name in RATING_FIELDS:
             fields[name] = serializers.IntegerField(
-                min_value=RATING_RANGE.start, max_value=RATING_RANGE.stop - 1
+                min_value=RATING_RANGE.start,
+                max_value=RATING_RANGE.stop - 1,
+                allow_null=True,
+                required=False,
+                help_text="1-5; null = not rated (allowed only with a flag or a reject).",
             )
         return fields
 
@@ -113,4 +117,4 @@ class ReviewSerializer(serializers.Serializer):
         return data
 
     def ratings(self) -> dict[str, int]:
-        return {name: self.validated_data[name] for name in RATING_FIELDS}
+        return {name: self.validated_data.get(name) for name in RATING_FIELDS}

@@ -118,3 +118,36 @@ class StudyCreateForm(forms.Form):
         if ReaderStudy.objects.filter(slug=slug).exists():
             raise forms.ValidationError("A study with this slug already exists.")
         return slug
+
+
+class InviteForm(forms.Form):
+    """People to bring into a study: pasted lines and/or a CSV file (checked by the service)."""
+
+    people = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 6, "placeholder": "jdoe, jane.doe@hospital.org"}),
+        help_text="One person per line: a username, an e-mail address, or both.",
+    )
+    people_file = forms.FileField(
+        required=False,
+        label="…or a CSV file",
+        help_text="Columns username and/or email, with a header row.",
+    )
+    role = forms.ChoiceField(
+        choices=[(Role.READER, Role.READER.label), (Role.EXPERT, Role.EXPERT.label)],
+        initial=Role.READER,
+    )
+
+    MAX_FILE_BYTES = 256 * 1024
+
+    def clean_people_file(self):
+        upload = self.cleaned_data.get("people_file")
+        if upload is not None and upload.size > self.MAX_FILE_BYTES:
+            raise forms.ValidationError("The CSV file is larger than 256 KB.")
+        return upload
+
+    def clean(self):
+        data = super().clean()
+        if not (data.get("people") or "").strip() and not data.get("people_file"):
+            raise forms.ValidationError("Give at least one person, pasted or in a CSV file.")
+        return data

@@ -392,3 +392,35 @@ class ReaderAssignment(models.Model):
             return arms[0]
         first = self.first_arm
         return first if session == 1 else next(a for a in arms if a != first)
+
+
+class Invitation(models.Model):
+    """A one-time sign-in link for a person a PI brought into a study.
+
+    Only a hash of the link's secret is stored, so a database dump cannot sign anyone in; the
+    link works once, until it expires or the PI revokes it.
+    """
+
+    study = models.ForeignKey(ReaderStudy, on_delete=models.CASCADE, related_name="invitations")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations"
+    )
+    role = models.CharField(max_length=10, choices=Role.choices)
+    email = models.EmailField(blank=True)
+    token_hash = models.CharField(max_length=64, unique=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(condition=Q(role__in=Role.values), name="invitation_role"),
+        ]
+
+    def __str__(self) -> str:
+        return f"invitation of {self.user} to {self.study.slug}"

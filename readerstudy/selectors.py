@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from django.http import Http404
 
-from readerstudy.models import Membership, ReaderAssignment, ReaderStudy, Role
+from readerstudy.models import Invitation, Membership, ReaderAssignment, ReaderStudy, Role
 from readerstudy.vocabulary import AidMode, Arm
 
 
@@ -86,3 +86,13 @@ def design_sentence(study: ReaderStudy) -> str:
         parts.append("options shuffled per reader")
     parts.append(f"{study.items.count()} cases")
     return ", ".join(parts)
+
+
+def pending_invitations(study: ReaderStudy) -> list[Invitation]:
+    """Sign-in links of this study nobody has used or withdrawn yet (expired ones included:
+    the PI sees them and can send a new link)."""
+    return list(
+        Invitation.objects.filter(study=study, used_at=None, revoked_at=None)
+        .select_related("user")
+        .order_by("user__username")
+    )

@@ -190,6 +190,24 @@ QUESTION_BANK_MAX_BYTES = env_int("QUESTION_BANK_MAX_BYTES", 20 * 1024 * 1024, m
 # left open overnight is not reading time.
 MAX_CASE_TIME_MS = env_int("MAX_CASE_TIME_MS", 30 * 60 * 1000, minimum=1000)
 
+# One-time sign-in links a PI hands to people brought in from the dashboard: valid this many
+# days, once. They are e-mailed when e-mail is configured (EMAIL_HOST; the demo prints them to
+# the console), and always shown to the PI once.
+INVITATION_TTL_DAYS = env_int("INVITATION_TTL_DAYS", 7, minimum=1)
+EMAIL_HOST = env_str("EMAIL_HOST") or ""
+EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER") or ""
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD") or ""
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL") or "readerstudy@localhost"
+if EMAIL_HOST:
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+elif DEBUG:
+    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+else:
+    EMAIL_BACKEND = "django.core.mail.backends.dummy.EmailBackend"
+INVITATION_EMAIL = bool(EMAIL_HOST) or DEBUG
+
 # API tokens expire this many hours after they were issued; 0 keeps them until revoked (a
 # password change revokes them, and so can their owner on the account page).
 API_TOKEN_TTL_HOURS = env_int("API_TOKEN_TTL_HOURS", 0, minimum=0)

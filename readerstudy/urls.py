@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from readerstudy import account_views
+from readerstudy import account_views, invite_views
 from readerstudy import views as study_views
 from readerstudy.api_urls import v1 as api_v1
 from readerstudy.health import health
@@ -11,6 +11,7 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/", account_views.account, name="account"),
     path("accounts/token/revoke/", account_views.token_revoke, name="account-token-revoke"),
+    path("accounts/invitation/<str:token>/", invite_views.accept, name="invitation-accept"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
@@ -27,6 +28,12 @@ urlpatterns += [
         name="question-bank-template",
     ),
     path("s/<slug:slug>/dashboard/members/", study_views.members, name="pi-members"),
+    path("s/<slug:slug>/dashboard/members/invite/", invite_views.invite, name="pi-invite"),
+    path(
+        "s/<slug:slug>/dashboard/invitations/<int:invitation_id>/",
+        invite_views.invitation_action,
+        name="pi-invitation",
+    ),
     path(
         "s/<slug:slug>/dashboard/members/<int:membership_id>/remove/",
         study_views.member_remove_confirm,

@@ -119,12 +119,20 @@ REVIEW_SHORTCUTS: dict[str, dict[str, tuple[str, ...]]] = {
 }
 REVIEW_DEFAULTS_KEY = "d"
 
-# What "accept the defaults" fills in: a middle-high rating, medium difficulty...
+# What "accept the defaults" fills in for a question judged fine: a middle-high rating and
+# medium difficulty...
 REVIEW_DEFAULTS: dict[str, str] = {
     **{name: "4" for name in RATING_FIELDS},
     "difficulty": Difficulty.MEDIUM,
 }
-# ...except the rating a checked flag speaks against.
+# ...and for one with a problem (a flag checked, or one of these decisions): only what the
+# expert judged — the ratings a checked flag speaks against, and the difficulty. The other
+# ratings stay "not rated": a 4 nobody gave would be data.
+PROBLEM_DECISIONS: tuple[str, ...] = (Decision.REJECT,)
+REVIEW_PROBLEM_DEFAULTS: dict[str, str] = {"difficulty": Difficulty.MEDIUM}
+# A review of a question judged fine (accepted, nothing flagged) rates all four qualities;
+# with a problem, ratings are optional.
+# The rating a checked flag speaks against.
 FLAG_RATING_DEFAULTS: dict[str, dict[str, str]] = {
     ReviewFlag.IMAGE_MISMATCH: {"image_alignment": "1"},
     ReviewFlag.HALLUCINATED: {"factual_correctness": "2"},

@@ -44,7 +44,13 @@
   // Fill every rating and the difficulty still unset: the form's defaults, lowered where a
   // checked flag says so.
   function acceptDefaults(f) {
-    const values = Object.assign({}, JSON.parse(f.dataset.defaults || "{}"));
+    // A question with a problem (a flag, or a decision the server lists) gets only what the
+    // expert judged: the ratings a flag speaks against and the difficulty, from the markup.
+    const problemDecisions = JSON.parse(f.dataset.problemDecisions || "[]");
+    const problem = Boolean(f.querySelector("input[name=flags]:checked")) ||
+      problemDecisions.includes(checkedValue(f, "decision"));
+    const base = problem ? f.dataset.problemDefaults : f.dataset.defaults;
+    const values = Object.assign({}, JSON.parse(base || "{}"));
     f.querySelectorAll("input[name=flags]:checked[data-rating-defaults]").forEach((flag) => {
       Object.assign(values, JSON.parse(flag.dataset.ratingDefaults));
     });

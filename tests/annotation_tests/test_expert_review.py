@@ -1,5 +1,7 @@
 """Expert review: service rules, the queue order, the review page, agreement, permissions."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -159,3 +161,56 @@ def test_pi_can_read_reviews_but_not_write_them(client, study, pi, expert):
     assert (
         client.post(reverse("expert-review", args=[study.slug, item.id]), FORM).status_code == 404
     )
+
+
+NOT_RATED = dict.fromkeys(RATINGS)
+
+
+def test_a_flagged_or_rejected_review_may_leave_ratings_unset(study, expert):
+    item = study.items.first()
+    review_submit(
+        expert=expert,
+        item=item,
+        flags=[ReviewFlag.IMAGE_MISMATCH],
+        ratings={**NOT_RATED, "image_alignment": 1},
+        difficulty="medium",
+        decision="reject",
+    )
+    saved = ExpertReview.objects.get()
+    assert saved.image_alignment == 1
+    assert saved.clinical_quality is None and saved.factual_correctness is None
+
+
+def test_a_question_judged_fine_needs_all_four_ratings(study, expert):
+    with pytest.raises(ReviewRejected, match="flag a problem or reject"):
+        review_submit(
+            expert=expert,
+            item=study.items.first(),
+            flags=[],
+            ratings={**RATINGS, "clinical_quality": None},
+            difficulty="medium",
+            decision="accept",
+        )
+    assert not ExpertReview.objects.exists()
+
+
+def test_review_page_keeps_not_rated_and_shows_it_to_other_experts(client, study, expert):
+    item = study.items.first()
+    client.force_login(expert)
+    url = reverse("expert-review", args=[study.slug, item.id])
+    form = {**FORM, "flags": ["image_mismatch"], "clinical_quality": "", "explanation_clarity": ""}
+    client.post(url, form)
+    saved = ExpertReview.objects.get(expert=expert)
+    assert saved.clinical_quality is None and saved.explanation_clarity is None
+    assert saved.factual_correctness == 5
+    page = client.get(url).content.decode()
+    # The saved "not rated" is shown checked again, not silently turned into a number.
+    assert re.search(r'name="clinical_quality" value="" id="[^"]+" checked', page)
+    assert not re.search(r'name="clinical_quality" value="\d" id="[^"]+" checked', page)
+    colleague = UserFactory(username="colleague")
+    MembershipFactory(study=study, user=colleague, role=Role.EXPERT)
+    review_submit(
+        expert=colleague, item=item, flags=[], ratings=RATINGS, difficulty="easy", decision="accept"
+    )
+    client.force_login(colleague)
+    assert "–/–/5/2" in client.get(url).content.decode()

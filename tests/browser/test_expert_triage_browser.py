@@ -66,7 +66,7 @@ def test_expert1_rejects_the_extremity_radiograph_in_five_keys_or_fewer(
 
     keys = Keyboard(page)
     keys.press("x")  # Image does not match the question
-    keys.press("d")  # defaults for the ratings and difficulty (image alignment 1: flagged)
+    keys.press("d")  # only what was judged: image alignment 1 (flagged) and the difficulty
     keys.press("r")  # Reject
     keys.press("Enter")  # save, and open the next question of the queue
     page.wait_for_url(lambda url: not url.rstrip("/").endswith(f"/{item_id}"))
@@ -74,7 +74,10 @@ def test_expert1_rejects_the_extremity_radiograph_in_five_keys_or_fewer(
 
     review = ExpertReview.objects.get(item_id=item_id, expert__username="expert1")
     assert review.flags == ["image_mismatch"] and review.decision == "reject"
-    assert review.image_alignment == 1 and review.clinical_quality == 4
+    assert review.image_alignment == 1
+    # Ratings nobody gave stay unset: a rejected mismatch says nothing of clinical quality.
+    assert review.clinical_quality is None and review.explanation_clarity is None
+    assert review.factual_correctness is None
     assert review.difficulty == "medium"
     next_item = int(page.url.rstrip("/").rsplit("/", 1)[1])
     # The next in the queue: the other question on the leg radiograph.

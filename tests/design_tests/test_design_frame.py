@@ -45,7 +45,7 @@ def read_crossover(db):
 
 
 def test_the_frame_has_one_row_per_reader_arm_question_in_canonical_letters(read_crossover):
-    study, readers = read_crossover
+    study, _readers = read_crossover
     frame = design_frame(study)
     assert list(frame.columns) == DESIGN_COLUMNS
     assert len(frame) == 2 * 2 * 4

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('readerstudy', '0003_image_source_uri'),
+        ('readerstudy', '0004_invitation'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

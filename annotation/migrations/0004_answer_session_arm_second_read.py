@@ -7,8 +7,8 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0002_expert_review'),
-        ('readerstudy', '0004_study_design_arms_groups_aid'),
+        ('annotation', '0003_review_ratings_optional'),
+        ('readerstudy', '0005_study_design_arms_groups_aid'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
