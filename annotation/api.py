@@ -127,10 +127,6 @@ class AnswerView(GenericAPIView):
             if outcome.revised
             else "unchanged",
             "choice": selectors.to_screen(mapping, answer.choice),
-            "first_choice": selectors.to_screen(mapping, answer.first_choice),
-            "stage": outcome.stage,
-            "session": answer.session,
-            "arm": answer.arm,
             **{
                 f: getattr(answer, f)
                 for f in (
@@ -142,6 +138,13 @@ class AnswerView(GenericAPIView):
                 )
             },
         }
+        if study.designed:
+            result.update(
+                first_choice=selectors.to_screen(mapping, answer.first_choice),
+                stage=outcome.stage,
+                session=answer.session,
+                arm=answer.arm,
+            )
         code = status.HTTP_201_CREATED if outcome.created else status.HTTP_200_OK
         return Response(AnswerResultSerializer(result).data, status=code)
 

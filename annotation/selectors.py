@@ -88,6 +88,7 @@ class ReaderCase:
     aid: ReaderAid | None = None
     first_choice: str = ""
     store_key: str = ""
+    designed: bool = False
 
     @property
     def awaiting_first(self) -> bool:
@@ -346,6 +347,7 @@ def _build_case(
         aid=_aid_view(study, item, mapping) if show_aid else None,
         first_choice=first_choice,
         store_key=reading.store_key,
+        designed=study.designed,
     )
 
 

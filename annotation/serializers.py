@@ -58,6 +58,15 @@ class ReaderCaseSerializer(serializers.Serializer):
         allow_blank=True, help_text="Second read: your answer before the AI was shown."
     )
 
+    DESIGN_FIELDS = ("session", "arm", "aid", "first_choice")
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        if not instance.designed:  # a study read in one unaided arm: the API as it always was
+            for name in self.DESIGN_FIELDS:
+                data.pop(name, None)
+        return data
+
     def get_options(self, case) -> list[dict[str, str]]:
         return [{"letter": letter, "text": text} for letter, text in case.options]
 
@@ -70,16 +79,25 @@ class AnswerInputSerializer(serializers.Serializer):
     alignment = serializers.ChoiceField(choices=[*Alignment.values, ""], required=False, default="")
     comment = serializers.CharField(required=False, allow_blank=True, max_length=10_000, default="")
     time_ms = serializers.IntegerField(required=False, min_value=0, max_value=2**31 - 1, default=0)
+    session = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=2,
+        default=None,
+        allow_null=True,
+        help_text="The session (arm) the case was shown in; an answer for another is refused.",
+    )
 
 
 class AnswerResultSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     outcome = serializers.ChoiceField(choices=["created", "revised", "unchanged"])
     choice = serializers.CharField(allow_blank=True, help_text="Empty: a second read's first.")
-    first_choice = serializers.CharField(allow_blank=True)
-    stage = serializers.CharField(allow_blank=True)
-    session = serializers.IntegerField()
-    arm = serializers.CharField()
+    # Designed studies only (absent for a study read in one unaided arm):
+    first_choice = serializers.CharField(allow_blank=True, required=False)
+    stage = serializers.CharField(allow_blank=True, required=False)
+    session = serializers.IntegerField(required=False)
+    arm = serializers.CharField(required=False)
     difficulty = serializers.CharField(allow_blank=True)
     alignment = serializers.CharField(allow_blank=True)
     comment = serializers.CharField(allow_blank=True)

@@ -60,9 +60,7 @@ def test_crossover_read_in_both_arms_with_shuffled_options(page, live_server):
     page.check("input[name=confirm]")
     page.click("[data-final-submit]")
     page.wait_for_selector("[data-next-session]")
-    stored = dict(
-        Answer.objects.filter(reader=reader, session=1).values_list("item_id", "choice")
-    )
+    stored = dict(Answer.objects.filter(reader=reader, session=1).values_list("item_id", "choice"))
     assert stored == expected
     assert set(Answer.objects.filter(reader=reader).values_list("arm", flat=True)) == {"unaided"}
 

@@ -79,7 +79,7 @@ def test_session_two_is_refused_before_the_washout_and_opens_after(crossed, clie
     assert Answer.objects.get(reader=reader, item=item, session=1).choice == "A"
 
 
-def test_an_answer_for_the_other_arm_is_refused(crossed):
+def test_an_answer_for_the_other_arm_is_refused(crossed, client):
     study, reader = crossed
     ReaderStudy = type(study)
     ReaderStudy.objects.filter(pk=study.pk).update(washout_days=0)
@@ -87,6 +87,19 @@ def test_an_answer_for_the_other_arm_is_refused(crossed):
     _finish_session(study, reader)
     with pytest.raises(WrongArm, match="This page was for session 1"):
         answer_submit(reader=reader, item=study.items.first(), choice="B", session=1)
+    client.force_login(reader)
+    put = client.put(
+        f"/api/v1/studies/{study.slug}/cases/1/answer/",
+        {"choice": "B", "session": 1},
+        content_type="application/json",
+    )
+    assert put.status_code == 409 and "session 1" in put.json()["detail"]
+    page = client.post(
+        reverse("reader-answer", args=[study.slug, 1]) + "?session=1",
+        {"choice": "B"},
+        HTTP_ACCEPT="application/json",
+    )
+    assert page.status_code == 409 and "Reload the page" in page.json()["error"]
     assert not Answer.objects.filter(reader=reader, session=2).exists()
 
 
