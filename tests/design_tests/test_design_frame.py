@@ -119,3 +119,21 @@ def test_the_analysis_page_shows_accuracy_per_arm(read_crossover, client):
     assert "Accuracy per reading arm" in page
     assert 'data-arm="unaided"' in page and 'data-arm="aided"' in page
     assert "Crossover, 2 arms (unaided / aided by MedGemma, concurrent)" in page
+
+
+def test_the_feedback_export_says_arm_and_session_in_canonical_letters(read_crossover):
+    import csv
+    import io
+
+    from annotation.exports import feedback_csv
+
+    study, _ = read_crossover
+    rows = list(csv.DictReader(io.StringIO(feedback_csv(study))))
+    assert len(rows) == 16
+    stored = {
+        (a.reader.username, a.item.question.source_id, str(a.session)): (a.choice, a.arm)
+        for a in Answer.objects.select_related("reader", "item__question")
+    }
+    for row in rows:
+        key = (row["reader"], row["question_id"], row["session"])
+        assert (row["choice"], row["arm"]) == stored[key]
