@@ -62,6 +62,7 @@ format: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/import_bench.py
 	$(BIN)/python benchmarks/analysis_bench.py
+	$(BIN)/python benchmarks/design_type1_bench.py
 
 # Headless Debian Chromium; about 2 minutes.
 bench-viewer: $(STAMP)

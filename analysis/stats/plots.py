@@ -43,8 +43,25 @@ STYLE = {
 }
 UNDEFINED = "#d9d9d9"
 BELOW_ZERO = "#fdb863"
-READER_COLOURS = ["#08306b", "#2171b5", "#4292c6", "#6baed6", "#9ecae1", "#c6dbef"]
-MODEL_COLOURS = ["#a50f15", "#e6550d", "#fd8d3c", "#31a354", "#756bb1", "#636363", "#d6616b"]
+# Twelve colours that stay apart for the common colour-vision deficiencies (Okabe & Ito's
+# palette without yellow and black, then Paul Tol's "muted" set), and twelve markers: every
+# rater of a figure gets its own colour, and where points are drawn its own marker too, so a
+# grey-scale print or a reader with deuteranopia still tells 12 raters apart.
+RATER_COLOURS = [
+    "#0072B2",
+    "#E69F00",
+    "#009E73",
+    "#CC79A7",
+    "#56B4E9",
+    "#D55E00",
+    "#882255",
+    "#44AA99",
+    "#999933",
+    "#332288",
+    "#AA4499",
+    "#117733",
+]
+RATER_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">", "h", "p"]
 _STYLE_LOCK = threading.RLock()
 
 
@@ -88,16 +105,14 @@ def _subplots(nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float]):
         return fig, fig.subplots(nrows, ncols)
 
 
-def _colours(raters: list[str], models: set[str]) -> list:
-    out, h, m = [], 0, 0
-    for rater in raters:
-        if rater in models:
-            out.append(MODEL_COLOURS[m % len(MODEL_COLOURS)])
-            m += 1
-        else:
-            out.append(READER_COLOURS[h % len(READER_COLOURS)])
-            h += 1
-    return out
+def _colours(raters: list[str]) -> list[str]:
+    """One colour per rater in figure order (readers first, then models, which bars also
+    hatch); distinct up to 12 raters."""
+    return [RATER_COLOURS[k % len(RATER_COLOURS)] for k in range(len(raters))]
+
+
+def _markers(raters: list[str]) -> list[str]:
+    return [RATER_MARKERS[k % len(RATER_MARKERS)] for k in range(len(raters))]
 
 
 NOTE_SIZE = 7  # points
@@ -174,7 +189,7 @@ def accuracy_figure(
     for k, rater in enumerate(ordered):
         shift = k + (gap if k >= len(readers) else 0.0)
         offsets[rater] = (shift - (slots - 1) / 2) * width
-    colours = dict(zip(ordered, _colours(ordered, model_set), strict=True))
+    colours = dict(zip(ordered, _colours(ordered), strict=True))
     fig, ax = _subplots(figsize=(max(7.0, 1.5 * len(groups) + 0.22 * len(ordered)), 4.8))
     x = np.arange(len(groups))
     n_by_group = table.groupby(by, sort=False)["n"].max().reindex(groups)
@@ -414,7 +429,8 @@ def time_figure(
     fig, (left, right) = _subplots(1, 2, figsize=(11, 4.4))
     readers = list(dict.fromkeys(reading_time["rater"]))
     tasks = list(dict.fromkeys(reading_time["task"]))
-    colours = dict(zip(readers, _colours(readers, set()), strict=True))
+    colours = dict(zip(readers, _colours(readers), strict=True))
+    markers = dict(zip(readers, _markers(readers), strict=True))
     width = 0.8 / max(1, len(readers))
     for k, reader in enumerate(readers):
         part = reading_time[reading_time["rater"] == reader].set_index("task").reindex(tasks)
@@ -427,7 +443,7 @@ def time_figure(
             x,
             med,
             yerr=[np.nan_to_num(low), np.nan_to_num(high)],
-            fmt="o",
+            fmt=markers[reader],
             ms=4,
             color=colours[reader],
             label=f"{reader} (n = {n_all})",
@@ -447,7 +463,7 @@ def time_figure(
             part["median_s"],
             acc,
             yerr=[acc - part["ci_low"] * 100, part["ci_high"] * 100 - acc],
-            fmt="o-",
+            fmt=markers[reader] + "-",
             ms=4,
             lw=1,
             capsize=2,

@@ -1,6 +1,7 @@
 """The PI analysis page, its downloads, export_analysis and the responses selector."""
 
 import io
+import re
 import zipfile
 from io import StringIO
 
@@ -259,3 +260,12 @@ def test_readme_notebook_recipe_honours_exclusions(tmp_path, analysed_study):
     exported = pd.read_csv(out / "accuracy.csv", comment="#")
     mine = table.query("rater == 'Reader 1' and task == 'All'")["n"].item()
     assert mine == 3 == exported.query("rater == 'Reader 1' and task == 'All'")["n"].item()
+
+
+def test_the_long_pairs_table_starts_collapsed_and_says_its_size(client, pi, analysed_study):
+    client.force_login(pi)
+    html = client.get(reverse("analysis", args=[analysed_study.slug])).content.decode()
+    start = html.index("Every pair (")
+    opening = html.rfind("<details", 0, start)
+    assert "open" not in html[opening : html.index(">", opening)]
+    assert re.search(r"Every pair \(\d+ rows\)", html)

@@ -1,0 +1,345 @@
+"""The study's comparison as input files for the R/Java MRMC packages, and readers for them.
+
+Readers, X-rays and questions appear as neutral codes (R01, X0001, Q00001; `id_map` gives the
+key), so no name with a comma or a formula-like start reaches a package's parser or a
+spreadsheet. Each file holds exactly the rows our own analysis uses
+(`design_frame.comparison_rows`: the complete, paired questions, anchors aside, the
+missing-answer policy applied), with the X-ray as the case, so the package's analysis and ours
+rest on the same data. Each reader turns the file back into the cube `or_design` reads; the
+tests round-trip every file to the same result.
+
+- MRMCaov (`mrmcaov.csv`): its long format (the layout of its VanDyke data: reader,
+  treatment, case, truth, rating), one row per question read: case = X-ray, rating = 1 if
+  correct else 0, truth = 1, plus a `question` column. MRMCaov has no percent-correct metric
+  but accepts a user-defined one; its jackknife leaves out every row of a case (the X-ray):
+      library(MRMCaov); d <- read.csv("mrmcaov.csv")
+      accuracy <- function(truth, rating) mean(rating)
+      summary(mrmc(accuracy(truth, rating), treatment, reader, case, data = d))
+- iMRMC (`imrmc.imrmc`): its documented input (free text, "BEGIN DATA:", then rows
+  readerID,caseID,modalityID,score with a "truth" row per case). One score per reader, X-ray
+  and modality is all iMRMC accepts, so the score is the proportion of the X-ray's questions
+  answered correctly: iMRMC's mean is then the X-ray-averaged accuracy, equal to ours only
+  when every X-ray has the same number of questions (the file's header says which).
+      lines <- readLines("imrmc.imrmc"); d <- read.csv(text = lines[-seq_len(grep("BEGIN
+      DATA:", lines))], header = FALSE, col.names = c("readerID", "caseID", "modalityID",
+      "score")); iMRMC::uStat11.conditionalD(iMRMC::undoIMRMCdf(d), kernelFlag = 1,
+      keyColumns = c("readerID", "caseID", "modalityID", "score"),
+      modalitiesToCompare = c(<reference>, <test>))
+- RJafroc (`rjafroc.xlsx`): its JAFROC Excel format (sheets TRUTH, FP, TP; FROC paradigm,
+  factorial "FCTRL" design). RJafroc has no percent-correct figure of merit for ROC data;
+  with each X-ray a case and each question a "lesion" marked (rating 2) when answered
+  correctly, plus one rating-1 FP (NL) mark per X-ray as a floor, its AFROC1 FOM equals the
+  proportion correct and its jackknife leaves out whole X-rays:
+      ds <- RJafroc::DfReadDataFile("rjafroc.xlsx", newExcelFileFormat = TRUE)
+      RJafroc::St(ds, FOM = "AFROC1", method = "OR")
+  RJafroc withdrew its split-plot analysis, so no file is written for split-plot studies.
+Split-plot studies: the MRMCaov and iMRMC files hold the same rows, but neither package has
+this design (MRMCaov would treat the file as partially paired), so their results there are
+not our split-plot analysis; the files carry no group labels.
+R is not installed here: the formats follow the packages' documentation and published example
+files (MRMCaov's VanDyke data, iMRMC's input.imrmc), which the tests read.
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+from openpyxl import Workbook, load_workbook
+
+from analysis.stats.design_frame import (
+    Cube,
+    Modalities,
+    comparison_rows,
+    cube_from_rows,
+)
+from analysis.stats.frame import AnalysisInputError, Missing
+
+README_LINES = {
+    "mrmcaov.csv": (
+        "MRMCaov long format (reader, treatment, case = X-ray, question, truth = 1, rating = "
+        "1 correct / 0 wrong). In R: d <- read.csv('mrmcaov.csv'); accuracy <- function(truth,"
+        " rating) mean(rating); summary(MRMCaov::mrmc(accuracy(truth, rating), treatment, "
+        "reader, case, data = d))"
+    ),
+    "imrmc.imrmc": (
+        "iMRMC input (readerID,caseID,modalityID,score after 'BEGIN DATA:'; score = proportion "
+        "of the X-ray's questions correct). In R: read the rows after 'BEGIN DATA:' with "
+        "read.csv(header = FALSE), drop the truth rows with iMRMC::undoIMRMCdf and pass them to "
+        "iMRMC::uStat11.conditionalD(kernelFlag = 1)"
+    ),
+    "rjafroc.xlsx": (
+        "RJafroc JAFROC Excel (TRUTH/FP/TP, X-ray = case, question = lesion marked when "
+        "correct; AFROC1 = proportion correct). In R: ds <- RJafroc::DfReadDataFile("
+        "'rjafroc.xlsx', newExcelFileFormat = TRUE); RJafroc::St(ds, FOM = 'AFROC1', "
+        "method = 'OR')"
+    ),
+}
+
+
+def _codes(rows: pd.DataFrame) -> dict[str, dict]:
+    """Neutral codes for readers (R01...), X-rays (X0001...) and questions (Q00001...), in
+    sorted order. The package files carry only codes: reader names and imported ids may hold
+    commas (iMRMC's and RJafroc's lists split on them) or start like a spreadsheet formula,
+    and the files need not name the readers. `id_map` gives the key."""
+    out = {}
+    for column, prefix in (("reader", "R"), ("case_id", "X"), ("question_id", "Q")):
+        values = sorted(pd.unique(rows[column]), key=str)
+        width = max(2, len(str(len(values))))
+        out[column] = {v: f"{prefix}{i + 1:0{width}d}" for i, v in enumerate(values)}
+    return out
+
+
+def _rows(frame: pd.DataFrame, missing: Missing) -> tuple[Modalities, pd.DataFrame]:
+    """The counted comparison rows with reader, X-ray and question ids replaced by codes."""
+    modalities, rows, _, _ = comparison_rows(frame, missing)
+    rows = rows[rows["counted"].astype(bool)]
+    codes = _codes(rows)
+    return modalities, rows.assign(**{c: rows[c].map(m) for c, m in codes.items()})
+
+
+def id_map(frame: pd.DataFrame, missing: Missing = "wrong") -> pd.DataFrame:
+    """code -> id for the readers, X-rays and questions of the package files (kind, code, id).
+    Write it with `readerstudy.spreadsheets.frame_csv`: ids come from users and imports."""
+    _, rows, _, _ = comparison_rows(frame, missing)
+    rows = rows[rows["counted"].astype(bool)]
+    kinds = {"reader": "reader", "case_id": "X-ray", "question_id": "question"}
+    return pd.DataFrame(
+        [
+            {"kind": kinds[column], "code": code, "id": str(value)}
+            for column, mapping in _codes(rows).items()
+            for value, code in mapping.items()
+        ]
+    )
+
+
+# MRMCaov ----------------------------------------------------------------------------------
+
+
+def to_mrmcaov(frame: pd.DataFrame, missing: Missing = "wrong") -> str:
+    _, rows = _rows(frame, missing)
+    out = pd.DataFrame(
+        {
+            "reader": rows["reader"],
+            "treatment": rows["modality"],
+            "case": rows["case_id"],
+            "question": rows["question_id"],
+            "truth": 1,
+            "rating": rows["right"].astype(int),
+        }
+    ).sort_values(["treatment", "reader", "case", "question"], key=lambda s: s.astype(str))
+    return out.to_csv(index=False, lineterminator="\n")
+
+
+def read_mrmcaov(text: str, modalities: Modalities) -> Cube:
+    """MRMCaov long rows (rating 0/1 = wrong/correct) -> cube. Accepts `test` for
+    `treatment`; a file without `question` has one question per row."""
+    data = pd.read_csv(io.StringIO(text), dtype={"reader": str, "case": str})
+    data = data.rename(columns={"test": "treatment"})
+    missing = {"reader", "treatment", "case", "rating"} - set(data.columns)
+    if missing:
+        raise AnalysisInputError(f"not an MRMCaov long file: no column(s) {sorted(missing)}")
+    if not data["rating"].isin([0, 1]).all():
+        raise AnalysisInputError("rating must be 0 (wrong) or 1 (correct)")
+    rows = pd.DataFrame(
+        {
+            "reader": data["reader"].astype(str),
+            "modality": data["treatment"].astype(str),
+            "case_id": data["case"].astype(str),
+            "question_id": data["question"] if "question" in data else np.arange(len(data)),
+            "right": data["rating"].astype(bool),
+            "counted": True,
+            "reader_group": "",
+            "case_group": "",
+        }
+    )
+    return cube_from_rows(modalities, rows)
+
+
+# iMRMC ------------------------------------------------------------------------------------
+
+
+def to_imrmc(frame: pd.DataFrame, missing: Missing = "wrong") -> str:
+    modalities, rows = _rows(frame, missing)
+    cells = rows.groupby(["reader", "modality", "case_id"]).agg(
+        right=("right", "sum"), counted=("counted", "size")
+    )
+    per_cell = cells["counted"]
+    equal = per_cell.nunique() == 1
+    cases = sorted(pd.unique(rows["case_id"]), key=str)
+    lines = [
+        "ReaderStudy export for iMRMC: score = proportion of the X-ray's questions answered "
+        "correctly; truth = 1 for every X-ray (accuracy, not ROC).",
+        f"Modalities compared: {modalities.names[1]} - {modalities.names[0]}.",
+        (
+            f"Every X-ray has {int(per_cell.iloc[0])} question(s) counted for every reader and "
+            "modality: the mean score equals the per-question accuracy."
+            if equal
+            else "X-rays have different numbers of questions counted: the mean score is the "
+            "X-ray-averaged accuracy, not the per-question accuracy of the other files."
+        ),
+        f"NR: {rows['reader'].nunique()}",
+        "N0: 0",
+        f"N1: {len(cases)}",
+        "NM: 2",
+        "BEGIN DATA:",
+    ]
+    lines += [f"truth,{case},truth,1" for case in cases]
+    for (reader, modality, case), row in cells.iterrows():
+        lines.append(f"{reader},{case},{modality},{row['right'] / row['counted']:.17g}")
+    return "\n".join(lines) + "\n"
+
+
+def read_imrmc(text: str, modalities: Modalities | None = None) -> tuple[Cube, pd.DataFrame]:
+    """iMRMC input -> (cube with one 'question' per X-ray weighted by its score, truth rows).
+
+    Scores must be proportions (0..1). The cube treats each X-ray as one unit of weight 1,
+    which is iMRMC's X-ray-averaged accuracy."""
+    lines = text.splitlines()
+    try:
+        start = next(i for i, line in enumerate(lines) if line.strip().upper() == "BEGIN DATA:")
+    except StopIteration as error:
+        raise AnalysisInputError("not an iMRMC file: no 'BEGIN DATA:' line") from error
+    data = pd.read_csv(
+        io.StringIO("\n".join(lines[start + 1 :])),
+        header=None,
+        names=["readerID", "caseID", "modalityID", "score"],
+        dtype={"readerID": str, "caseID": str, "modalityID": str},
+    )
+    is_truth = data["readerID"].isin(["truth", "-1"]) | (data["modalityID"] == "truth")
+    truth, scores = data[is_truth], data[~is_truth]
+    if modalities is None:
+        names = tuple(sorted(scores["modalityID"].unique()))
+        modalities = Modalities(names, names, "from an iMRMC file")
+    rows = pd.DataFrame(
+        {
+            "reader": scores["readerID"],
+            "modality": scores["modalityID"],
+            "case_id": scores["caseID"],
+            "question_id": scores["caseID"],
+            "right": scores["score"].astype(float),
+            "counted": 1.0,
+            "reader_group": "",
+            "case_group": "",
+        }
+    )
+    return cube_from_rows(modalities, rows), truth
+
+
+# RJafroc ----------------------------------------------------------------------------------
+
+
+def to_rjafroc(frame: pd.DataFrame, missing: Missing = "wrong") -> bytes:
+    """JAFROC Excel bytes; refuses split-plot studies (RJafroc no longer analyses them)."""
+    modalities, rows = _rows(frame, missing)
+    if (rows["case_group"] != "").any():
+        raise AnalysisInputError("RJafroc has no split-plot analysis; no RJafroc file is written")
+    if (
+        missing == "exclude"
+        and not rows.groupby("question_id")["reader"]
+        .size()
+        .eq(rows.groupby("question_id")["reader"].size().max())
+        .all()
+    ):
+        raise AnalysisInputError(
+            "RJafroc needs every reader to be scored on the same lesions: use missing='wrong'"
+        )
+    cases = sorted(pd.unique(rows["case_id"]), key=str)
+    case_number = {c: i + 1 for i, c in enumerate(cases)}
+    questions = rows.drop_duplicates("question_id")[["question_id", "case_id"]]
+    questions = questions.sort_values(["case_id", "question_id"], key=lambda s: s.astype(str))
+    lesion = questions.groupby("case_id").cumcount() + 1
+    lesion_of = dict(zip(questions["question_id"], lesion, strict=True))
+    readers = sorted(pd.unique(rows["reader"]))
+    book = Workbook()
+    truth = book.active
+    truth.title = "TRUTH"
+    truth.append(["CaseID", "LesionID", "Weight", "ReaderID", "ModalityID", "Paradigm"])
+    reader_list = ",".join(readers)
+    modality_list = ",".join(modalities.names)
+    for i, (question, case) in enumerate(
+        zip(questions["question_id"], questions["case_id"], strict=True)
+    ):
+        paradigm = {0: "FROC", 1: "FCTRL"}.get(i)
+        truth.append(
+            [case_number[case], lesion_of[question], 0, reader_list, modality_list, paradigm]
+        )
+    # RJafroc's reader checks the sorted sheet names for FP/TP (NL/LL sort before TRUTH in the
+    # wrong order), so the FROC sheets carry their older names.
+    nl = book.create_sheet("FP")
+    nl.append(["ReaderID", "ModalityID", "CaseID", "FP_Rating"])
+    for modality in modalities.names:
+        for reader in readers:
+            for case in cases:
+                nl.append([reader, modality, case_number[case], 1])
+    ll = book.create_sheet("TP")
+    ll.append(["ReaderID", "ModalityID", "CaseID", "LesionID", "TP_Rating"])
+    marked = rows[rows["right"].astype(bool)]
+    for row in marked.sort_values(["modality", "reader", "case_id"]).itertuples():
+        ll.append(
+            [row.reader, row.modality, case_number[row.case_id], lesion_of[row.question_id], 2]
+        )
+    names = book.create_sheet("X-rays")  # sorts after TRUTH; RJafroc ignores it
+    names.append(["CaseID", "case_id"])
+    for case in cases:
+        names.append([case_number[case], str(case)])
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return buffer.getvalue()
+
+
+def read_rjafroc(content: bytes, modalities: Modalities) -> Cube:
+    """JAFROC Excel -> cube: every TRUTH lesion of every listed reader and modality is a
+    question; an LL mark rated above the case's highest NL mark is a correct answer."""
+    book = load_workbook(io.BytesIO(content), read_only=True)
+    sheets = {name.upper(): book[name] for name in book.sheetnames}
+    for old, new in (("FP", "NL"), ("TP", "LL")):
+        if old in sheets:
+            sheets[new] = sheets[old]
+    for needed in ("TRUTH", "NL", "LL"):
+        if needed not in sheets:
+            raise AnalysisInputError(f"not a JAFROC file: no {needed} sheet")
+
+    def table(sheet):
+        values = list(sheet.iter_rows(values_only=True))
+        return pd.DataFrame(values[1:], columns=values[0])
+
+    truth, nl, ll = table(sheets["TRUTH"]), table(sheets["NL"]), table(sheets["LL"])
+    nl = nl.rename(columns={"FP_Rating": "NL_Rating"})
+    ll = ll.rename(columns={"TP_Rating": "LL_Rating"})
+    lesions = truth[truth["LesionID"] > 0]
+    floor = nl.groupby(["ReaderID", "ModalityID", "CaseID"])["NL_Rating"].max()
+    marks = ll.set_index(["ReaderID", "ModalityID", "CaseID", "LesionID"])["LL_Rating"]
+    rows = []
+    for lesion in lesions.itertuples():
+        for reader in str(lesion.ReaderID).split(","):
+            for modality in str(lesion.ModalityID).split(","):
+                rating = marks.get((reader, modality, lesion.CaseID, lesion.LesionID), -np.inf)
+                rows.append(
+                    {
+                        "reader": reader,
+                        "modality": modality,
+                        "case_id": str(lesion.CaseID),
+                        "question_id": f"{lesion.CaseID}-{lesion.LesionID}",
+                        "right": rating > floor.get((reader, modality, lesion.CaseID), -np.inf),
+                        "counted": True,
+                        "reader_group": "",
+                        "case_group": "",
+                    }
+                )
+    return cube_from_rows(modalities, pd.DataFrame(rows))
+
+
+def package_files(frame: pd.DataFrame, missing: Missing = "wrong") -> dict[str, bytes]:
+    """The three files for the ZIP/API, by name (RJafroc's left out, with a note file, for a
+    split-plot study)."""
+    files = {
+        "mrmcaov.csv": to_mrmcaov(frame, missing).encode(),
+        "imrmc.imrmc": to_imrmc(frame, missing).encode(),
+    }
+    try:
+        files["rjafroc.xlsx"] = to_rjafroc(frame, missing)
+    except AnalysisInputError as error:
+        files["rjafroc_not_written.txt"] = (str(error) + "\n").encode()
+    return files
