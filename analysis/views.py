@@ -25,7 +25,8 @@ from analysis.forms import AnalysisSettingsForm, RaterNamesForm
 from analysis.rater_names import RaterLabelError, rater_labels_set, study_labels
 from analysis.selectors import readers_not_started, study_raters
 from analysis.stats import plots
-from analysis.stats.arm_accuracy import arm_accuracy
+from analysis.stats.design import DesignPolicy, design_results
+from analysis.stats.frame import AnalysisInputError
 from readerstudy.downloads import attachment
 from readerstudy.models import Role
 from readerstudy.selectors import design_sentence, roles_of, study_for_user
@@ -118,13 +119,53 @@ def _results_html(study, analysis: StudyAnalysis, query: str) -> tuple[str, int]
     return render_to_string("analysis/_results.html", context), excluded
 
 
+DESIGN_TABLES = [
+    ("arm_accuracy", "Accuracy per arm (panel = mean of readers, all tasks)"),
+    ("mrmc_difference", "Aided against unaided (MRMC)"),
+    ("non_inferiority", "Non-inferiority and superiority"),
+    ("arm_by_session", "Order check: accuracy per arm and session"),
+]
+
+
+def _cell(value):
+    if isinstance(value, float):
+        return "–" if value != value else f"{value:.3f}"
+    return value
+
+
 def _arms(study, missing: str) -> dict:
-    """Per-arm accuracy of a designed study (empty for a study read in one unaided arm)."""
-    if not (study.crossover or study.aid_model):
+    """The design-aware results of a study with an aided arm (analysis.stats.design, on the
+    design frame); empty for a study read in one unaided arm."""
+    if not study.aid_model:
         return {}
+    frame = design_frame(study)
+    if frame.empty:
+        return {"design": design_sentence(study), "design_tables": []}
+    try:
+        results = design_results(frame, DesignPolicy(missing=missing))
+    except AnalysisInputError as error:
+        return {"design": design_sentence(study), "design_error": str(error)}
+    tables = []
+    for name, title in DESIGN_TABLES:
+        table = results["tables"].get(name)
+        if table is None:
+            continue
+        data = table.data
+        if name == "arm_accuracy" and "task" in data:
+            data = data[(data["task"] == "All") & (data["reader"] == "Panel (mean of readers)")]
+        tables.append(
+            {
+                "name": name,
+                "title": title,
+                "columns": list(data.columns),
+                "rows": [[_cell(v) for v in row] for row in data.itertuples(index=False)],
+                "about": table.header_lines(),
+            }
+        )
     return {
-        "arms": _table_rows(arm_accuracy(design_frame(study), missing)),
         "design": design_sentence(study),
+        "analysed": results["design"].rstrip("."),
+        "design_tables": tables,
         "baseline_arm": study.arm_list[0],
     }
 

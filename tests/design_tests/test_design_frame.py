@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import pytest
 from django.urls import reverse
 
 from analysis.design_frame import DESIGN_COLUMNS, design_frame
-from analysis.stats.arm_accuracy import arm_accuracy
 from annotation import selectors
 from annotation.models import Answer
 from annotation.services import answer_submit, reader_finish
@@ -91,33 +89,15 @@ def test_second_read_first_answers_and_groups_reach_the_frame(db):
     assert (frame["answer"].isna()).sum() == 5
 
 
-def test_arm_accuracy_by_hand():
-    frame = pd.DataFrame(
-        {
-            "reader": ["a", "a", "b", "b", "a", "a", "b", "b"],
-            "arm": ["unaided"] * 4 + ["aided"] * 4,
-            "answer": ["A", "B", "A", None, "A", "A", "A", "A"],
-            "correct_answer": ["A", "A", "A", "A", "A", "A", "A", "B"],
-        }
-    )
-    table = arm_accuracy(frame).set_index("arm")
-    assert list(table.index) == ["unaided", "aided"]
-    assert table.loc["unaided", "correct"] == 2 and table.loc["unaided", "readings"] == 4
-    assert table.loc["unaided", "accuracy"] == 0.5
-    assert table.loc["aided", "mean_reader_accuracy"] == pytest.approx((1.0 + 0.5) / 2)
-    excluded = arm_accuracy(frame, "exclude").set_index("arm")
-    assert excluded.loc["unaided", "readings"] == 3
-    assert excluded.loc["unaided", "accuracy"] == pytest.approx(2 / 3)
-
-
 def test_the_analysis_page_shows_accuracy_per_arm(read_crossover, client):
     study, _ = read_crossover
     pi = UserFactory(username="the-pi")
     membership_add(study=study, user=pi, role=Role.PI)
     client.force_login(pi)
     page = client.get(reverse("analysis", args=[study.slug])).content.decode()
-    assert "Accuracy per reading arm" in page
-    assert 'data-arm="unaided"' in page and 'data-arm="aided"' in page
+    assert "Aided against unaided" in page
+    assert 'data-design-table="arm_accuracy"' in page
+    assert 'data-design-table="mrmc_difference"' in page
     assert "Crossover, 2 arms (unaided / aided by MedGemma, concurrent)" in page
 
 
