@@ -122,11 +122,14 @@ def answer_submit(
     time_ms: int | None = 0,
     base: dict | None = None,
     session: int | None = None,
+    stage: str | None = None,
 ) -> AnswerOutcome:
     """Save `reader`'s answer to `item` (`choice` in the question's canonical letters) in
     their current session and arm. `base`: the values the page showed as saved when the
     reader changed them (all empty: no answer); None skips that check (API clients).
     `session`: the session the page was shown in; an answer for another one is refused.
+    `stage`: "first" when the page was a second read before the AI was shown: a repeat of
+    that submit (double click, second tab) never becomes the final answer.
 
     A second read (aided arm, aid mode second-read) takes two submits: the first stores the
     unaided answer, fixed from then on, and the page shows the AI; the second is the final
@@ -168,6 +171,8 @@ def answer_submit(
                 )
                 return AnswerOutcome(answer, created=True, revised=False)
             if not existing.choice:
+                if stage == "first":
+                    return _repeat_first(existing, values)
                 return _final(existing, values, spent)
             return _revise(existing, reader, values, spent, study, base)
     except IntegrityError:
@@ -176,8 +181,20 @@ def answer_submit(
         with transaction.atomic():
             existing = mine.get()
             if not existing.choice:
+                if stage == "first":
+                    return _repeat_first(existing, values)
                 return _final(existing, values, spent)
             return _revise(existing, reader, values, spent, study, base)
+
+
+def _repeat_first(existing: Answer, values: dict) -> AnswerOutcome:
+    """A second read's first answer sent again from a page that did not show the AI."""
+    if values["choice"] == existing.first_choice:
+        return AnswerOutcome(existing, created=False, revised=False, stage="first")
+    raise AnswerConflict(
+        "your first answer to this case is already saved and can no longer change; the AI's "
+        "answer is now shown. Open the case again to give your final answer."
+    )
 
 
 def _final(existing: Answer, values: dict, spent: int) -> AnswerOutcome:

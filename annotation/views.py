@@ -189,7 +189,11 @@ def case_answer(request: HttpRequest, slug: str, number: int) -> HttpResponse:
         )
     try:
         outcome = answer_submit(
-            reader=request.user, item=item, session=_page_session(request), **form.cleaned_data
+            reader=request.user,
+            item=item,
+            session=_page_session(request),
+            stage="first" if request.GET.get("stage") == "first" else None,
+            **form.cleaned_data,
         )
     except AnswerRejected as exc:
         if wants_json(request):

@@ -155,9 +155,19 @@ def test_second_read_keeps_the_first_answer_fixed_once_the_ai_is_shown(db, set_d
     assert (stored.first_choice, stored.choice, stored.revisions_count) == ("A", "C", 1)
     # The page: the first submit leads back to the same case, which now shows the AI.
     client.force_login(reader)
-    url = reverse("reader-answer", args=[study.slug, 2])
+    url = reverse("reader-answer", args=[study.slug, 2]) + "?stage=first"
+    assert (
+        'stage=first"' in client.get(reverse("reader-case", args=[study.slug, 2])).content.decode()
+    )
     response = client.post(url, {"choice": "B"}, HTTP_ACCEPT="application/json")
     assert response.json()["next"] == 2
+    # The same first submit again (double click, a second tab) never becomes the final.
+    again = client.post(url, {"choice": "B"}, HTTP_ACCEPT="application/json")
+    assert again.status_code == 200 and again.json()["next"] == 2
+    other = client.post(url, {"choice": "C"}, HTTP_ACCEPT="application/json")
+    assert other.status_code == 409 and "can no longer change" in other.json()["error"]
+    second = Answer.objects.get(item=selectors.item_at(study, reader, 2), reader=reader)
+    assert (second.first_choice, second.choice) == ("B", "")
     page = client.get(reverse("reader-case", args=[study.slug, 2])).content.decode()
     assert "Your answer before seeing the AI" in page and "data-ai-aid" in page
 
