@@ -96,6 +96,8 @@ class AnalysisResults(GenericAPIView):
             OpenApiParameter("scale", str, enum=["answer", "correct"]),
             OpenApiParameter("excluded", str, enum=["drop", "keep"]),
             OpenApiParameter("ci", str, enum=["wilson", "clopper-pearson"]),
+            OpenApiParameter("rejected", str, enum=["drop", "keep"]),
+            OpenApiParameter("holm", str, enum=["ai_vs_reader", "all_pairs"]),
         ],
         responses=inline_serializer(
             "AnalysisResults",
@@ -119,7 +121,8 @@ class AnalysisResults(GenericAPIView):
             return Response(
                 {
                     "detail": "missing must be wrong|exclude, scale answer|correct, "
-                    "excluded drop|keep, ci wilson|clopper-pearson."
+                    "excluded drop|keep, ci wilson|clopper-pearson, rejected drop|keep, "
+                    "holm ai_vs_reader|all_pairs."
                 },
                 status=400,
             )

@@ -3,11 +3,12 @@
 import json
 from pathlib import Path
 
+from django.conf import settings as django_settings
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis.exports import write_analysis
 from analysis.pipeline import AnalysisSettings, analyse
-from analysis.selectors import study_responses
+from analysis.selectors import study_facts, study_responses
 from analysis.stats import AnalysisInputError
 from readerstudy.models import ReaderStudy
 
@@ -29,6 +30,14 @@ class Command(BaseCommand):
         parser.add_argument("--bootstrap", type=int, default=1000, help="replicates")
         parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
         parser.add_argument(
+            "--include-rejected",
+            action="store_true",
+            help="Count questions an expert rejected (default: leave them out).",
+        )
+        parser.add_argument(
+            "--holm-family", choices=["ai_vs_reader", "all_pairs"], default="ai_vs_reader"
+        )
+        parser.add_argument(
             "--include-excluded",
             action="store_true",
             help="Count questions the PI excluded (default: leave them out).",
@@ -48,11 +57,14 @@ class Command(BaseCommand):
             alpha=opts["alpha"],
             n_boot=opts["bootstrap"],
             seed=opts["seed"],
+            exclude_rejected=not opts["include_rejected"],
+            holm_family=opts["holm_family"],
+            time_cap_ms=django_settings.MAX_CASE_TIME_MS,
         )
         if not 0 < settings.alpha < 1 or settings.n_boot < 1:
             raise CommandError("--alpha must be between 0 and 1 and --bootstrap at least 1")
         try:
-            result = analyse(study_responses(study), settings)
+            result = analyse(study_responses(study), settings, study_facts(study))
         except AnalysisInputError as exc:
             raise CommandError(str(exc)) from exc
         if result.accuracy.empty:
