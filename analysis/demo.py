@@ -6,8 +6,13 @@ import csv
 import io
 import random
 
+from analysis.design import designed_study_create
 from analysis.services import predictions_import
-from readerstudy.models import Dataset
+from annotation.demo import simulate_crossover
+from readerstudy.models import Dataset, ItemAid, ReaderStudy
+from readerstudy.services.design import Design
+from readerstudy.services.studies import study_create
+from readerstudy.vocabulary import AidMode
 
 MODELS = {"MedGemma-demo": 0.8, "Qwen-VL-demo": 0.65, "LLaVA-Med-demo": 0.5}
 
@@ -41,3 +46,34 @@ def seed_predictions(dataset: Dataset) -> int:
         )
         total += summary.predictions
     return total
+
+
+AIDED_SLUG = "demo-aided"
+AIDED_MODEL = "MedGemma-demo"
+
+
+def seed_aided_study(dataset: Dataset, users: dict) -> tuple[ReaderStudy, int]:
+    """The demo's AI-assisted study: a crossover (unaided / aided by the demo MedGemma,
+    concurrent), washout 0, with reader2 and reader3 simulated through both sessions and
+    reader1 left for a person. Idempotent."""
+    study = ReaderStudy.objects.filter(slug=AIDED_SLUG).first()
+    if study is None:
+        created, _ = designed_study_create(
+            design=Design(arms="unaided,aided", aid_model=AIDED_MODEL, aid_mode=AidMode.CONCURRENT),
+            create=lambda: study_create(
+                slug=AIDED_SLUG,
+                dataset=dataset,
+                n=dataset.questions.count(),
+                seed=11,
+                title="Demo AI-assisted study: unaided vs aided (crossover)",
+                readers=["reader1", "reader2", "reader3"],
+                pis=["pi1"],
+                instructions="Read each case twice: once alone, once with the AI's answer.",
+            ),
+        )
+        study = created.study
+    letters = dict(
+        ItemAid.objects.filter(item__study=study, usable=True).values_list("item_id", "letter")
+    )
+    answered = simulate_crossover(study, [users["reader2"], users["reader3"]], letters)
+    return study, answered

@@ -8,7 +8,7 @@ from django.db.models import Count, Q
 from analysis.models import AIModel, Prediction
 from analysis.rater_names import Rater, display_names, model_key, reader_key, study_labels
 from annotation.models import Answer, ExpertReview
-from readerstudy.models import Membership, ReaderStudy, Role, StudyQuestion, Task
+from readerstudy.models import Membership, ReaderAssignment, ReaderStudy, Role, StudyQuestion, Task
 from readerstudy.vocabulary import Decision
 
 COLUMNS = [
@@ -140,12 +140,30 @@ def study_responses(study: ReaderStudy, *, include_models: bool = True) -> pd.Da
     """
     questions = study_questions(study)
     raters = study_raters(study)
-    answers = Answer.objects.filter(item__study=study).values_list(
-        "item_id", "reader_id", "choice", "difficulty", "alignment", "time_ms"
+    # A designed study: its first arm (unaided in a crossover: the readers alone against the
+    # models); the arms are compared on the design frame (analysis.design_frame).
+    answers = (
+        Answer.objects.filter(item__study=study, arm=study.arm_list[0])
+        .exclude(choice="")
+        .values_list("item_id", "reader_id", "choice", "difficulty", "alignment", "time_ms")
     )
     given: dict[tuple[int, str], tuple] = {}
     for item_id, user_id, choice, difficulty, alignment, time_ms in answers:
         given[(item_id, reader_key(user_id))] = (choice, difficulty, alignment, time_ms)
+    groups: dict[str, int] = {}
+    item_group: dict[int, int | None] = {}
+    anchor: set[int] = set()
+    if study.reader_groups:
+        groups = {
+            reader_key(reader_id): group
+            for reader_id, group in ReaderAssignment.objects.filter(study=study).values_list(
+                "reader_id", "reader_group"
+            )
+        }
+        for item_id, group, is_anchor in study.items.values_list("id", "case_group", "anchor"):
+            item_group[item_id] = group
+            if is_anchor:
+                anchor.add(item_id)
     by_model: dict[str, dict[int, str]] = {}
     if include_models:
         predictions = Prediction.objects.filter(
@@ -162,7 +180,9 @@ def study_responses(study: ReaderStudy, *, include_models: bool = True) -> pd.Da
                 choice, difficulty, alignment, time_ms = given.get(
                     (q.item_id, rater.rater_id), (None,) * 4
                 )
-                presented = True
+                # Split-plot: a question of another group was never presented to the reader.
+                group = groups.get(rater.rater_id)
+                presented = group is None or q.item_id in anchor or item_group[q.item_id] == group
             else:
                 letter = by_model[rater.rater_id].get(q.pk)
                 choice, difficulty, alignment, time_ms = letter or None, None, None, None

@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from analysis import downloads, tasks
 from analysis.cache import StudyAnalysis, cached_template_version
+from analysis.design_frame import design_frame
 from analysis.exports import all_tables, figure_builders, table_csv, table_xlsx
 from analysis.forms import AnalysisSettingsForm, RaterNamesForm
 from analysis.pipeline import records
@@ -27,10 +28,12 @@ from analysis.rater_names import RaterLabelError, rater_labels_set, study_labels
 from analysis.reporting import methods_section
 from analysis.selectors import readers_not_started, study_raters
 from analysis.stats import plots
+from analysis.stats.design import DesignPolicy, design_results
+from analysis.stats.frame import AnalysisInputError
 from readerstudy.downloads import attachment
 from readerstudy.jobs import ACTIVE, job_progress
 from readerstudy.models import BackgroundJob, JobStatus, Role
-from readerstudy.selectors import roles_of, study_for_user
+from readerstudy.selectors import design_sentence, roles_of, study_for_user
 from readerstudy.spreadsheets import XLSX
 
 # The page's tables and figure links, cached as HTML under this template's content too.
@@ -174,10 +177,62 @@ def _results_html(study, analysis: StudyAnalysis, query: str, drawn: bool) -> tu
         "methods": methods_section(result),
         "query": query,
         "version": analysis.version,
+        **_arms(study, settings.missing),
         "drawn": drawn,
     }
     excluded = int(result.flow.iloc[1]["questions"]) if not result.flow.empty else 0
     return render_to_string(RESULTS_TEMPLATE, context), excluded
+
+
+DESIGN_TABLES = [
+    ("arm_accuracy", "Accuracy per arm (panel = mean of readers, all tasks)"),
+    ("mrmc_difference", "Aided against unaided (MRMC)"),
+    ("non_inferiority", "Non-inferiority and superiority"),
+    ("arm_by_session", "Order check: accuracy per arm and session"),
+]
+
+
+def _cell(value):
+    if isinstance(value, float):
+        return "–" if value != value else f"{value:.3f}"
+    return value
+
+
+def _arms(study, missing: str) -> dict:
+    """The design-aware results of a study with an aided arm (analysis.stats.design, on the
+    design frame); empty for a study read in one unaided arm."""
+    if not study.aid_model:
+        return {}
+    frame = design_frame(study)
+    if frame.empty:
+        return {"design": design_sentence(study), "design_tables": []}
+    try:
+        results = design_results(frame, DesignPolicy(missing=missing))
+    except AnalysisInputError as error:
+        return {"design": design_sentence(study), "design_error": str(error)}
+    tables = []
+    for name, title in DESIGN_TABLES:
+        table = results["tables"].get(name)
+        if table is None:
+            continue
+        data = table.data
+        if name == "arm_accuracy" and "task" in data:
+            data = data[(data["task"] == "All") & (data["reader"] == "Panel (mean of readers)")]
+        tables.append(
+            {
+                "name": name,
+                "title": title,
+                "columns": list(data.columns),
+                "rows": [[_cell(v) for v in row] for row in data.itertuples(index=False)],
+                "about": table.header_lines(),
+            }
+        )
+    return {
+        "design": design_sentence(study),
+        "analysed": results["design"].rstrip("."),
+        "design_tables": tables,
+        "baseline_arm": study.arm_list[0],
+    }
 
 
 @login_required

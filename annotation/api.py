@@ -16,7 +16,8 @@ from annotation.serializers import (
     ReaderCaseSerializer,
     ReviewSerializer,
 )
-from annotation.services import AnswerRejected, answer_submit
+from annotation.services import AnswerRejected, SessionNotOpen, answer_submit, washout_message
+from annotation.sessions import reading_of
 from readerstudy.models import Role, StudyQuestion
 from readerstudy.selectors import roles_of, studies_of, study_for_user
 from readerstudy.serializers import StudySerializer
@@ -48,6 +49,17 @@ class StudyList(ListAPIView):
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
 
+def _washout(study, reader) -> Response | None:
+    """409 with the date while the reader's second session is in its washout."""
+    reading = reading_of(study, reader)
+    if reading.is_open:
+        return None
+    return Response(
+        {"detail": washout_message(reading), "opens_at": reading.opens_at.isoformat()},
+        status=status.HTTP_409_CONFLICT,
+    )
+
+
 class ReaderCaseList(ListAPIView):
     """The reader's cases in their order, blinded like the reader pages."""
 
@@ -56,7 +68,9 @@ class ReaderCaseList(ListAPIView):
 
     def list(self, request, slug: str):
         study = study_for_user(request.user, slug, [Role.READER])
-        numbers = list(range(1, study.items.count() + 1))
+        if (refused := _washout(study, request.user)) is not None:
+            return refused
+        numbers = list(range(1, len(selectors.ordered_item_ids(study, request.user)) + 1))
         page = self.paginate_queryset(numbers)
         cases = selectors.reader_cases(study, request.user, page)
         return self.get_paginated_response(self.get_serializer(cases, many=True).data)
@@ -67,6 +81,8 @@ class ReaderCaseDetail(GenericAPIView):
 
     def get(self, request, slug: str, number: int):
         study = study_for_user(request.user, slug, [Role.READER])
+        if (refused := _washout(study, request.user)) is not None:
+            return refused
         case = selectors.reader_case(study, request.user, number)
         if case is None:
             raise Http404("No such case.")
@@ -84,15 +100,25 @@ class AnswerView(GenericAPIView):
     )
     def put(self, request, slug: str, number: int):
         study = study_for_user(request.user, slug, [Role.READER])
-        item = selectors.item_at(study, request.user, number)
+        if (refused := _washout(study, request.user)) is not None:
+            return refused
+        reading = reading_of(study, request.user)
+        item = selectors.item_at(study, request.user, number, reading=reading)
         if item is None:
             raise Http404("No such case.")
         data = AnswerInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        # The client speaks the letters it was shown (shuffled options): stored canonically.
+        mapping = selectors.screen_letters(study, reading, item.question_id)
+        values = {**data.validated_data}
+        values["choice"] = mapping[values["choice"]]
         try:
-            outcome = answer_submit(reader=request.user, item=item, **data.validated_data)
+            outcome = answer_submit(reader=request.user, item=item, **values)
         except AnswerRejected as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+            body = {"detail": str(exc)}
+            if isinstance(exc, SessionNotOpen):
+                body["opens_at"] = exc.opens_at.isoformat()
+            return Response(body, status=status.HTTP_409_CONFLICT)
         answer = outcome.answer
         result = {
             "number": number,
@@ -102,7 +128,15 @@ class AnswerView(GenericAPIView):
             if outcome.revised
             else "unchanged",
             **{f: getattr(answer, f) for f in (*ANSWER_FIELD_NAMES, "time_ms", "revisions_count")},
+            "choice": selectors.to_screen(mapping, answer.choice),
         }
+        if study.designed:
+            result.update(
+                first_choice=selectors.to_screen(mapping, answer.first_choice),
+                stage=outcome.stage,
+                session=answer.session,
+                arm=answer.arm,
+            )
         code = status.HTTP_201_CREATED if outcome.created else status.HTTP_200_OK
         return Response(AnswerResultSerializer(result).data, status=code)
 

@@ -12,7 +12,8 @@ from django.db.models import Count, Max, Q
 
 from annotation.models import Answer, ExpertReview, ReaderCompletion
 from annotation.reviews import visible_items_q
-from readerstudy.models import Membership, ReaderStudy, Role, StudyQuestion
+from annotation.sessions import session_opens
+from readerstudy.models import Membership, ReaderAssignment, ReaderStudy, Role, StudyQuestion
 from readerstudy.vocabulary import Alignment, Decision, ReviewFlag
 
 
@@ -139,3 +140,72 @@ def flagged_items(study: ReaderStudy, *, viewer) -> tuple[list[dict], dict[str, 
         key=lambda r: (-(sum(r["flags"].values()) + r["rejects"] + r["misfit"]), r["item"].position)
     )
     return rows, totals
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    """One reader's progress in one session of a designed study."""
+
+    username: str
+    session: int
+    arm: str
+    group: int | None
+    answered: int
+    total: int
+    finished: datetime | None
+    opens_at: datetime | None  # session 2: when it opens (None: session 1 not finished)
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.answered / self.total) if self.total else 0
+
+
+def session_rows(study: ReaderStudy) -> list[SessionRow]:
+    """Progress per reader per session, with the date each second session opens."""
+    assignments = list(
+        ReaderAssignment.objects.filter(
+            study=study, reader__memberships__study=study, reader__memberships__role=Role.READER
+        )
+        .select_related("reader", "study")
+        .order_by("reader__username")
+    )
+    items = study.items.count()
+    anchors = study.items.filter(anchor=True).count()
+    per_group = dict(
+        study.items.filter(case_group__isnull=False)
+        .values_list("case_group")
+        .annotate(n=Count("id"))
+        .values_list("case_group", "n")
+    )
+    answered = {
+        (reader, session): n
+        for reader, session, n in Answer.objects.filter(item__study=study)
+        .exclude(choice="")
+        .values_list("reader_id", "session")
+        .annotate(n=Count("id"))
+        .values_list("reader_id", "session", "n")
+    }
+    finished = {
+        (reader, session): at
+        for reader, session, at in ReaderCompletion.objects.filter(study=study).values_list(
+            "reader_id", "session", "finished_at"
+        )
+    }
+    rows = []
+    for a in assignments:
+        total = items if a.reader_group is None else per_group.get(a.reader_group, 0) + anchors
+        for session in range(1, len(study.arm_list) + 1):
+            first_done = finished.get((a.reader_id, 1))
+            rows.append(
+                SessionRow(
+                    username=a.reader.username,
+                    session=session,
+                    arm=a.arm_of(session),
+                    group=a.reader_group,
+                    answered=answered.get((a.reader_id, session), 0),
+                    total=total,
+                    finished=finished.get((a.reader_id, session)),
+                    opens_at=session_opens(study, first_done) if session == 2 else None,
+                )
+            )
+    return rows

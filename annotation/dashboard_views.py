@@ -15,7 +15,7 @@ from readerstudy.downloads import attachment
 from readerstudy.forms import MembershipForm
 from readerstudy.jobs import jobs_of_study
 from readerstudy.models import Membership, Role
-from readerstudy.selectors import roles_of, study_for_user
+from readerstudy.selectors import design_sentence, roles_of, study_for_user
 
 
 def _pi_study(request: HttpRequest, slug: str):
@@ -31,6 +31,8 @@ def study_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         "study": study,
         "roles": roles_of(request.user, study),
         "readers": dashboard.reader_rows(study),
+        "sessions": dashboard.session_rows(study) if study.designed else [],
+        "design": design_sentence(study),
         "experts": dashboard.expert_rows(study),
         "flagged": flagged,
         "flag_totals": flag_totals,

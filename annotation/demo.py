@@ -10,6 +10,7 @@ import random
 
 from annotation.models import Answer
 from annotation.services import answer_submit, reader_finish
+from annotation.sessions import reading_of
 from readerstudy.models import ReaderStudy
 
 MISMATCH_COMMENT = (
@@ -42,5 +43,31 @@ def simulate_readers(study: ReaderStudy, readers: dict) -> int:
             )
             created += 1
         if finish:
+            reader_finish(reader=user, study=study)
+    return created
+
+
+def simulate_crossover(study: ReaderStudy, readers: list, ai_letters: dict[int, str]) -> int:
+    """Read a crossover demo study in both sessions (washout 0) as each of `readers`: alone
+    they are right about 65% of the time; aided they follow a usable AI answer 70% of the
+    time. Idempotent: a reader who has answered is left as they are."""
+    created = 0
+    items = list(study.items.select_related("question").order_by("position"))
+    for user in readers:
+        if Answer.objects.filter(item__study=study, reader=user).exists():
+            continue
+        rng = random.Random(f"demo-aided:{user.username}")
+        for _session in (1, 2):
+            aided = reading_of(study, user).aided
+            for item in items:
+                correct = item.question.correct
+                choice = correct if rng.random() < 0.65 else rng.choice("ABCD")
+                ai = ai_letters.get(item.id, "")
+                if aided and ai and rng.random() < 0.7:
+                    choice = ai
+                answer_submit(
+                    reader=user, item=item, choice=choice, time_ms=rng.randint(6_000, 40_000)
+                )
+                created += 1
             reader_finish(reader=user, study=study)
     return created

@@ -71,23 +71,26 @@ def feedback_csv(study: ReaderStudy) -> str:
             "updated_at",
         ]
     ]
+    if study.designed:  # which arm and session; a second read's first answer (canonical)
+        rows[0] += ["arm", "session", "first_choice"]
     answers = (
         Answer.objects.filter(item__study=study)
         .select_related("item__question", "reader")
-        .order_by("item__position", "reader__username")
+        .order_by("item__position", "reader__username", "session")
     )
     for a in answers:
-        rows.append(
-            [
-                a.item.question.source_id,
-                a.item.question.get_task_display(),
-                a.item.excluded,
-                a.reader.username,
-                *(getattr(a, name) for name in ANSWER_FIELD_NAMES),
-                a.time_ms,
-                is_fast(a.time_ms),
-                a.revisions_count,
-                a.updated_at.isoformat(),
-            ]
-        )
+        row = [
+            a.item.question.source_id,
+            a.item.question.get_task_display(),
+            a.item.excluded,
+            a.reader.username,
+            *(getattr(a, name) for name in ANSWER_FIELD_NAMES),
+            a.time_ms,
+            is_fast(a.time_ms),
+            a.revisions_count,
+            a.updated_at.isoformat(),
+        ]
+        if study.designed:
+            row += [a.arm, a.session, a.first_choice]
+        rows.append(row)
     return csv_text(rows)

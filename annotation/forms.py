@@ -53,6 +53,15 @@ class AnswerForm(type("AnswerFields", (forms.Form,), _answer_fields())):
     # sent by the reading page's script: a case answered elsewhere since is not overwritten.
     base = forms.CharField(required=False, max_length=20_000, widget=forms.HiddenInput)
 
+    def __init__(self, *args, screen: dict[str, str] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Screen letter -> canonical letter (shuffled options); the page speaks screen letters.
+        self.screen = screen or {}
+
+    def clean_choice(self) -> str:
+        choice = self.cleaned_data["choice"]
+        return self.screen.get(choice, choice)
+
     def clean_base(self) -> dict | None:
         raw = self.cleaned_data.get("base") or ""
         if not raw:
@@ -63,6 +72,8 @@ class AnswerForm(type("AnswerFields", (forms.Form,), _answer_fields())):
             value = None
         if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
             raise forms.ValidationError("The page sent a malformed answer; reload it.")
+        if value.get("choice") in self.screen:
+            value["choice"] = self.screen[value["choice"]]
         return value
 
     def rating_fields(self) -> list[forms.BoundField]:

@@ -16,6 +16,7 @@ from readerstudy.vocabulary import (
     RATING_FIELDS,
     RATING_RANGE,
     Alignment,
+    Arm,
     Decision,
     Difficulty,
     ReviewFlag,
@@ -35,12 +36,31 @@ class Answer(models.Model):
     revisions_count = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # The design: which session (1, or 2 of a crossover) and arm this answer was given in.
+    session = models.PositiveSmallIntegerField(default=1)
+    arm = models.CharField(max_length=10, choices=Arm.choices, default=Arm.UNAIDED)
+    # Second-read aid: the reader's unaided answer, fixed once the AI was shown (ai_shown_at);
+    # `choice` stays empty until the final answer. Empty in every other arm.
+    first_choice = models.CharField(max_length=1, blank=True)
+    ai_shown_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["item__study", "reader", "item__position"]
+        ordering = ["item__study", "reader", "session", "item__position"]
         constraints = [
-            models.UniqueConstraint(fields=["item", "reader"], name="answer_one_per_reader"),
-            models.CheckConstraint(condition=Q(choice__in=LETTERS), name="answer_choice_letter"),
+            models.UniqueConstraint(
+                fields=["item", "reader", "session"], name="answer_one_per_reader_session"
+            ),
+            models.CheckConstraint(
+                condition=Q(choice__in=LETTERS) | Q(choice="", first_choice__in=LETTERS),
+                name="answer_choice_letter",
+            ),
+            models.CheckConstraint(
+                condition=Q(first_choice="")
+                | Q(first_choice__in=LETTERS, arm=Arm.AIDED, ai_shown_at__isnull=False),
+                name="answer_first_choice_second_read",
+            ),
+            models.CheckConstraint(condition=Q(session__in=[1, 2]), name="answer_session"),
+            models.CheckConstraint(condition=Q(arm__in=Arm.values), name="answer_arm"),
             models.CheckConstraint(
                 condition=Q(difficulty__in=[*Difficulty.values, ""]), name="answer_difficulty"
             ),
@@ -79,10 +99,14 @@ class ReaderCompletion(models.Model):
     )
     finished_at = models.DateTimeField(auto_now_add=True)
     locked = models.BooleanField(default=True)
+    session = models.PositiveSmallIntegerField(default=1)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["study", "reader"], name="completion_unique"),
+            models.UniqueConstraint(
+                fields=["study", "reader", "session"], name="completion_unique_session"
+            ),
+            models.CheckConstraint(condition=Q(session__in=[1, 2]), name="completion_session"),
         ]
 
     def __str__(self) -> str:

@@ -7,12 +7,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, make_dataclass
 
+from django.db.models import Q
 from django.urls import reverse
 
 from annotation.models import Answer, ReaderCompletion
-from readerstudy.models import Image, ReaderStudy, StudyQuestion
-from readerstudy.sampling import reader_order
-from readerstudy.vocabulary import ANSWER_FIELD_NAMES
+from annotation.sessions import Reading, reading_of
+from readerstudy.models import Image, ItemAid, ReaderStudy, StudyQuestion
+from readerstudy.sampling import option_order, reader_order, session_order
+from readerstudy.vocabulary import ANSWER_FIELD_NAMES, LETTERS, NO_USABLE_AID, AidMode
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,19 @@ ReaderAnswer = make_dataclass(
 
 
 @dataclass(frozen=True)
+class ReaderAid:
+    """The AI's answer as the aided arm shows it: the letter on this reader's screen, the
+    option's text and the model's words exactly as imported; or that it gave none."""
+
+    model_name: str
+    usable: bool
+    letter: str
+    option_text: str
+    rationale: str
+    message: str = NO_USABLE_AID
+
+
+@dataclass(frozen=True)
 class ReaderCase:
     """Everything a reader may see about one case. No truth, no report, no other readers."""
 
@@ -62,6 +77,25 @@ class ReaderCase:
     # The case Enter leads to: the first unanswered one after this (wrapping), this one
     # counted as answered. The page prefetches it; the server confirms it after the save.
     next_open: int | None = None
+    # The design: session and arm of this reading, the AI's answer when the arm shows it,
+    # and for a second read the reader's own first answer (on their screen's letters).
+    session: int = 1
+    sessions: int = 1
+    arm: str = "unaided"
+    aid_mode: str = ""
+    aid: ReaderAid | None = None
+    first_choice: str = ""
+    store_key: str = ""
+    designed: bool = False
+
+    @property
+    def awaiting_first(self) -> bool:
+        """Second read, before the unaided answer: the AI is not shown yet."""
+        return self.aid_mode == AidMode.SECOND_READ and not self.first_choice
+
+    @property
+    def awaiting_final(self) -> bool:
+        return bool(self.first_choice) and self.answer is None
 
 
 @dataclass(frozen=True)
@@ -88,48 +122,101 @@ def image_url(relative: str) -> str:
     return reverse("media-image", kwargs={"path": relative})
 
 
-def ordered_item_ids(study: ReaderStudy, reader) -> list[int]:
-    """The reader's order of study items: per-reader random when the study says so."""
-    ids = list(study.items.order_by("position").values_list("id", flat=True))
+def _reading(study: ReaderStudy, reader, reading: Reading | None) -> Reading:
+    return reading if reading is not None else reading_of(study, reader)
+
+
+def ordered_item_ids(study: ReaderStudy, reader, reading: Reading | None = None) -> list[int]:
+    """The reader's order of study items: per-reader random when the study says so; in a
+    designed study, their group's items and the anchor, per session from their recorded seed."""
+    reading = _reading(study, reader, reading)
+    items = study.items.order_by("position")
+    assignment = reading.assignment
+    if assignment is not None and assignment.reader_group is not None:
+        items = items.filter(Q(case_group=assignment.reader_group) | Q(anchor=True))
+    ids = list(items.values_list("id", flat=True))
     if not study.random_order:
         return ids
-    order = reader_order(len(ids), study_seed=study.seed, study_id=study.id, reader_id=reader.id)
+    if assignment is None:
+        order = reader_order(
+            len(ids), study_seed=study.seed, study_id=study.id, reader_id=reader.id
+        )
+    else:
+        order = session_order(len(ids), order_seed=assignment.order_seed, session=reading.session)
     return [ids[i] for i in order]
 
 
+def screen_letters(study: ReaderStudy, reading: Reading, question_id: int) -> dict[str, str]:
+    """Screen letter -> canonical letter of one question for this reader (identity unless the
+    study shuffles options). Pages and the API speak screen letters; answers are stored in the
+    canonical ones, converted here and only here."""
+    if not study.shuffle_options or reading.assignment is None:
+        return {letter: letter for letter in LETTERS}
+    order = option_order(order_seed=reading.assignment.order_seed, question_id=question_id)
+    return {LETTERS[screen]: LETTERS[canonical] for screen, canonical in enumerate(order)}
+
+
+def to_screen(mapping: dict[str, str], canonical: str) -> str:
+    return next((s for s, c in mapping.items() if c == canonical), "") if canonical else ""
+
+
 def item_at(
-    study: ReaderStudy, reader, number: int, order: list[int] | None = None
+    study: ReaderStudy,
+    reader,
+    number: int,
+    order: list[int] | None = None,
+    reading: Reading | None = None,
 ) -> StudyQuestion | None:
     """The study question at `number` (1-based) in the reader's order; None when out of range.
 
     Pages and API resolve a reader's case through this one function; pass `order` when the
     caller already has it so a request computes the order once.
     """
-    order = ordered_item_ids(study, reader) if order is None else order
+    order = ordered_item_ids(study, reader, reading) if order is None else order
     if not 1 <= number <= len(order):
         return None
     return StudyQuestion.objects.select_related("study", "question__case").get(id=order[number - 1])
 
 
-def is_locked(study: ReaderStudy, reader) -> bool:
-    """True once the reader's final submit locked their answers."""
-    return ReaderCompletion.objects.filter(study=study, reader=reader, locked=True).exists()
+def _session(study: ReaderStudy, reader, session: int | None) -> int:
+    if session is not None:
+        return session
+    return reading_of(study, reader).session if study.crossover else 1
 
 
-def answered_item_ids(study: ReaderStudy, reader) -> set[int]:
-    return set(
-        Answer.objects.filter(item__study=study, reader=reader).values_list("item_id", flat=True)
+def is_locked(study: ReaderStudy, reader, session: int | None = None) -> bool:
+    """True once the reader's final submit (of this session) locked their answers."""
+    session = _session(study, reader, session)
+    return ReaderCompletion.objects.filter(
+        study=study, reader=reader, locked=True, session=session
+    ).exists()
+
+
+def my_answers(study: ReaderStudy, reader, session: int | None = None):
+    """The reader's answers of one session (the current one by default): never another's."""
+    return Answer.objects.filter(
+        item__study=study, reader=reader, session=_session(study, reader, session)
     )
 
 
-def completion_of(study: ReaderStudy, reader) -> ReaderCompletion | None:
-    return ReaderCompletion.objects.filter(study=study, reader=reader).first()
+def answered_item_ids(study: ReaderStudy, reader, session: int | None = None) -> set[int]:
+    """Items with an answer; a second read counts once its final answer is given."""
+    return set(
+        my_answers(study, reader, session).exclude(choice="").values_list("item_id", flat=True)
+    )
+
+
+def completion_of(
+    study: ReaderStudy, reader, session: int | None = None
+) -> ReaderCompletion | None:
+    session = _session(study, reader, session)
+    return ReaderCompletion.objects.filter(study=study, reader=reader, session=session).first()
 
 
 def progress_of(study: ReaderStudy, reader, total: int | None = None) -> ReaderProgress:
     if total is None:
-        total = study.items.count()
-    answered = Answer.objects.filter(item__study=study, reader=reader).count()
+        total = len(ordered_item_ids(study, reader)) if study.reader_groups else study.items.count()
+    answered = my_answers(study, reader).exclude(choice="").count()
     completion = completion_of(study, reader)
     return ReaderProgress(
         answered=answered,
@@ -193,6 +280,16 @@ def case_images(case_id: int) -> list[ReaderImage]:
     return [_reader_image(img) for img in images]
 
 
+def _aid_view(study: ReaderStudy, item: StudyQuestion, mapping: dict[str, str]) -> ReaderAid:
+    aid: ItemAid | None = getattr(item, "aid", None)
+    if aid is None or not aid.usable:
+        name = aid.model_name if aid is not None else study.aid_model
+        return ReaderAid(name, False, "", "", "")
+    return ReaderAid(
+        aid.model_name, True, to_screen(mapping, aid.letter), aid.option_text, aid.rationale
+    )
+
+
 def _build_case(
     study: ReaderStudy,
     item: StudyQuestion,
@@ -203,53 +300,82 @@ def _build_case(
     mine: Answer | None,
     locked: bool,
     answered_count: int,
+    reading: Reading,
     preload: list[str] | None = None,
     next_open: int | None = None,
 ) -> ReaderCase:
-    """The one place that decides what a reader sees of a case: nothing of the truth."""
+    """The one place that decides what a reader sees of a case: nothing of the truth, the
+    options in this reader's screen order, the AI's answer only in the aided arm (in a second
+    read, only once the reader's own first answer is fixed), and only this session's answer."""
     question, case = item.question, item.question.case
+    mapping = screen_letters(study, reading, question.id)
+    canonical = dict(question.labelled_options)
+    first_choice = to_screen(mapping, mine.first_choice) if mine else ""
+    final = mine if mine is not None and mine.choice else None
+    show_aid = reading.aided and (reading.aid_mode == AidMode.CONCURRENT or bool(first_choice))
     return ReaderCase(
         study_slug=study.slug,
         study_title=study.title,
         number=number,
         total=total,
         question=question.text,
-        options=question.labelled_options,
+        options=[(screen, canonical[c]) for screen, c in mapping.items()],
         images=images,
         indication=case.indication if study.show_indication else None,
         age=case.patient_age if study.show_indication else None,
         sex=case.get_patient_sex_display() if study.show_indication else None,
         answer=(
-            ReaderAnswer(**{name: getattr(mine, name) for name in ANSWER_FIELD_NAMES})
-            if mine
+            ReaderAnswer(
+                **{
+                    name: to_screen(mapping, final.choice)
+                    if name == "choice"
+                    else getattr(final, name)
+                    for name in ANSWER_FIELD_NAMES
+                }
+            )
+            if final
             else None
         ),
-        editable=not locked and (mine is None or study.allow_revision),
+        editable=not locked and reading.is_open and (final is None or study.allow_revision),
         allow_revision=study.allow_revision,
         prev_number=number - 1 if number > 1 else None,
         next_number=number + 1 if number < total else None,
         answered_count=answered_count,
         preload=preload or [],
         next_open=next_open,
+        session=reading.session,
+        sessions=reading.sessions,
+        arm=reading.arm,
+        aid_mode=reading.aid_mode,
+        aid=_aid_view(study, item, mapping) if show_aid else None,
+        first_choice=first_choice,
+        store_key=reading.store_key,
+        designed=study.designed,
     )
 
 
 def reader_case(
-    study: ReaderStudy, reader, number: int, order: list[int] | None = None
+    study: ReaderStudy,
+    reader,
+    number: int,
+    order: list[int] | None = None,
+    reading: Reading | None = None,
 ) -> ReaderCase | None:
     """The case at `number` in the reader's order, or None when out of range."""
-    order = ordered_item_ids(study, reader) if order is None else order
+    reading = _reading(study, reader, reading)
+    order = ordered_item_ids(study, reader, reading) if order is None else order
     item = item_at(study, reader, number, order)
     if item is None:
         return None
     answers = {
         a.item_id: a
-        for a in Answer.objects.filter(item__study=study, reader=reader).only(
-            "item_id", *ANSWER_FIELD_NAMES
+        for a in my_answers(study, reader, reading.session).only(
+            "item_id", "first_choice", *ANSWER_FIELD_NAMES
         )
     }
-    locked = is_locked(study, reader)
-    next_open = first_unanswered(order, set(answers) | {item.id}, after=number)
+    done = {i for i, a in answers.items() if a.choice}
+    locked = is_locked(study, reader, reading.session)
+    next_open = first_unanswered(order, done | {item.id}, after=number)
     preload: list[str] = []
     if next_open is not None:
         next_case_id = (
@@ -268,7 +394,8 @@ def reader_case(
         images=case_images(item.question.case_id),
         mine=answers.get(item.id),
         locked=locked,
-        answered_count=len(answers),
+        answered_count=len(done),
+        reading=reading,
         preload=preload,
         next_open=next_open,
     )
@@ -289,17 +416,27 @@ class ReviewRow:
         return json.dumps(self.saved) if self.answered else ""
 
 
-def review_rows(study: ReaderStudy, reader) -> list[ReviewRow]:
-    order = ordered_item_ids(study, reader)
-    mine = {
-        row[0]: {
+def review_rows(study: ReaderStudy, reader, reading: Reading | None = None) -> list[ReviewRow]:
+    """The reader's cases in their order, with their own saved answer (in screen letters) so
+    the page can tell a real draft from one equal to what is saved."""
+    reading = _reading(study, reader, reading)
+    order = ordered_item_ids(study, reader, reading)
+    mine: dict[int, dict[str, str]] = {}
+    for row in (
+        my_answers(study, reader, reading.session)
+        .exclude(choice="")
+        .values_list("item_id", "item__question_id", *ANSWER_FIELD_NAMES)
+    ):
+        item_id, question_id = row[0], row[1]
+        saved = {
             name: "" if value is None else str(value)
-            for name, value in zip(ANSWER_FIELD_NAMES, row[1:], strict=True)
+            for name, value in zip(ANSWER_FIELD_NAMES, row[2:], strict=True)
         }
-        for row in Answer.objects.filter(item__study=study, reader=reader).values_list(
-            "item_id", *ANSWER_FIELD_NAMES
-        )
-    }
+        if study.shuffle_options and saved.get("choice"):
+            saved["choice"] = to_screen(
+                screen_letters(study, reading, question_id), saved["choice"]
+            )
+        mine[item_id] = saved
     return [
         ReviewRow(
             number=i + 1,
@@ -313,9 +450,10 @@ def review_rows(study: ReaderStudy, reader) -> list[ReviewRow]:
 
 def reader_cases(study: ReaderStudy, reader, numbers: list[int]) -> list[ReaderCase]:
     """Several cases in one go (for the API list): a fixed number of queries per page."""
-    order = ordered_item_ids(study, reader)
+    reading = reading_of(study, reader)
+    order = ordered_item_ids(study, reader, reading)
     wanted = {order[n - 1]: n for n in numbers if 1 <= n <= len(order)}
-    items = StudyQuestion.objects.filter(id__in=wanted).select_related("question__case")
+    items = StudyQuestion.objects.filter(id__in=wanted).select_related("question__case", "aid")
     case_ids = [item.question.case_id for item in items]
     images: dict[int, list[ReaderImage]] = {}
     for img in (
@@ -324,8 +462,8 @@ def reader_cases(study: ReaderStudy, reader, numbers: list[int]) -> list[ReaderC
         .order_by("case_id", "position")
     ):
         images.setdefault(img.case_id, []).append(_reader_image(img))
-    answers = {a.item_id: a for a in Answer.objects.filter(item__study=study, reader=reader)}
-    locked = is_locked(study, reader)
+    answers = {a.item_id: a for a in my_answers(study, reader, reading.session)}
+    locked = is_locked(study, reader, reading.session)
     return [
         _build_case(
             study,
@@ -335,7 +473,8 @@ def reader_cases(study: ReaderStudy, reader, numbers: list[int]) -> list[ReaderC
             images=images.get(item.question.case_id, []),
             mine=answers.get(item.id),
             locked=locked,
-            answered_count=len(answers),
+            answered_count=sum(1 for a in answers.values() if a.choice),
+            reading=reading,
         )
         for item in sorted(items, key=lambda i: wanted[i.id])
     ]

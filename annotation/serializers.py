@@ -51,6 +51,15 @@ class ReaderAnswerSerializer(serializers.Serializer):
         return {**answer_output_fields(), **super().get_fields()}
 
 
+class ReaderAidSerializer(serializers.Serializer):
+    model_name = serializers.CharField()
+    usable = serializers.BooleanField()
+    letter = serializers.CharField(allow_blank=True, help_text="On this reader's screen.")
+    option_text = serializers.CharField(allow_blank=True)
+    rationale = serializers.CharField(allow_blank=True)
+    message = serializers.CharField(help_text="Shown when the AI gave no usable answer.")
+
+
 class ReaderCaseSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     total = serializers.IntegerField()
@@ -62,6 +71,21 @@ class ReaderCaseSerializer(serializers.Serializer):
     sex = serializers.CharField(allow_null=True)
     answer = ReaderAnswerSerializer(allow_null=True)
     editable = serializers.BooleanField()
+    session = serializers.IntegerField()
+    arm = serializers.CharField()
+    aid = ReaderAidSerializer(allow_null=True)
+    first_choice = serializers.CharField(
+        allow_blank=True, help_text="Second read: your answer before the AI was shown."
+    )
+
+    DESIGN_FIELDS = ("session", "arm", "aid", "first_choice")
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        if not instance.designed:  # a study read in one unaided arm: the API as it always was
+            for name in self.DESIGN_FIELDS:
+                data.pop(name, None)
+        return data
 
     def get_options(self, case) -> list[dict[str, str]]:
         return [{"letter": letter, "text": text} for letter, text in case.options]
@@ -69,6 +93,14 @@ class ReaderCaseSerializer(serializers.Serializer):
 
 class AnswerInputSerializer(serializers.Serializer):
     time_ms = serializers.IntegerField(required=False, min_value=0, max_value=2**31 - 1, default=0)
+    session = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=2,
+        default=None,
+        allow_null=True,
+        help_text="The session (arm) the case was shown in; an answer for another is refused.",
+    )
 
     def get_fields(self):
         return {**answer_input_fields(), **super().get_fields()}
@@ -77,6 +109,12 @@ class AnswerInputSerializer(serializers.Serializer):
 class AnswerResultSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     outcome = serializers.ChoiceField(choices=["created", "revised", "unchanged"])
+    # Designed studies only (absent for a study read in one unaided arm); a second read's
+    # first submit leaves `choice` empty until the final answer.
+    first_choice = serializers.CharField(allow_blank=True, required=False)
+    stage = serializers.CharField(allow_blank=True, required=False)
+    session = serializers.IntegerField(required=False)
+    arm = serializers.CharField(required=False)
     time_ms = serializers.IntegerField()
     revisions_count = serializers.IntegerField()
 

@@ -11,15 +11,18 @@ written over it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from annotation.models import Answer, AnswerRevision, ReaderCompletion
 from annotation.selectors import is_locked
+from annotation.sessions import Reading, reading_of
 from readerstudy.models import ReaderStudy, StudyQuestion
 from readerstudy.signals import data_changed
-from readerstudy.vocabulary import ANSWER_FIELD_NAMES, ANSWER_FIELDS
+from readerstudy.vocabulary import ANSWER_FIELD_NAMES, ANSWER_FIELDS, AidMode
 
 
 class AnswerRejected(ValueError):
@@ -35,11 +38,46 @@ class AnswerConflict(AnswerRejected):
         self.saved = saved
 
 
+class SessionNotOpen(AnswerRejected):
+    """The reader's second session is still in its washout; `opens_at` says until when."""
+
+    def __init__(self, message: str, opens_at: datetime):
+        super().__init__(message)
+        self.opens_at = opens_at
+
+
+class WrongArm(AnswerRejected):
+    """The page was shown in another session (arm) than the reader's current one."""
+
+
 @dataclass(frozen=True)
 class AnswerOutcome:
     answer: Answer
     created: bool
     revised: bool
+    stage: str = ""  # second read: "first" (the AI is shown next) or "final"
+
+
+def washout_message(reading: Reading) -> str:
+    when = timezone.localtime(reading.opens_at)
+    return (
+        f"Your second session ({reading.arm}) opens on {when:%A %d %B %Y at %H:%M} "
+        f"({timezone.get_current_timezone_name()}), after the study's washout. "
+        "Nothing can be answered before then."
+    )
+
+
+def _check_reading(reading: Reading, item: StudyQuestion, session: int | None) -> None:
+    if session is not None and session != reading.session:
+        raise WrongArm(
+            f"This page was for session {session}, which is over: you are now in session "
+            f"{reading.session} ({reading.arm}). Reload the page; nothing was saved."
+        )
+    if not reading.is_open:
+        raise SessionNotOpen(washout_message(reading), reading.opens_at)
+    group = reading.assignment.reader_group if reading.assignment else None
+    if group is not None and not item.anchor and item.case_group != group:
+        raise AnswerRejected("This case is not in your group of the study.")
 
 
 def clamp_time(time_ms: int | None) -> int:
@@ -83,37 +121,100 @@ def answer_submit(
     item: StudyQuestion,
     time_ms: int | None = 0,
     base: dict | None = None,
+    session: int | None = None,
+    stage: str | None = None,
     **values: str | None,
 ) -> AnswerOutcome:
     """Save `reader`'s answer to `item`: `values` are the answer's fields (`choice`,
-    `difficulty`, ...: readerstudy.vocabulary.ANSWER_FIELDS). `base`: the values the page showed
+    `difficulty`, ...: readerstudy.vocabulary.ANSWER_FIELDS; `choice` in the question's
+    canonical letters) in their current session and arm. `base`: the values the page showed
     as saved when the reader changed them (all empty: no answer); None skips that check (API
-    clients)."""
+    clients). `session`: the session the page was shown in; an answer for another one is
+    refused. `stage`: "first" when the page was a second read before the AI was shown: a
+    repeat of that submit (double click, second tab) never becomes the final answer.
+
+    A second read (aided arm, aid mode second-read) takes two submits: the first stores the
+    unaided answer, fixed from then on, and the page shows the AI; the second is the final
+    answer. Both are kept (first_choice, choice)."""
     values = _validate(values)
     spent = clamp_time(time_ms)
-    outcome = _answer_save(item, reader, values, spent, base)
+    outcome = _answer_save(item, reader, values, spent, base, session=session, stage=stage)
     if outcome.created or outcome.revised:
         data_changed(item.study)  # the analysis is computed again (debounced)
     return outcome
 
 
-def _answer_save(item, reader, values: dict, spent: int, base: dict | None) -> AnswerOutcome:
+def _answer_save(
+    item, reader, values: dict, spent: int, base: dict | None, *, session, stage
+) -> AnswerOutcome:
     study = item.study
+    reading = reading_of(study, reader)
+    _check_reading(reading, item, session)
+    second_read = reading.aid_mode == AidMode.SECOND_READ
+    mine = Answer.objects.select_for_update().filter(
+        item=item, reader=reader, session=reading.session
+    )
     try:
         with transaction.atomic():
-            if is_locked(study, reader):
+            if is_locked(study, reader, reading.session):
                 raise AnswerRejected("Your answers for this study are final and locked.")
-            existing = Answer.objects.select_for_update().filter(item=item, reader=reader).first()
+            existing = mine.first()
             if existing is None:
-                answer = Answer.objects.create(item=item, reader=reader, time_ms=spent, **values)
+                if second_read:
+                    first = {**values, "first_choice": values["choice"], "choice": ""}
+                    answer = Answer.objects.create(
+                        item=item,
+                        reader=reader,
+                        time_ms=spent,
+                        session=reading.session,
+                        arm=reading.arm,
+                        ai_shown_at=timezone.now(),
+                        **first,
+                    )
+                    return AnswerOutcome(answer, created=True, revised=False, stage="first")
+                answer = Answer.objects.create(
+                    item=item,
+                    reader=reader,
+                    time_ms=spent,
+                    session=reading.session,
+                    arm=reading.arm,
+                    **values,
+                )
                 return AnswerOutcome(answer, created=True, revised=False)
+            if not existing.choice:
+                if stage == "first":
+                    return _repeat_first(existing, values)
+                return _final(existing, values, spent)
             return _revise(existing, reader, values, spent, study, base)
     except IntegrityError:
         # Two requests raced to create the same answer; the other one won. Treat this one as
         # a repeat of it, or as a revision if the values differ.
         with transaction.atomic():
-            existing = Answer.objects.select_for_update().get(item=item, reader=reader)
+            existing = mine.get()
+            if not existing.choice:
+                if stage == "first":
+                    return _repeat_first(existing, values)
+                return _final(existing, values, spent)
             return _revise(existing, reader, values, spent, study, base)
+
+
+def _repeat_first(existing: Answer, values: dict) -> AnswerOutcome:
+    """A second read's first answer sent again from a page that did not show the AI."""
+    if values["choice"] == existing.first_choice:
+        return AnswerOutcome(existing, created=False, revised=False, stage="first")
+    raise AnswerConflict(
+        "your first answer to this case is already saved and can no longer change; the AI's "
+        "answer is now shown. Open the case again to give your final answer."
+    )
+
+
+def _final(existing: Answer, values: dict, spent: int) -> AnswerOutcome:
+    """A second read's final answer, given after the AI was shown; the first stays as it was."""
+    for name, value in values.items():
+        setattr(existing, name, value)
+    existing.time_ms = min(existing.time_ms + spent, 2**31 - 1)
+    existing.save()
+    return AnswerOutcome(existing, created=True, revised=False, stage="final")
 
 
 def _revise(
@@ -147,8 +248,15 @@ def _revise(
 
 @transaction.atomic
 def reader_finish(*, reader, study: ReaderStudy) -> ReaderCompletion:
-    """The final submit: records completion and locks answers if the study says so."""
+    """The final submit of the reader's current session: records completion and locks its
+    answers if the study says so. Finishing session 1 of a crossover starts the washout."""
+    reading = reading_of(study, reader)
+    if not reading.is_open:
+        raise SessionNotOpen(washout_message(reading), reading.opens_at)
     completion, _ = ReaderCompletion.objects.get_or_create(
-        study=study, reader=reader, defaults={"locked": study.lock_on_finish}
+        study=study,
+        reader=reader,
+        session=reading.session,
+        defaults={"locked": study.lock_on_finish or study.crossover},
     )
     return completion

@@ -18,7 +18,15 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotation import selectors
 from annotation.forms import AnswerForm, FinishForm
-from annotation.services import AnswerConflict, AnswerRejected, answer_submit, reader_finish
+from annotation.services import (
+    AnswerConflict,
+    AnswerRejected,
+    SessionNotOpen,
+    answer_submit,
+    reader_finish,
+    washout_message,
+)
+from annotation.sessions import reading_of
 from readerstudy.http import wants_json
 from readerstudy.models import Role
 from readerstudy.selectors import studies_of, study_for_user
@@ -46,10 +54,13 @@ def study_start(request: HttpRequest, slug: str) -> HttpResponse:
     """Start or resume: the instructions before a first case, then always the first
     unanswered case, else the review screen."""
     study = _reader_study(request, slug)
-    order = selectors.ordered_item_ids(study, request.user)
-    answered = selectors.answered_item_ids(study, request.user)
+    reading = reading_of(study, request.user)
+    order = selectors.ordered_item_ids(study, request.user, reading)
+    answered = selectors.answered_item_ids(study, request.user, reading.session)
     number = selectors.first_unanswered(order, answered)
-    if number is None or selectors.completion_of(study, request.user):
+    if not reading.is_open:
+        return redirect("reader-instructions", slug=slug)
+    if number is None or selectors.completion_of(study, request.user, reading.session):
         return redirect("reader-review", slug=slug)
     if not answered:
         return redirect("reader-instructions", slug=slug)
@@ -63,12 +74,16 @@ def instructions(request: HttpRequest, slug: str) -> HttpResponse:
     """The study's instructions and how the reading page works: shown before the first case,
     and at any time from the case page's menu."""
     study = _reader_study(request, slug)
-    order = selectors.ordered_item_ids(study, request.user)
-    number = selectors.first_unanswered(order, selectors.answered_item_ids(study, request.user))
+    reading = reading_of(study, request.user)
+    order = selectors.ordered_item_ids(study, request.user, reading)
+    answered = selectors.answered_item_ids(study, request.user, reading.session)
+    number = selectors.first_unanswered(order, answered)
     context = {
         "study": study,
         "form": AnswerForm(),
-        "next_number": number,
+        "next_number": number if reading.is_open else None,
+        "reading": reading,
+        "washout": "" if reading.is_open else washout_message(reading),
         "progress": selectors.progress_of(study, request.user, total=len(order)),
     }
     return render(request, "annotation/instructions.html", context)
@@ -77,7 +92,13 @@ def instructions(request: HttpRequest, slug: str) -> HttpResponse:
 def _render_case(
     request, study, number: int, *, order=None, data=None, error: str = "", status=200
 ):
-    case = selectors.reader_case(study, request.user, number, order)
+    reading = reading_of(study, request.user)
+    if not reading.is_open:
+        # The second session before its washout has passed: the date, in words, and nothing
+        # of the case (not even session 1's, which is over).
+        context = {"study": study, "reading": reading, "washout": washout_message(reading)}
+        return render(request, "annotation/washout.html", context, status=409)
+    case = selectors.reader_case(study, request.user, number, order, reading)
     if case is None:
         raise Http404("No such case.")
     form = AnswerForm.for_case(case, data)
@@ -89,6 +110,7 @@ def _render_case(
         "error": error,
         "study": study,
         "min_dwell_ms": settings.READER_MIN_DWELL_MS,
+        "reading": reading,
     }
     template = "annotation/_case.html" if request.htmx else "annotation/case.html"
     response = render(request, template, context, status=status)
@@ -105,17 +127,24 @@ def case_page(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     return _render_case(request, study, number)
 
 
-def _saved(request, study, number: int, order: list[int], outcome) -> JsonResponse:
+def _saved(request, study, number: int, order: list[int], outcome, reading) -> JsonResponse:
     """The page's acknowledgement of a save: what was stored and where the server says Enter
-    leads, so the page can check the case it already showed."""
-    answered = selectors.answered_item_ids(study, request.user)
+    leads, so the page can check the case it already showed. A second read's first answer
+    leads back to the same case, which now shows the AI's answer."""
+    answered = selectors.answered_item_ids(study, request.user, reading.session)
     advance = selectors.advance_after(order, answered, number)
+    if outcome.stage == "first":
+        advance = selectors.Advance(number, None)
     answer = outcome.answer
+    mapping = selectors.screen_letters(study, reading, answer.item.question_id)
     return JsonResponse(
         {
             "saved": number,
             "changed": outcome.created or outcome.revised,
-            "answer": {f: getattr(answer, f) for f in ANSWER_FIELD_NAMES},
+            "answer": {
+                **{f: getattr(answer, f) for f in ANSWER_FIELD_NAMES},
+                "choice": selectors.to_screen(mapping, answer.choice),
+            },
             "next": advance.next_number,
             "next_url": (
                 reverse("reader-case", kwargs={"slug": study.slug, "number": advance.next_number})
@@ -135,17 +164,25 @@ def _saved(request, study, number: int, order: list[int], outcome) -> JsonRespon
     )
 
 
+def _page_session(request: HttpRequest) -> int | None:
+    """The session the page was shown in (its form's action says it): None when absent."""
+    value = request.GET.get("session", "")
+    return int(value) if value in {"1", "2"} else None
+
+
 @login_required
 @require_POST
 def case_answer(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     """Save one answer. The reading page's script asks for JSON and shows the next case
     itself (it has it prefetched); a plain form post is redirected to the next case."""
     study = _reader_study(request, slug)
-    order = selectors.ordered_item_ids(study, request.user)
+    reading = reading_of(study, request.user)
+    order = selectors.ordered_item_ids(study, request.user, reading)
     item = selectors.item_at(study, request.user, number, order)
     if item is None:
         raise Http404("No such case.")
-    form = AnswerForm(request.POST)
+    mapping = selectors.screen_letters(study, reading, item.question_id)
+    form = AnswerForm(request.POST, screen=mapping)
     if not form.is_valid():
         error = " ".join(e for errors in form.errors.values() for e in errors)
         if wants_json(request):
@@ -154,17 +191,27 @@ def case_answer(request: HttpRequest, slug: str, number: int) -> HttpResponse:
             request, study, number, order=order, data=request.POST, error=error, status=422
         )
     try:
-        outcome = answer_submit(reader=request.user, item=item, **form.cleaned_data)
+        outcome = answer_submit(
+            reader=request.user,
+            item=item,
+            session=_page_session(request),
+            stage="first" if request.GET.get("stage") == "first" else None,
+            **form.cleaned_data,
+        )
     except AnswerRejected as exc:
         if wants_json(request):
             body = {"error": str(exc)}
             if isinstance(exc, AnswerConflict):
                 body["saved"] = exc.saved  # the reader's own saved answer, shown beside the draft
+            if isinstance(exc, SessionNotOpen):
+                body["opens_at"] = exc.opens_at.isoformat()
             return JsonResponse(body, status=409)
         return _render_case(request, study, number, order=order, error=str(exc), status=409)
     if wants_json(request):
-        return _saved(request, study, number, order, outcome)
-    answered = selectors.answered_item_ids(study, request.user)
+        return _saved(request, study, number, order, outcome, reading)
+    if outcome.stage == "first":
+        return redirect("reader-case", slug=slug, number=number)
+    answered = selectors.answered_item_ids(study, request.user, reading.session)
     next_number = selectors.first_unanswered(order, answered, after=number)
     if next_number is None:
         return redirect("reader-review", slug=slug)
@@ -192,14 +239,18 @@ def session(request: HttpRequest, slug: str) -> JsonResponse:
 @never_cache
 def review(request: HttpRequest, slug: str) -> HttpResponse:
     study = _reader_study(request, slug)
-    rows = selectors.review_rows(study, request.user)
-    completion = selectors.completion_of(study, request.user)
+    reading = reading_of(study, request.user)
+    if not reading.is_open:
+        return redirect("reader-instructions", slug=slug)
+    rows = selectors.review_rows(study, request.user, reading)
+    completion = selectors.completion_of(study, request.user, reading.session)
     form = FinishForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and completion is None and form.is_valid():
         reader_finish(reader=request.user, study=study)
         return redirect("reader-done", slug=slug)
     context = {
         "study": study,
+        "reading": reading,
         "rows": rows,
         "unanswered": [r for r in rows if not r.answered],
         "completion": completion,
@@ -214,10 +265,20 @@ def review(request: HttpRequest, slug: str) -> HttpResponse:
 @never_cache
 def done(request: HttpRequest, slug: str) -> HttpResponse:
     study = _reader_study(request, slug)
-    completion = selectors.completion_of(study, request.user)
+    reading = reading_of(study, request.user)
+    completion = selectors.completion_of(study, request.user, reading.session)
+    if completion is None and reading.session == 2:
+        # Just finished session 1: its completion, and when session 2 opens.
+        completion = selectors.completion_of(study, request.user, 1)
     if completion is None:
         return redirect("reader-review", slug=slug)
-    return render(request, "annotation/done.html", {"study": study, "completion": completion})
+    context = {
+        "study": study,
+        "completion": completion,
+        "reading": reading,
+        "next_session": reading.session > completion.session,
+    }
+    return render(request, "annotation/done.html", context)
 
 
 @login_required

@@ -5,8 +5,10 @@ from readerstudy.models import (
     Case,
     Dataset,
     Image,
+    ItemAid,
     Membership,
     Question,
+    ReaderAssignment,
     ReaderStudy,
     StudyQuestion,
 )
@@ -103,3 +105,25 @@ class AuditEventAdmin(admin.ModelAdmin):
     list_filter = ["action", "study"]
     search_fields = ["actor__username", "action"]
     readonly_fields = ["study", "actor", "action", "detail", "created_at"]
+
+
+@admin.register(ReaderAssignment)
+class ReaderAssignmentAdmin(admin.ModelAdmin):
+    """Read-only: the recorded counterbalancing; changing it would unbalance the design."""
+
+    list_display = ["study", "reader", "first_arm", "reader_group", "created_at"]
+    list_filter = ["study"]
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(ItemAid)
+class ItemAidAdmin(admin.ModelAdmin):
+    """Read-only: the AI's answer as readers were shown it."""
+
+    list_display = ["item", "model_name", "letter", "usable"]
+    list_filter = ["item__study", "usable"]
+
+    def has_change_permission(self, request, obj=None):
+        return False

@@ -11,7 +11,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
-from readerstudy.vocabulary import LETTERS
+from readerstudy.vocabulary import ARM_LAYOUTS, LETTERS, AidMode, Arm
 
 
 class Task(models.TextChoices):
@@ -194,13 +194,72 @@ class ReaderStudy(models.Model):
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # The design (set by analysis.design.study_design_set, frozen once anyone has answered).
+    # The defaults are a single unaided arm: every study made before designs existed.
+    arms = models.CharField(
+        max_length=20,
+        default="unaided",
+        help_text="The reading arms: unaided, aided, or unaided,aided (crossover).",
+    )
+    aid_model = models.CharField(
+        max_length=200, blank=True, help_text="The AI model shown in the aided arm (its name)."
+    )
+    aid_mode = models.CharField(max_length=12, choices=AidMode.choices, blank=True)
+    washout_days = models.PositiveIntegerField(
+        default=0, help_text="Days between finishing the first session and opening the second."
+    )
+    reader_groups = models.PositiveSmallIntegerField(
+        default=0, help_text="Split-plot groups of readers and cases; 0: everyone reads all."
+    )
+    anchor_size = models.PositiveIntegerField(
+        default=0, help_text="Questions every group reads (split-plot anchor set)."
+    )
+    shuffle_options = models.BooleanField(
+        default=False, help_text="Each reader sees the four options in their own order."
+    )
 
     class Meta:
         ordering = ["-created_at"]
         verbose_name_plural = "reader studies"
+        constraints = [
+            models.CheckConstraint(condition=Q(arms__in=list(ARM_LAYOUTS)), name="study_arms"),
+            models.CheckConstraint(
+                condition=(Q(arms="unaided", aid_mode="", aid_model=""))
+                | (
+                    Q(arms__in=["aided", "unaided,aided"], aid_mode__in=AidMode.values)
+                    & ~Q(aid_model="")
+                ),
+                name="study_aided_arm_has_model",
+            ),
+            models.CheckConstraint(condition=Q(washout_days__gte=0), name="study_washout"),
+            models.CheckConstraint(
+                condition=~Q(reader_groups=1), name="study_groups_none_or_two_plus"
+            ),
+            models.CheckConstraint(
+                condition=Q(anchor_size=0) | Q(reader_groups__gte=2), name="study_anchor_groups"
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.title
+
+    @property
+    def arm_list(self) -> tuple[str, ...]:
+        return ARM_LAYOUTS[self.arms]
+
+    @property
+    def crossover(self) -> bool:
+        return len(self.arm_list) > 1
+
+    @property
+    def designed(self) -> bool:
+        """True when readers need an assignment (arm order, group, order seed)."""
+        return (
+            self.crossover
+            or self.reader_groups > 0
+            or self.shuffle_options
+            or (Arm.AIDED in self.arm_list)
+        )
 
 
 class StudyQuestion(models.Model):
@@ -215,12 +274,19 @@ class StudyQuestion(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     excluded_at = models.DateTimeField(null=True, blank=True)
+    # Split-plot: the group of readers that reads this item, or the anchor everyone reads.
+    case_group = models.PositiveSmallIntegerField(null=True, blank=True)
+    anchor = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["study", "position"]
         constraints = [
             models.UniqueConstraint(fields=["study", "question"], name="studyq_unique_question"),
             models.UniqueConstraint(fields=["study", "position"], name="studyq_unique_position"),
+            models.CheckConstraint(
+                condition=Q(anchor=False) | Q(case_group__isnull=True),
+                name="studyq_anchor_has_no_group",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -273,6 +339,69 @@ class AuditEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.actor} {self.action}"
+
+
+class ItemAid(models.Model):
+    """The AI's answer to one study question as the aided arm shows it: a snapshot.
+
+    Written by the analysis layer (which owns models and predictions) when a design is set, so
+    that the reading pages, in lower layers, show it without importing the analysis. `usable`
+    False: the model had no prediction for the question or its answer could not be extracted.
+    """
+
+    item = models.OneToOneField(StudyQuestion, on_delete=models.CASCADE, related_name="aid")
+    model_name = models.CharField(max_length=200)
+    letter = models.CharField(max_length=1, blank=True)
+    option_text = models.TextField(blank=True, help_text="The option's text as imported.")
+    rationale = models.TextField(blank=True, help_text="The model's own words, when it gave any.")
+    usable = models.BooleanField()
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(usable=True, letter__in=LETTERS) & ~Q(option_text=""))
+                | Q(usable=False, letter="", option_text=""),
+                name="itemaid_usable_has_letter",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.model_name} on {self.item}: {self.letter or 'no usable answer'}"
+
+
+class ReaderAssignment(models.Model):
+    """A reader's place in a study's design, decided once and recorded: which arm they read
+    first (counterbalancing), their split-plot group, and the seed of their case and option
+    orders."""
+
+    study = models.ForeignKey(ReaderStudy, on_delete=models.CASCADE, related_name="assignments")
+    reader = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments"
+    )
+    first_arm = models.CharField(max_length=10, choices=Arm.choices)
+    reader_group = models.PositiveSmallIntegerField(null=True, blank=True)
+    order_seed = models.BigIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["study", "created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "reader"], name="assignment_unique"),
+            models.CheckConstraint(
+                condition=Q(first_arm__in=Arm.values), name="assignment_first_arm"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.reader} in {self.study.slug}: {self.first_arm} first"
+
+    def arm_of(self, session: int) -> str:
+        """The arm of session 1 or 2 for this reader."""
+        arms = self.study.arm_list
+        if len(arms) == 1:
+            return arms[0]
+        first = self.first_arm
+        return first if session == 1 else next(a for a in arms if a != first)
 
 
 class JobStatus(models.TextChoices):

@@ -100,3 +100,89 @@ def reader_order(n_items: int, *, study_seed: int, study_id: int, reader_id: int
     order = list(range(n_items))
     random.Random(f"readerstudy:{study_id}:{study_seed}:{reader_id}").shuffle(order)
     return order
+
+
+def session_order(n_items: int, *, order_seed: int, session: int) -> list[int]:
+    """A designed study's per-reader, per-session permutation, from the reader's recorded seed."""
+    order = list(range(n_items))
+    random.Random(f"readerstudy:session:{order_seed}:{session}").shuffle(order)
+    return order
+
+
+def option_order(*, order_seed: int, question_id: int) -> list[int]:
+    """The screen order of a question's four options for one reader: screen position ->
+    canonical index. Seeded by the reader's recorded seed and the question, so it is the same
+    in both sessions and on every page and API call."""
+    order = [0, 1, 2, 3]
+    random.Random(f"readerstudy:options:{order_seed}:{question_id}").shuffle(order)
+    return order
+
+
+def order_seed_for(*, study_seed: int, study_id: int, reader_id: int) -> int:
+    """A reader's order seed: derived, not drawn, so the assignment is reproducible."""
+    return random.Random(f"readerstudy:reader:{study_id}:{study_seed}:{reader_id}").getrandbits(62)
+
+
+def split_groups(
+    candidates: list[Candidate], *, groups: int, anchor: int, seed: int
+) -> dict[str, int | None]:
+    """Split a study's questions into `groups` split-plot groups plus an anchor of exactly
+    `anchor` questions (value None) read by every group.
+
+    Whole X-rays stay together (a case's questions share one group or the anchor), and both the
+    anchor and the groups are dealt stratum by stratum, so each gets a share of every task.
+    """
+    if groups < 2:
+        raise SamplingError("split-plot needs at least 2 groups")
+    by_case: dict[str, list[Candidate]] = defaultdict(list)
+    for candidate in sorted(candidates, key=lambda c: c.question_id):
+        by_case[candidate.case_id].append(candidate)
+    if anchor > len(candidates):
+        raise SamplingError(
+            f"the anchor ({anchor}) is larger than the sample ({len(candidates)} questions)"
+        )
+    rng = random.Random(f"readerstudy:groups:{seed}")
+    # A case's stratum: its questions' most common stratum (ties: the first by name).
+    strata: dict[str, list[str]] = defaultdict(list)
+    for case_id in sorted(by_case):
+        names = sorted(c.stratum for c in by_case[case_id])
+        strata[max(names, key=names.count)].append(case_id)
+    dealt: list[str] = []  # cases interleaved across strata: a stratified deal order
+    queues = {key: rng.sample(cases, len(cases)) for key, cases in sorted(strata.items())}
+    while any(queues.values()):
+        for key in sorted(queues):
+            if queues[key]:
+                dealt.append(queues[key].pop())
+    out: dict[str, int | None] = {}
+    in_anchor, rest = 0, []
+    for case_id in dealt:
+        size = len(by_case[case_id])
+        if in_anchor + size <= anchor:
+            in_anchor += size
+            out.update({c.question_id: None for c in by_case[case_id]})
+        else:
+            rest.append(case_id)
+    if in_anchor != anchor:
+        raise SamplingError(
+            f"cannot make an anchor of exactly {anchor} questions without splitting an X-ray's "
+            f"questions (got {in_anchor}); choose another anchor size"
+        )
+    if len(rest) < groups:
+        raise SamplingError(
+            f"{groups} groups need at least {groups} X-rays outside the anchor; "
+            f"there are {len(rest)}"
+        )
+    sizes = [0] * groups
+    for case_id in rest:
+        group = min(range(groups), key=lambda g: (sizes[g], g))
+        sizes[group] += len(by_case[case_id])
+        out.update({c.question_id: group + 1 for c in by_case[case_id]})
+    return out
+
+
+def balanced_choice(counts: dict, tiebreak: dict | None = None):
+    """The key with the smallest count (then smallest tiebreak count, then first in order):
+    how a new reader is placed so that arms and groups stay balanced within one."""
+    tiebreak = tiebreak or {}
+    keys = list(counts)
+    return min(keys, key=lambda k: (counts[k], tiebreak.get(k, 0), keys.index(k)))

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 
 from django.http import Http404
 
 from readerstudy.blinding import check_access
-from readerstudy.models import Invitation, Membership, ReaderStudy, Role
+from readerstudy.models import Invitation, Membership, ReaderAssignment, ReaderStudy, Role
+from readerstudy.vocabulary import AidMode, Arm
 
 
 def roles_of(user, study: ReaderStudy) -> set[str]:
@@ -50,6 +52,45 @@ def studies_of(user) -> list[tuple[ReaderStudy, list[str]]]:
     for m in memberships:
         by_study.setdefault(m.study_id, (m.study, []))[1].append(m.role)
     return list(by_study.values())
+
+
+def design_sentence(study: ReaderStudy) -> str:
+    """The study's design in one sentence, as the study page and create_study state it:
+    "Crossover, 2 arms (unaided / aided by MedGemma, concurrent), washout 28 days, 6 readers
+    balanced 3/3, 200 cases"."""
+    arms = study.arm_list
+    names = [
+        f"aided by {study.aid_model}, {AidMode(study.aid_mode).value}" if arm == Arm.AIDED else arm
+        for arm in arms
+    ]
+    readers = Membership.objects.filter(study=study, role=Role.READER).count()
+    parts = [
+        f"Crossover, {len(arms)} arms ({' / '.join(names)})"
+        if len(arms) > 1
+        else f"Single arm ({names[0]})"
+    ]
+    if len(arms) > 1:
+        parts.append(f"washout {study.washout_days} day{'s' if study.washout_days != 1 else ''}")
+        first = Counter(
+            ReaderAssignment.objects.filter(
+                study=study, reader__memberships__study=study, reader__memberships__role=Role.READER
+            ).values_list("first_arm", flat=True)
+        )
+        parts.append(
+            f"{readers} reader{'s' if readers != 1 else ''} balanced "
+            + "/".join(str(first[arm]) for arm in arms)
+        )
+    else:
+        parts.append(f"{readers} reader{'s' if readers != 1 else ''}")
+    if study.reader_groups:
+        parts.append(
+            f"{study.reader_groups} split-plot groups"
+            + (f" + {study.anchor_size} anchor questions" if study.anchor_size else "")
+        )
+    if study.shuffle_options:
+        parts.append("options shuffled per reader")
+    parts.append(f"{study.items.count()} cases")
+    return ", ".join(parts)
 
 
 def is_last_pi(membership: Membership) -> bool:

@@ -27,10 +27,14 @@ def _uploads() -> Path:
     return Path(settings.MEDIA_ROOT) / "uploads"
 
 
-def study_create_start(*, user, options: dict, upload=None, dataset=None, **bank) -> BackgroundJob:
+def study_create_start(
+    *, user, options: dict, upload=None, dataset=None, task=None, **bank
+) -> BackgroundJob:
     """Store the upload (if any) and enqueue the study's creation; `options` as for
     study_create (JSON-able; the requesting user becomes `created_by`), `bank` the
-    question bank's `dataset_name` and `image_source` ("folder" or "dicomweb")."""
+    question bank's `dataset_name` and `image_source` ("folder" or "dicomweb") and any
+    JSON-able extra the `task` needs (a higher layer's task may wrap the creation, e.g. to set
+    the study's design in the same transaction: analysis.tasks)."""
     token = uuid.uuid4().hex
     params = {"options": options, "dataset": dataset.pk if dataset else None, **bank}
     if upload is not None:
@@ -44,7 +48,7 @@ def study_create_start(*, user, options: dict, upload=None, dataset=None, **bank
     return job_enqueue(
         key=f"study-create:{token}",
         kind=JobKind.QUESTION_BANK if upload is not None else JobKind.STUDY_IMAGES,
-        task=study_create_task,
+        task=task or study_create_task,
         requested_by=user,
         label=f"Create study {options['slug']}",
         params=params,
@@ -56,38 +60,48 @@ def _discard(file: str | None) -> None:
         shutil.rmtree(_uploads() / Path(file).parent, ignore_errors=True)
 
 
+CREATE_ERRORS = (StudyError, ImagingError, RexvqaError, DicomwebError)
+
+
 @task()
 def study_create_task(job_id: int) -> None:
-    job_run(job_id, _create, expected=(StudyError, ImagingError, RexvqaError, DicomwebError))
+    job_run(job_id, study_create_from_job, expected=CREATE_ERRORS)
 
 
-def _create(run: Run) -> dict:
+def study_create_from_job(run: Run, wrap=None) -> dict:
+    """Create the study a job describes. `wrap(make)` may run the creation `make()` inside
+    more work of its own (both or neither), and returns what `make` returned."""
     params = run.job.params
     options = dict(params["options"])
     options["created_by"] = get_user_model().objects.filter(pk=run.job.requested_by_id).first()
     file = params.get("file")
-    try:
+    imported = ""
+
+    def make():
+        nonlocal imported
         if file is None:
             dataset = Dataset.objects.get(pk=params["dataset"])
-            created = study_create(dataset=dataset, progress=run.progress, **options)
-            imported = ""
-        else:
-            path = _uploads() / file
-            from_folder = params["image_source"] == "folder"
-            with open(path, "rb") as handle:
-                summary, created = question_bank_study_create(
-                    handle=handle,
-                    filename=path.name,
-                    dataset_name=params["dataset_name"],
-                    images_root=Path(settings.IMPORT_IMAGES_ROOT) if from_folder else None,
-                    dicomweb=None if from_folder else configured_dicomweb(),
-                    progress=run.progress,
-                    **options,
-                )
-            imported = (
-                f"Imported {summary.questions_created} new questions "
-                f"({summary.questions_unchanged} already there) into {summary.dataset}. "
+            return study_create(dataset=dataset, progress=run.progress, **options)
+        path = _uploads() / file
+        from_folder = params["image_source"] == "folder"
+        with open(path, "rb") as handle:
+            summary, made = question_bank_study_create(
+                handle=handle,
+                filename=path.name,
+                dataset_name=params["dataset_name"],
+                images_root=Path(settings.IMPORT_IMAGES_ROOT) if from_folder else None,
+                dicomweb=None if from_folder else configured_dicomweb(),
+                progress=run.progress,
+                **options,
             )
+        imported = (
+            f"Imported {summary.questions_created} new questions "
+            f"({summary.questions_unchanged} already there) into {summary.dataset}. "
+        )
+        return made
+
+    try:
+        created = wrap(make) if wrap is not None else make()
     except Exception:
         _discard(file)  # failed, nothing written: the job is over (a retry is a new upload)
         raise

@@ -30,8 +30,6 @@ urlpatterns = [
 ]
 
 urlpatterns += [
-    path("studies/new/", study_views.create, name="study-create"),
-    path("studies/new/<int:job_id>/", study_views.create_progress, name="create-study-progress"),
     path(
         "studies/new/question-bank-template.<str:ext>",
         study_views.question_bank_template,

@@ -31,6 +31,31 @@ class Letter(models.TextChoices):
 LETTERS: tuple[str, ...] = tuple(Letter.values)
 
 
+class Arm(models.TextChoices):
+    """A reading arm: readers alone, or with an AI model's answer on screen."""
+
+    UNAIDED = "unaided", "Unaided"
+    AIDED = "aided", "Aided"
+
+
+class AidMode(models.TextChoices):
+    """How the AI's answer is shown in the aided arm."""
+
+    CONCURRENT = "concurrent", "concurrent (shown with the case)"
+    SECOND_READ = "second-read", "second read (shown after an unaided answer)"
+
+
+# The arm layouts a study may have, in reading order before counterbalancing.
+ARM_LAYOUTS: dict[str, tuple[str, ...]] = {
+    "unaided": (Arm.UNAIDED,),
+    "aided": (Arm.AIDED,),
+    "unaided,aided": (Arm.UNAIDED, Arm.AIDED),
+}
+
+# What the aided arm says when the model has no usable answer for a question.
+NO_USABLE_AID = "The AI gave no usable answer for this question."
+
+
 class Difficulty(models.TextChoices):
     EASY = "easy", "Easy"
     MEDIUM = "medium", "Medium"

@@ -25,6 +25,7 @@ from readerstudy.models import (
     Task,
 )
 from readerstudy.sampling import SEED_MAX, Candidate, SamplingError, sample
+from readerstudy.services.design import assignment_for
 from readerstudy.signals import data_changed
 
 
@@ -161,6 +162,7 @@ def study_create(
     return StudyCreated(study, chosen, dict(sorted(per_task.items())), derived)
 
 
+@transaction.atomic
 def membership_add(
     *, study: ReaderStudy, user, role: str, actor=None, seniority: str | None = None
 ) -> Membership:
@@ -174,6 +176,9 @@ def membership_add(
     membership, created = Membership.objects.get_or_create(
         study=study, user=user, role=role, defaults={"seniority": (seniority or "").strip()}
     )
+    if role == Role.READER:
+        # A reader of a designed study gets their recorded, balancing place in it.
+        assignment_for(study=study, reader=user)
     if created:
         AuditEvent.objects.create(
             study=study,

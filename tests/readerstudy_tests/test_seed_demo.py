@@ -6,7 +6,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from readerstudy.models import Image, Membership, Question, ReaderStudy, Task
+from annotation.models import Answer, ReaderCompletion
+from readerstudy.models import Image, ItemAid, Membership, Question, ReaderStudy, Task
+from readerstudy.selectors import design_sentence
 
 pytestmark = pytest.mark.django_db
 
@@ -27,10 +29,31 @@ def test_seed_demo_is_complete_and_idempotent(derive_once):
     assert Image.objects.filter(source_path__endswith=".png").exists()  # the 16-bit PNG case
     for username in ["reader1", "reader2", "reader3", "expert1", "pi1"]:
         assert authenticate(username=username, password="pw-for-tests-1") is not None
+    assert_demo_aided()
     counts = (Question.objects.count(), Image.objects.count(), Membership.objects.count())
+    answers = Answer.objects.count()
     call_command("seed_demo", "--password", "pw-for-tests-2", stdout=StringIO())
     assert (Question.objects.count(), Image.objects.count(), Membership.objects.count()) == counts
+    assert Answer.objects.count() == answers
     assert authenticate(username="reader1", password="pw-for-tests-2") is not None
+
+
+def assert_demo_aided():
+    """The AI-assisted demo: a crossover with two simulated readers through both sessions
+    (checked here to share this test's seeding, the slow part)."""
+    study = ReaderStudy.objects.get(slug="demo-aided")
+    n = study.items.count()
+    assert design_sentence(study) == (
+        "Crossover, 2 arms (unaided / aided by MedGemma-demo, concurrent), washout 0 days, "
+        f"3 readers balanced 2/1, {n} cases"
+    )
+    assert ItemAid.objects.filter(item__study=study, usable=True).exists()
+    for username in ["reader2", "reader3"]:
+        mine = Answer.objects.filter(item__study=study, reader__username=username)
+        assert mine.filter(session=1).count() == mine.filter(session=2).count() == n
+        assert set(mine.values_list("arm", flat=True)) == {"unaided", "aided"}
+        assert ReaderCompletion.objects.filter(study=study, reader__username=username).count() == 2
+    assert not Answer.objects.filter(item__study=study, reader__username="reader1").exists()
 
 
 def test_random_password_is_printed(demo):

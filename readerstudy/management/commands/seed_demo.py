@@ -14,7 +14,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from analysis.demo import MODELS as MODEL_NAMES
-from analysis.demo import seed_predictions
+from analysis.demo import seed_aided_study, seed_predictions
 from annotation.demo import simulate_readers
 from readerstudy import demo
 from readerstudy.management.dicomweb_options import add_image_source_arguments, dicomweb_config
@@ -80,6 +80,12 @@ class Command(BaseCommand):
             f"Simulated readers reader2 and reader3 ({answered} new answers); "
             f"{predictions} AI predictions from {len(MODEL_NAMES)} demo models."
         )
+        if not dicomweb:
+            aided, aided_answers = seed_aided_study(dataset, users)
+            self.stdout.write(
+                f"AI-assisted study {aided.slug!r}: reader2 and reader3 read both sessions "
+                f"({aided_answers} new answers); the first reader is left to try it."
+            )
         self.stdout.write(self.style.SUCCESS("Demo ready."))  # the server prints its own address
         self.stdout.write("Logins (username / password):")
         for username, role in demo.USERS.items():

@@ -1,0 +1,108 @@
+"""The design-aware long frame: one row per (reader, arm, question) a reader was to read.
+
+The companion analysis (analysis/stats, two-modality MRMC) takes this frame; it is the one
+bridge from a designed study's rows to it. Every letter is canonical (the question's own
+A-D), whatever order a reader saw the options in.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from annotation.models import Answer
+from readerstudy.models import ItemAid, ReaderAssignment, ReaderStudy, Task
+
+DESIGN_COLUMNS = [
+    "reader",
+    "arm",
+    "case_id",
+    "question_id",
+    "task",
+    "answer",
+    "first_answer",
+    "ai_answer",
+    "correct_answer",
+    "session",
+    "reader_group",
+    "case_group",
+    "time_ms",
+]
+TASK_LABELS = dict(Task.choices)
+
+
+def design_frame(study: ReaderStudy) -> pd.DataFrame:
+    """Readers who answered at least one question, each with a row for every question of
+    their group (all questions without groups) in every arm; answer None where they have not
+    (yet) given one. Questions excluded from analysis are left out. `session` is the session
+    in which the reader read that arm (1 for a single-arm study); `case_group` is "anchor"
+    for the anchor set and None without groups; `first_answer` is the unaided first answer
+    of a second read (else None); `ai_answer` the AI's answer shown in the aided arm (None:
+    no usable answer, or no aided arm)."""
+    items = list(
+        study.items.filter(excluded=False)
+        .order_by("position")
+        .values_list(
+            "id",
+            "question__source_id",
+            "question__task",
+            "question__correct",
+            "question__case__study_id",
+            "case_group",
+            "anchor",
+        )
+    )
+    aid = dict(
+        ItemAid.objects.filter(item__study=study, usable=True).values_list("item_id", "letter")
+    )
+    given = {
+        (reader_id, session, item_id): (choice or None, first or None, time_ms)
+        for reader_id, session, item_id, choice, first, time_ms in Answer.objects.filter(
+            item__study=study
+        ).values_list("reader_id", "session", "item_id", "choice", "first_choice", "time_ms")
+    }
+    readers = dict(
+        Answer.objects.filter(item__study=study)
+        .values_list("reader_id", "reader__username")
+        .distinct()
+    )
+    assignments = {
+        a.reader_id: a
+        for a in ReaderAssignment.objects.filter(study=study, reader_id__in=readers).select_related(
+            "study"
+        )
+    }
+    rows = []
+    for reader_id, username in sorted(readers.items(), key=lambda kv: kv[1]):
+        assignment = assignments.get(reader_id)
+        group = assignment.reader_group if assignment else None
+        for session, arm in enumerate(
+            [assignment.arm_of(s) for s in range(1, len(study.arm_list) + 1)]
+            if assignment
+            else list(study.arm_list),
+            start=1,
+        ):
+            for item_id, qid, task, correct, case, case_group, anchor in items:
+                if group is not None and not anchor and case_group != group:
+                    continue
+                choice, first, time_ms = given.get((reader_id, session, item_id), (None,) * 3)
+                rows.append(
+                    (
+                        username,
+                        str(arm),
+                        str(case),
+                        qid,
+                        TASK_LABELS.get(task, task),
+                        choice,
+                        first,
+                        aid.get(item_id),
+                        correct,
+                        session,
+                        str(group) if group is not None else None,
+                        "anchor" if anchor else (str(case_group) if case_group else None),
+                        time_ms,
+                    )
+                )
+    frame = pd.DataFrame(rows, columns=DESIGN_COLUMNS)
+    for column in ("answer", "first_answer", "ai_answer", "reader_group", "case_group"):
+        frame[column] = frame[column].astype(object).where(frame[column].notna(), None)
+    return frame

@@ -1,0 +1,170 @@
+"""Creating a study from the browser, with its design. In the analysis layer because the
+design's aided arm reads the AI model's predictions (analysis.design); the form and the
+sampling are readerstudy's, the same services as `manage.py [import_questions +] create_study`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required, permission_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods
+
+from analysis.models import AIModel
+from analysis.tasks import designed_study_create_task
+from readerstudy.forms import StudyCreateForm
+from readerstudy.jobs import job_progress, job_refresh
+from readerstudy.models import BackgroundJob, JobStatus
+from readerstudy.services.design import Design
+from readerstudy.tasks import study_create_start
+from readerstudy.vocabulary import AidMode
+
+
+class DesignedStudyCreateForm(StudyCreateForm):
+    """The create-study form plus the design. The rules are the design service's; the form
+    only parses."""
+
+    readers = forms.CharField(
+        required=False,
+        max_length=5000,
+        help_text="Comma-separated usernames (you can add readers later; they keep the balance).",
+    )
+    arms = forms.ChoiceField(
+        choices=[
+            ("unaided", "Unaided only (readers alone)"),
+            ("unaided,aided", "Crossover: unaided and aided by an AI model"),
+            ("aided", "Aided only"),
+        ],
+        initial="unaided",
+        required=False,
+        label="Reading arms",
+    )
+    aid_model = forms.ChoiceField(
+        required=False,
+        label="AI model shown in the aided arm",
+        help_text="Its predictions must be imported.",
+    )
+    aid_mode = forms.ChoiceField(
+        required=False, choices=[("", "—"), *AidMode.choices], label="How the AI is shown"
+    )
+    washout_days = forms.IntegerField(
+        initial=0,
+        required=False,
+        label="Washout (days)",
+        help_text="Between a reader's two sessions; 0 allowed.",
+    )
+    groups = forms.IntegerField(
+        initial=0,
+        required=False,
+        label="Split-plot groups",
+        help_text="0: every reader reads every case.",
+    )
+    anchor = forms.IntegerField(
+        initial=0,
+        required=False,
+        label="Anchor questions",
+        help_text="Read by every group (needs groups).",
+    )
+    shuffle_options = forms.BooleanField(
+        required=False, label="Shuffle the four options per reader"
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        names = sorted(set(AIModel.objects.values_list("name", flat=True)))
+        self.fields["aid_model"].choices = [("", "—"), *((n, n) for n in names)]
+
+    def design(self) -> Design:
+        data = self.cleaned_data
+        return Design(
+            arms=data["arms"] or "unaided",
+            aid_model=data["aid_model"],
+            aid_mode=data["aid_mode"] or (AidMode.CONCURRENT if data["aid_model"] else ""),
+            washout_days=data["washout_days"] or 0,
+            groups=data["groups"] or 0,
+            anchor=data["anchor"] or 0,
+            shuffle_options=data["shuffle_options"],
+        )
+
+
+@login_required
+@permission_required("readerstudy.add_readerstudy", raise_exception=True)
+@require_http_methods(["GET", "POST"])
+def create(request: HttpRequest) -> HttpResponse:
+    """Create (and design) a study in a worker; the creator becomes its PI. All or nothing:
+    the import, the sampling, the images and the design happen in one task
+    (analysis.tasks.designed_study_create_task) whose progress the next page shows."""
+    form = DesignedStudyCreateForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        options = {
+            "slug": data["slug"],
+            "n": data["sample"],
+            "seed": data["seed"],
+            "stratify": data["stratify"],
+            "one_per_case": data["one_per_case"],
+            "title": data["title"],
+            "readers": [n.strip() for n in data["readers"].split(",") if n.strip()],
+            "pis": [request.user.username],
+            "random_order": data["random_order"],
+            "allow_revision": data["allow_revision"],
+            "show_indication": data["show_indication"],
+            "lock_on_finish": data["lock_on_finish"],
+            "draft_days": data["draft_days"] or 14,
+            "instructions": data["instructions"],
+            "closing_text": data["closing_text"],
+        }
+        upload = data["questions_file"]
+        job = study_create_start(
+            user=request.user,
+            options=options,
+            upload=upload,
+            dataset=data["dataset"] if upload is None else None,
+            dataset_name=data["dataset_name"],
+            image_source=data["image_source"],
+            design=asdict(form.design()),
+            task=designed_study_create_task,
+        )
+        if job.status == JobStatus.FAILED:  # run at once (immediate backend): on the form
+            prefix = "Nothing was imported or created. " if upload is not None else ""
+            form.add_error(None, prefix + job.error)
+        elif job.status == JobStatus.DONE:
+            messages.success(request, job.result["message"])
+            return redirect("pi-dashboard", slug=job.result["slug"])
+        else:
+            return redirect("create-study-progress", job_id=job.pk)
+    return render(request, "readerstudy/create.html", {"form": form})
+
+
+def _own_job(request: HttpRequest, job_id: int) -> BackgroundJob:
+    """A study-creation job, to the user who started it only."""
+    job = BackgroundJob.objects.filter(
+        pk=job_id, requested_by=request.user, key__startswith="study-create:"
+    ).first()
+    if job is None:
+        raise Http404
+    return job
+
+
+@login_required
+@require_GET
+def create_progress(request: HttpRequest, job_id: int) -> HttpResponse:
+    """The study being created: a progress bar (htmx asks again every second), then the
+    dashboard; a failure in words (nothing was written)."""
+    job = job_refresh(_own_job(request, job_id), designed_study_create_task)
+    if job.status == JobStatus.DONE:
+        messages.success(request, job.result["message"])
+        url = reverse("pi-dashboard", args=[job.result["slug"]])
+        if request.htmx:
+            response = HttpResponse(status=204)
+            response["HX-Redirect"] = url
+            return response
+        return redirect(url)
+    context = {"job": job, "progress": job_progress(job), "upload": "file" in job.params}
+    template = "analysis/_create_progress.html" if request.htmx else "analysis/create_progress.html"
+    return render(request, template, context)

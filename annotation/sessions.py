@@ -1,0 +1,77 @@
+"""Where a reader is in a study's design: which session (1, or 2 of a crossover), in which
+arm, and when session 2 opens (the washout after they finished session 1).
+
+A study without a design has one session in the unaided arm, and this costs no query.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.utils import timezone
+
+from annotation.models import ReaderCompletion
+from readerstudy.models import ReaderAssignment, ReaderStudy
+from readerstudy.services.design import assignment_for
+from readerstudy.vocabulary import Arm
+
+
+@dataclass(frozen=True)
+class Reading:
+    session: int
+    sessions: int
+    arm: str
+    aid_mode: str  # "" in the unaided arm
+    assignment: ReaderAssignment | None
+    opens_at: datetime | None = None  # session 2: the end of the washout
+    is_open: bool = True
+
+    @property
+    def aided(self) -> bool:
+        return self.arm == Arm.AIDED
+
+    @property
+    def store_key(self) -> str:
+        """Suffix of the page's local draft store: session 2 never sees session 1's drafts."""
+        return f":s{self.session}" if self.session > 1 else ""
+
+
+LEGACY = Reading(session=1, sessions=1, arm=Arm.UNAIDED, aid_mode="", assignment=None)
+
+
+def reading_of(study: ReaderStudy, reader, now: datetime | None = None) -> Reading:
+    """The reader's current session. Session 2 is current once session 1 is finished; it is
+    open when the washout has passed since that finish."""
+    if not study.designed:
+        return LEGACY
+    assignment = assignment_for(study=study, reader=reader)
+    arms = study.arm_list
+    session, opens_at, is_open = 1, None, True
+    if len(arms) > 1:
+        first = (
+            ReaderCompletion.objects.filter(study=study, reader=reader, session=1)
+            .values_list("finished_at", flat=True)
+            .first()
+        )
+        if first is not None:
+            session = 2
+            opens_at = first + timedelta(days=study.washout_days)
+            is_open = (now or timezone.now()) >= opens_at
+    arm = assignment.arm_of(session)
+    return Reading(
+        session=session,
+        sessions=len(arms),
+        arm=arm,
+        aid_mode=study.aid_mode if arm == Arm.AIDED else "",
+        assignment=assignment,
+        opens_at=opens_at,
+        is_open=is_open,
+    )
+
+
+def session_opens(study: ReaderStudy, finished_at: datetime | None) -> datetime | None:
+    """When session 2 opens for a reader who finished session 1 at `finished_at`."""
+    if finished_at is None or not study.crossover:
+        return None
+    return finished_at + timedelta(days=study.washout_days)
