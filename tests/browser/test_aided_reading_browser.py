@@ -13,7 +13,7 @@ from annotation import selectors
 from annotation.models import Answer, ReaderCompletion
 from annotation.sessions import reading_of
 from readerstudy.models import ReaderAssignment
-from tests.browser.helpers import reader_of, sign_in, study_with_radiographs
+from tests.browser.helpers import reader_of, sign_in, study_with_radiographs, wait_seen
 from tests.design_tests.conftest import add_model, crossover
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -24,6 +24,7 @@ TEXTS = ["Alpha finding", "Bravo finding", "Charlie finding", "Delta finding"]
 def _answer_first_on_screen(page, study, reader, number: int, total: int) -> str:
     """Press the key of the option shown first; return the canonical letter of its text."""
     page.wait_for_selector(f"text=Case {number} of {total}")
+    wait_seen(page, number)  # answer keys act once the case has been shown (reading policy)
     first_text = page.locator(".options label.option span").first.inner_text().split(". ", 1)[1]
     canonical = "ABCD"[TEXTS.index(first_text)]
     page.keyboard.press("1")
@@ -109,12 +110,14 @@ def test_second_read_shows_the_ai_after_the_first_answer_and_keeps_both(page, li
     page.goto(live_server.url + reverse("reader-case", args=[study.slug, 1]))
     page.wait_for_selector("text=Case 1 of 2")
     assert page.locator("[data-ai-aid]").count() == 0  # not before the reader's own answer
+    wait_seen(page, 1)
     page.keyboard.press("1")
     page.keyboard.press("Enter")
     page.wait_for_selector("[data-first-answer]")  # the same case, now with the AI
     assert "Case 1 of 2" in page.inner_text(".case-counter")
     assert page.locator("[data-ai-aid]").count() == 1
     assert page.locator("input[name=choice]:checked").count() == 0  # the final is a new choice
+    wait_seen(page, 1)
     page.keyboard.press("4")
     page.keyboard.press("Enter")
     page.wait_for_selector("text=Case 2 of 2")
