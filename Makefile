@@ -54,6 +54,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	DEBUG=1 $(BIN)/python manage.py makemigrations --check --dry-run
 	$(BIN)/lint-imports
+	DEBUG=1 $(BIN)/python tools/check_url_layers.py
 
 format: $(STAMP)
 	$(BIN)/ruff format .

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.generics import GenericAPIView
@@ -12,6 +10,7 @@ from rest_framework.response import Response
 
 from analysis.cache import StudyAnalysis
 from analysis.forms import AnalysisSettingsForm
+from analysis.pipeline import TABLES, clean, records
 from analysis.selectors import readers_not_started
 from analysis.services import PredictionForbidden, PredictionImportError, predictions_import
 from readerstudy.models import Role
@@ -78,23 +77,10 @@ class PredictionUpload(GenericAPIView):
         )
 
 
-def _clean(value):
-    """JSON has no NaN or infinity: undefined statistics become null."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if hasattr(value, "item"):
-        return _clean(value.item())
-    return value
-
-
-def _records(frame) -> list[dict]:
-    return [{k: _clean(v) for k, v in row.items()} for row in frame.to_dict("records")]
-
-
 def _matrix(frame) -> dict:
     return {
         "raters": list(frame.index),
-        "values": [[_clean(v) for v in row] for row in frame.to_numpy().tolist()],
+        "values": [[clean(v) for v in row] for row in frame.to_numpy().tolist()],
     }
 
 
@@ -115,20 +101,13 @@ class AnalysisResults(GenericAPIView):
             "AnalysisResults",
             {
                 "policy": serializers.DictField(),
-                "raters": serializers.ListField(child=serializers.DictField()),
-                "flow": serializers.ListField(child=serializers.DictField()),
-                "flow_raters": serializers.ListField(child=serializers.DictField()),
-                "accuracy": serializers.ListField(child=serializers.DictField()),
-                "accuracy_by_category": serializers.ListField(child=serializers.DictField()),
+                **{
+                    name: serializers.ListField(child=serializers.DictField())
+                    for name in TABLES
+                    if name != "reader_panel"
+                },
                 "kappa": serializers.DictField(),
-                "kappa_pairs": serializers.ListField(child=serializers.DictField()),
-                "fleiss": serializers.ListField(child=serializers.DictField()),
-                "ai_vs_readers": serializers.ListField(child=serializers.DictField()),
                 "reader_panel": serializers.DictField(allow_null=True),
-                "mcnemar": serializers.ListField(child=serializers.DictField()),
-                "reading_time": serializers.ListField(child=serializers.DictField()),
-                "accuracy_by_time": serializers.ListField(child=serializers.DictField()),
-                "failed_extractions": serializers.ListField(child=serializers.DictField()),
                 "readers_not_started": serializers.ListField(child=serializers.CharField()),
             },
         ),
@@ -145,29 +124,16 @@ class AnalysisResults(GenericAPIView):
                 status=400,
             )
         result = StudyAnalysis(study, form.settings()).result
-        scale = result.settings.scale
-        pairs = result.kappa_pairs.get(scale)
         return Response(
             {
                 "policy": result.settings.policy(),
-                "raters": _records(result.raters),
-                "flow": _records(result.flow),
-                "flow_raters": _records(result.flow_raters),
-                "accuracy": _records(result.accuracy),
-                "accuracy_by_category": _records(result.accuracy_by_category),
+                **{name: records(frame) for name, frame in result.shown_tables().items()},
                 "kappa": {name: _matrix(m) for name, m in result.kappas.items()},
-                "kappa_pairs": _records(pairs) if pairs is not None else [],
-                "fleiss": _records(result.fleiss),
-                "ai_vs_readers": _records(result.ai_vs_readers),
                 "reader_panel": (
-                    {k: _clean(v) for k, v in result.reader_panel.items()}
+                    {k: clean(v) for k, v in result.reader_panel.items()}
                     if result.reader_panel
                     else None
                 ),
-                "mcnemar": _records(result.mcnemar),
-                "reading_time": _records(result.reading_time),
-                "accuracy_by_time": _records(result.accuracy_by_time),
-                "failed_extractions": _records(result.failed),
                 "readers_not_started": readers_not_started(study),
             }
         )

@@ -5,6 +5,9 @@ The version stamp changes whenever anything the analysis reads changes: answers 
 id, last update), predictions (count, last id: a replacement creates new rows), exclusions
 (which questions, with which reasons), the raters with their display names (the PI's labels,
 model names, usernames), and the study's questions.
+The code is part of the stamp too: `CODE_VERSION` is a hash of the analysis package's source,
+taken at start-up, so a deploy that changes a statistic or a column is a new version with
+nothing to bump by hand; the page's cached HTML is keyed by its templates' content as well.
 The policy is part of every key. Entries live in Django's cache (`CACHES["default"]`; a
 shared backend such as Redis or the file cache lets workers share them), and are only ever
 looked up under the current stamp, so a stale entry is never served.
@@ -12,13 +15,16 @@ looked up under the current stamp, so a stale entry is never served.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from pathlib import Path
 
 from django.core.cache import cache
 from django.db.models import Count, Max
+from django.template.loader import get_template
 
 from analysis.models import Prediction
 from analysis.pipeline import AnalysisResult, AnalysisSettings, analyse
@@ -26,7 +32,32 @@ from analysis.selectors import study_raters, study_responses
 from annotation.models import Answer
 from readerstudy.models import ReaderStudy, StudyQuestion
 
-CODE_VERSION = "analysis-4"  # bump when the pipeline's output changes shape
+
+def source_version(root: Path, pattern: str) -> str:
+    """A short hash of the files under `root` that match `pattern`: their paths and bytes."""
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob(pattern)):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+# The analysis code as it is at start-up (every module of this package, the statistics
+# included): part of every data version, so cached results never outlive the code.
+CODE_VERSION = source_version(Path(__file__).resolve().parent, "*.py")
+
+
+def template_version(name: str) -> str:
+    """A hash of the templates in the folder of template `name` (it and what it includes)."""
+    return source_version(Path(get_template(name).origin.name).parent, "*.html")
+
+
+@functools.cache
+def cached_template_version(name: str) -> str:
+    """`template_version`, read once per process (templates change with a deploy)."""
+    return template_version(name)
+
+
 TIMEOUT = 24 * 3600
 DRAWN_KEEP = 8  # figures kept drawn in this process, waiting for their other formats
 

@@ -17,23 +17,11 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from analysis.pipeline import AnalysisResult
+from analysis.selectors import COLUMNS
 from analysis.stats import plots
 from readerstudy.spreadsheets import frame_csv, write_sheet, xlsx_writer
 
 ALREADY_COMPRESSED = (".png", ".xlsx")
-RESPONSE_COLUMNS = [
-    "question_id",
-    "rater",
-    "rater_id",
-    "rater_kind",
-    "answer",
-    "presented",
-    "correct",
-    "difficulty",
-    "alignment",
-    "time_ms",
-    "excluded",
-]
 QUESTION_COLUMNS = [
     "question_id",
     "case_id",
@@ -42,6 +30,14 @@ QUESTION_COLUMNS = [
     "correct_answer",
     "excluded",
     "excluded_reason",
+]
+# The responses export: the analysis's columns (analysis.selectors.COLUMNS, so a new answer
+# column reaches it from there) less what is the question's (questions.csv), with whether the
+# answer is correct in place of the key.
+RESPONSE_COLUMNS = [
+    "correct" if c == "correct_answer" else c
+    for c in COLUMNS
+    if c == "correct_answer" or c not in set(QUESTION_COLUMNS) - {"question_id", "excluded"}
 ]
 
 

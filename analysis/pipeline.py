@@ -10,6 +10,7 @@ No Django here: a notebook can run the same pipeline on `responses.csv`.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 
 import pandas as pd
@@ -119,6 +120,42 @@ class AnalysisSettings:
         raise ValueError(f"no figure {figure!r}")
 
 
+# The analysis tables, once, in the order the exports write them: file names (and the keys of
+# the API and the page's context). `kappa_pairs` is one file per scale (kappa_pairs_<scale>);
+# the kappa matrices are `AnalysisResult.matrices()`.
+TABLES: tuple[str, ...] = (
+    "flow",
+    "flow_raters",
+    "raters",
+    "accuracy",
+    "accuracy_by_category",
+    "ai_vs_readers",
+    "reader_panel",
+    "mcnemar",
+    "fleiss",
+    "kappa_pairs",
+    "reading_time",
+    "accuracy_by_time",
+    "failed_extractions",
+)
+TABLE_ATTRIBUTES = {"failed_extractions": "failed"}  # file name -> AnalysisResult field
+
+
+def records(frame: pd.DataFrame) -> list[dict]:
+    """A table as rows of plain Python values for templates and JSON: numpy scalars become
+    Python ones, and an undefined statistic (NaN, infinity) becomes None."""
+    return [{k: clean(v) for k, v in row.items()} for row in frame.to_dict("records")]
+
+
+def clean(value):
+    """One cell as `records` gives it (JSON has no NaN or infinity)."""
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
 @dataclass
 class AnalysisResult:
     settings: AnalysisSettings
@@ -158,24 +195,32 @@ class AnalysisResult:
         return self._of_kind("model")
 
     def tables(self) -> dict[str, pd.DataFrame]:
-        """Every table by its file name (without .csv): what the ZIP, XLSX and downloads hold."""
-        out = {
-            "flow": self.flow,
-            "flow_raters": self.flow_raters,
-            "raters": self.raters,
-            "accuracy": self.accuracy,
-            "accuracy_by_category": self.accuracy_by_category,
-            "ai_vs_readers": self.ai_vs_readers,
-            "reader_panel": pd.DataFrame([self.reader_panel] if self.reader_panel else []),
-            "mcnemar": self.mcnemar,
-            "fleiss": self.fleiss,
-        }
-        for scale, pairs in self.kappa_pairs.items():
-            out[f"kappa_pairs_{scale}"] = pairs
-        out["reading_time"] = self.reading_time
-        out["accuracy_by_time"] = self.accuracy_by_time
-        out["failed_extractions"] = self.failed
+        """Every table by its file name (without .csv): what the ZIP, XLSX and downloads hold,
+        in `TABLES` order, with the kappa pairs of every scale."""
+        out = {}
+        for name in TABLES:
+            if name == "kappa_pairs":
+                for scale, pairs in self.kappa_pairs.items():
+                    out[f"kappa_pairs_{scale}"] = pairs
+            elif name == "reader_panel":
+                out[name] = pd.DataFrame([self.reader_panel] if self.reader_panel else [])
+            else:
+                out[name] = self.table(name)
         return out
+
+    def shown_tables(self) -> dict[str, pd.DataFrame]:
+        """The tables the page and the API show, by name: the kappa pairs on the policy's scale
+        only; the reader panel (one row) is shown as a dict, not here."""
+        out = {}
+        for name in TABLES:
+            if name == "kappa_pairs":
+                out[name] = self.kappa_pairs.get(self.settings.scale, pd.DataFrame())
+            elif name != "reader_panel":
+                out[name] = self.table(name)
+        return out
+
+    def table(self, name: str) -> pd.DataFrame:
+        return getattr(self, TABLE_ATTRIBUTES.get(name, name))
 
     def matrices(self) -> dict[str, pd.DataFrame]:
         """Kappa matrices by file name: kappa_<scale>_<task slug>."""

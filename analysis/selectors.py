@@ -8,7 +8,6 @@ from analysis.models import AIModel, Prediction
 from analysis.rater_names import Rater, display_names, model_key, reader_key, study_labels
 from annotation.models import Answer
 from readerstudy.models import (
-    Dataset,
     Membership,
     ReaderAssignment,
     ReaderStudy,
@@ -190,23 +189,3 @@ def study_responses(study: ReaderStudy, *, include_models: bool = True) -> pd.Da
                 )
             )
     return pd.DataFrame(rows, columns=COLUMNS)
-
-
-def dataset_predictions(dataset: Dataset) -> pd.DataFrame:
-    """Benchmark mode (the paper's Table 2): every model on every question of the dataset."""
-    rows = Prediction.objects.filter(model__dataset=dataset).values_list(
-        "question__source_id",
-        "model__name",
-        "letter",
-        "question__correct",
-        "question__task",
-        "question__category",
-        "question__case__study_id",
-    )
-    frame = pd.DataFrame(
-        rows,
-        columns=["question_id", "rater", "answer", "correct_answer", "task", "category", "case_id"],
-    )
-    frame["answer"] = frame["answer"].where(frame["answer"] != "", None)
-    frame["task"] = frame["task"].map(TASK_LABELS)
-    return frame

@@ -7,7 +7,7 @@ from rest_framework import serializers
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
-from analysis.api import _records
+from analysis.pipeline import records
 from analysis.stats import items as item_stats
 from analysis.triage import ITEM_COLUMNS, study_item_analysis
 from analysis.triage_views import sorted_items
@@ -53,6 +53,6 @@ class ItemAnalysis(GenericAPIView):
         return Response(
             {
                 "definition": item_stats.__doc__.strip(),
-                "items": _records(frame[ITEM_FIELDS]),
+                "items": records(frame[ITEM_FIELDS]),
             }
         )

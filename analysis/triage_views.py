@@ -14,6 +14,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
+from analysis.pipeline import records
 from analysis.triage import ITEM_COLUMNS, next_to_review, study_item_analysis, triage_queue
 from annotation.reviews import REVIEWERS, expert_agreement, may_see_others
 from readerstudy.downloads import attachment
@@ -72,13 +73,6 @@ def sorted_items(frame: pd.DataFrame, sort: str) -> tuple[pd.DataFrame, str]:
     return ordered, sort
 
 
-def _cells(frame: pd.DataFrame) -> list[dict]:
-    return [
-        {k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
-        for row in frame.to_dict("records")
-    ]
-
-
 @login_required
 @require_GET
 def item_analysis_page(request: HttpRequest, slug: str) -> HttpResponse:
@@ -106,7 +100,7 @@ def item_analysis_page(request: HttpRequest, slug: str) -> HttpResponse:
         "study": study,
         "roles": roles_of(request.user, study),
         "headers": headers,
-        "rows": _cells(frame),
+        "rows": records(frame),
         "sort": sort,
     }
     return render(request, "analysis/items.html", context)

@@ -19,10 +19,8 @@ urlpatterns = [
     ),
 ]
 
-# Expert triage (the review queue ranks by item analysis, which uses AI predictions).
+# Item analysis (it uses AI predictions); the expert queue's routes are in the root urls.py.
 urlpatterns += [
-    path("s/<slug:slug>/expert/", triage_views.queue, name="expert-queue"),
-    path("s/<slug:slug>/expert/next/", triage_views.next_question, name="expert-next"),
     path("s/<slug:slug>/items/", triage_views.item_analysis_page, name="item-analysis"),
     path(
         "s/<slug:slug>/items.<str:fmt>",

@@ -18,10 +18,11 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
 from analysis import downloads
-from analysis.cache import StudyAnalysis
+from analysis.cache import StudyAnalysis, cached_template_version
 from analysis.design_frame import design_frame
 from analysis.exports import all_tables, figure_builders, table_csv, table_xlsx
 from analysis.forms import AnalysisSettingsForm, RaterNamesForm
+from analysis.pipeline import records
 from analysis.rater_names import RaterLabelError, rater_labels_set, study_labels
 from analysis.selectors import readers_not_started, study_raters
 from analysis.stats import plots
@@ -32,18 +33,14 @@ from readerstudy.models import Role
 from readerstudy.selectors import design_sentence, roles_of, study_for_user
 from readerstudy.spreadsheets import XLSX
 
+# The page's tables and figure links, cached as HTML under this template's content too.
+RESULTS_TEMPLATE = "analysis/_results.html"
+
 
 def _analysis(request: HttpRequest, slug: str, version: str | None = None):
     study = study_for_user(request.user, slug, [Role.PI])
     form = AnalysisSettingsForm(request.GET or None)
     return study, form, StudyAnalysis(study, form.settings(), version=version)
-
-
-def _table_rows(frame):
-    return [
-        {k: (None if v != v else v) for k, v in row.items()}  # NaN -> None for templates
-        for row in frame.to_dict("records")
-    ]
 
 
 def _grid(frame, by: str) -> tuple[list[str], list[dict]]:
@@ -53,7 +50,7 @@ def _grid(frame, by: str) -> tuple[list[str], list[dict]]:
     groups = list(dict.fromkeys(frame[by]))
     rows = []
     for rater, part in frame.groupby("rater", sort=False):
-        cells = {row[by]: row for row in _table_rows(part)}
+        cells = {row[by]: row for row in records(part)}
         rows.append({"rater": rater, "cells": [cells.get(g) for g in groups]})
     return groups, rows
 
@@ -64,7 +61,8 @@ def analysis_page(request: HttpRequest, slug: str) -> HttpResponse:
     study, form, analysis = _analysis(request, slug)
     query = request.GET.urlencode()
     results_html, excluded_count = analysis.cached(
-        f"page:{query}", lambda: _results_html(study, analysis, query)
+        f"page:{cached_template_version(RESULTS_TEMPLATE)}:{query}",
+        lambda: _results_html(study, analysis, query),
     )
     downloads.prepare(analysis)  # the PI reads the page while the downloads are drawn
     context = {
@@ -89,34 +87,24 @@ def _results_html(study, analysis: StudyAnalysis, query: str) -> tuple[str, int]
     """The tables and figure links: rendered once per data version, policy and query."""
     result = analysis.result
     settings = result.settings
-    pairs = result.kappa_pairs.get(settings.scale)
     context = {
+        **{name: records(frame) for name, frame in result.shown_tables().items()},
         "study": study,
         "scale": settings.scale,
         "policy": settings.policy(),
-        "accuracy": _table_rows(result.accuracy),
         "grid": _grid(result.accuracy, "task"),
         "category_grid": _grid(result.accuracy_by_category, "category"),
-        "ai_vs_readers": _table_rows(result.ai_vs_readers),
         "reader_panel": result.reader_panel,
-        "mcnemar": _table_rows(result.mcnemar),
-        "fleiss": _table_rows(result.fleiss),
-        "kappa_pairs": _table_rows(pairs) if pairs is not None else [],
         "matrices": [
             name for name in result.matrices() if name.startswith(f"kappa_{settings.scale}_")
         ],
-        "reading_time": _table_rows(result.reading_time),
-        "accuracy_by_time": _table_rows(result.accuracy_by_time),
-        "flow": _table_rows(result.flow),
-        "flow_raters": _table_rows(result.flow_raters),
-        "failed": _table_rows(result.failed),
         "figures": list(figure_builders(result)),
         "query": query,
         "version": analysis.version,
         **_arms(study, settings.missing),
     }
     excluded = int(result.flow.iloc[1]["questions"]) if not result.flow.empty else 0
-    return render_to_string("analysis/_results.html", context), excluded
+    return render_to_string(RESULTS_TEMPLATE, context), excluded
 
 
 DESIGN_TABLES = [
@@ -199,10 +187,6 @@ def figure_download(request: HttpRequest, slug: str, name: str, fmt: str) -> Htt
         raise Http404()
     pinned = request.GET.get("v", "")
     study, _, analysis = _analysis(request, slug, version=pinned[:64] or None)
-    if name == "accuracy":  # the name before figures were split by task and category
-        name = "accuracy_by_task"
-    elif name == "kappa":
-        name = f"kappa_{analysis.settings.scale}"
     body = analysis.lookup(f"figure:{name}:{fmt}")  # a warm page never unpickles the result
     if body is None and pinned:
         analysis = StudyAnalysis(study, analysis.settings)
@@ -231,8 +215,6 @@ def figure_download(request: HttpRequest, slug: str, name: str, fmt: str) -> Htt
 def table_download(request: HttpRequest, slug: str, name: str, fmt: str) -> HttpResponse:
     study, _, analysis = _analysis(request, slug)
     result = analysis.result
-    legacy = {"kappa_all": f"kappa_{analysis.settings.scale}_all"}
-    name = legacy.get(name, name)
     tables = all_tables(result)
     if name not in tables:
         raise Http404()

@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from annotation.models import Answer, AnswerRevision, ExpertReview, ReaderCompletion
+from readerstudy.vocabulary import ANSWER_FIELDS
 
 
 class RevisionInline(admin.TabularInline):
@@ -15,14 +16,12 @@ class AnswerAdmin(admin.ModelAdmin):
     list_display = [
         "item",
         "reader",
-        "choice",
-        "difficulty",
-        "alignment",
+        *(f.name for f in ANSWER_FIELDS if f.choices is not None),
         "time_ms",
         "revisions_count",
         "updated_at",
     ]
-    list_filter = ["item__study", "difficulty", "alignment"]
+    list_filter = ["item__study", *(f.name for f in ANSWER_FIELDS if f.choices and not f.required)]
     search_fields = ["reader__username", "item__question__source_id", "comment"]
     list_select_related = ["item__study", "reader"]
     inlines = [RevisionInline]

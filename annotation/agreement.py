@@ -1,40 +1,46 @@
 """Agreement within a panel of experts on their categorical verdicts (decision, each flag).
 
-It lives here, beside the reviews it summarises, rather than in the analysis statistics:
-annotation sits below analysis and must not import it.
+Fleiss' kappa is the one in the pure statistics package (a leaf every layer may import), so
+the review queue and the analysis count the same questions for it: those every member of the
+panel rated. Fleiss' kappa needs the same number of ratings of every question; taking the
+questions the whole panel rated meets that without choosing which of them to drop.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.inter_rater import aggregate_raters
-from statsmodels.stats.inter_rater import fleiss_kappa as _fleiss_kappa
+
+from analysis.stats import fleiss_kappa, panel_answers
 
 
 def panel_agreement(df: pd.DataFrame) -> dict:
     """Agreement of a panel on one categorical item per question (e.g. experts' decisions).
 
-    df: question_id, rater, answer (any labels). Uses questions rated by two or more raters:
-    mean pairwise percent agreement, and Fleiss' kappa over the questions that have the most
-    common number of ratings (Fleiss needs the same number per question).
+    df: question_id, rater, answer (any labels); the panel is every rater in `df`.
+    `questions`, `agreement`: the questions rated by two or more raters and the mean pairwise
+    percent agreement on them; `fleiss_kappa` and `kappa_questions`: Fleiss' kappa on the
+    questions every panel member rated, and how many those are.
     """
     counts = df.groupby("question_id")["rater"].transform("size")
     shared = df[counts >= 2]
     if shared.empty:
-        return {"questions": 0, "agreement": float("nan"), "fleiss_kappa": float("nan")}
+        return {
+            "questions": 0,
+            "agreement": float("nan"),
+            "fleiss_kappa": float("nan"),
+            "kappa_questions": 0,
+        }
     agree = []
     for _, group in shared.groupby("question_id"):
         values = group["answer"].tolist()
         pairs = [(a, b) for i, a in enumerate(values) for b in values[i + 1 :]]
         agree.append(sum(a == b for a, b in pairs) / len(pairs))
-    per_q = shared.groupby("question_id")["rater"].size()
-    modal = per_q.mode().iloc[0]
-    subset = shared[shared["question_id"].isin(per_q[per_q == modal].index)]
-    codes, _ = pd.factorize(subset["answer"])
-    subset = subset.assign(code=codes, slot=subset.groupby("question_id").cumcount())
-    table = subset.pivot(index="question_id", columns="slot", values="code").to_numpy()
-    counts_table, _ = aggregate_raters(table)
     with np.errstate(invalid="ignore", divide="ignore"):
-        kappa = float(_fleiss_kappa(counts_table, method="fleiss"))
-    return {"questions": int(per_q.size), "agreement": float(np.mean(agree)), "fleiss_kappa": kappa}
+        kappa = fleiss_kappa(df)
+    return {
+        "questions": int(shared["question_id"].nunique()),
+        "agreement": float(np.mean(agree)),
+        "fleiss_kappa": kappa,
+        "kappa_questions": len(panel_answers(df)),
+    }

@@ -21,6 +21,7 @@ from annotation.sessions import reading_of
 from readerstudy.models import Role, StudyQuestion
 from readerstudy.selectors import roles_of, studies_of, study_for_user
 from readerstudy.serializers import StudySerializer
+from readerstudy.vocabulary import ANSWER_FIELD_NAMES
 
 
 class StudyList(ListAPIView):
@@ -126,17 +127,8 @@ class AnswerView(GenericAPIView):
             else "revised"
             if outcome.revised
             else "unchanged",
+            **{f: getattr(answer, f) for f in (*ANSWER_FIELD_NAMES, "time_ms", "revisions_count")},
             "choice": selectors.to_screen(mapping, answer.choice),
-            **{
-                f: getattr(answer, f)
-                for f in (
-                    "difficulty",
-                    "alignment",
-                    "comment",
-                    "time_ms",
-                    "revisions_count",
-                )
-            },
         }
         if study.designed:
             result.update(

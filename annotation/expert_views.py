@@ -24,6 +24,7 @@ from annotation.reviews import (
     reviews_visible_to,
 )
 from annotation.selectors import case_images
+from readerstudy.links import site_link
 from readerstudy.models import Role, StudyQuestion
 from readerstudy.selectors import roles_of, study_for_user
 from readerstudy.vocabulary import (
@@ -67,8 +68,8 @@ def review_question(request: HttpRequest, slug: str, item_id: int) -> HttpRespon
                 form.add_error(None, str(exc))
             else:
                 messages.success(request, f"Review of {item.question.source_id} saved.")
-                # The queue's order uses AI predictions (analysis layer): it picks the next.
-                return redirect("expert-next", slug=slug)
+                # The queue's order uses AI predictions (a layer up): it picks the next.
+                return redirect(site_link("expert-next", slug) or site_link("home"))
     others = (
         reviews_visible_to(study, request.user)
         .filter(item=item)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from annotation.models import Answer, ExpertReview
 from readerstudy.models import ReaderStudy
 from readerstudy.spreadsheets import csv_text
-from readerstudy.vocabulary import RATING_FIELDS, ReviewFlag
+from readerstudy.vocabulary import ANSWER_FIELD_NAMES, RATING_FIELDS, ReviewFlag
 
 
 def reviews_csv(study: ReaderStudy) -> str:
@@ -61,10 +61,7 @@ def feedback_csv(study: ReaderStudy) -> str:
             "task",
             "excluded",
             "reader",
-            "choice",
-            "difficulty",
-            "alignment",
-            "comment",
+            *ANSWER_FIELD_NAMES,
             "time_ms",
             "revisions",
             "updated_at",
@@ -83,10 +80,7 @@ def feedback_csv(study: ReaderStudy) -> str:
             a.item.question.get_task_display(),
             a.item.excluded,
             a.reader.username,
-            a.choice,
-            a.difficulty,
-            a.alignment,
-            a.comment,
+            *(getattr(a, name) for name in ANSWER_FIELD_NAMES),
             a.time_ms,
             a.revisions_count,
             a.updated_at.isoformat(),

@@ -2,7 +2,7 @@ import json
 
 from django import forms
 
-from readerstudy.vocabulary import SHORTCUTS, Alignment, Difficulty, Letter
+from readerstudy.vocabulary import ANSWER_FIELD_NAMES, ANSWER_FIELDS, SHORTCUTS
 
 
 class ShortcutRadioSelect(forms.RadioSelect):
@@ -22,29 +22,33 @@ class ShortcutRadioSelect(forms.RadioSelect):
         return option
 
 
-class AnswerForm(forms.Form):
-    choice = forms.ChoiceField(
-        choices=Letter.choices,
-        widget=ShortcutRadioSelect(SHORTCUTS["choice"]),
-        error_messages={"required": "Choose one of the options A-D."},
-    )
-    difficulty = forms.ChoiceField(
-        choices=Difficulty.choices,
-        required=False,
-        widget=ShortcutRadioSelect(SHORTCUTS["difficulty"]),
-    )
-    alignment = forms.ChoiceField(
-        choices=Alignment.choices,
-        required=False,
-        label="Does the question fit this image?",
-        widget=ShortcutRadioSelect(SHORTCUTS["alignment"]),
-    )
-    comment = forms.CharField(
-        required=False,
-        max_length=10_000,
-        strip=True,
-        widget=forms.Textarea(attrs={"rows": 3}),
-    )
+def _answer_fields() -> dict[str, forms.Field]:
+    """One form field per answer field of the vocabulary, in its order: radios (with their
+    shortcut keys) for a field with choices, a text box for free text."""
+    out: dict[str, forms.Field] = {}
+    for field in ANSWER_FIELDS:
+        if field.choices is None:
+            out[field.name] = forms.CharField(
+                required=field.required,
+                max_length=field.max_length,
+                strip=True,
+                label=field.label,
+                widget=forms.Textarea(attrs={"rows": 3}),
+            )
+        else:
+            out[field.name] = forms.ChoiceField(
+                choices=field.choices.choices,
+                required=field.required,
+                label=field.label,
+                widget=ShortcutRadioSelect(SHORTCUTS.get(field.name, {})),
+                error_messages={"required": field.error},
+            )
+    return out
+
+
+class AnswerForm(type("AnswerFields", (forms.Form,), _answer_fields())):
+    """A reader's answer to one case: the vocabulary's answer fields, then the page's own."""
+
     time_ms = forms.IntegerField(required=False, min_value=0, initial=0, widget=forms.HiddenInput)
     # What the page showed as saved when the reader changed it (JSON of the fields above),
     # sent by the reading page's script: a case answered elsewhere since is not overwritten.
@@ -85,14 +89,7 @@ class AnswerForm(forms.Form):
     def for_case(cls, case, data=None) -> "AnswerForm":
         """The form for one reader case: its options as labels, the saved answer as initial."""
         initial = (
-            {
-                "choice": case.answer.choice,
-                "difficulty": case.answer.difficulty,
-                "alignment": case.answer.alignment,
-                "comment": case.answer.comment,
-            }
-            if case.answer
-            else {}
+            {name: getattr(case.answer, name) for name in ANSWER_FIELD_NAMES} if case.answer else {}
         )
         form = cls(data, initial=initial)
         form.fields["choice"].choices = [

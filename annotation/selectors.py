@@ -5,7 +5,7 @@ that simply has no field for the correct answer, explanation, report or anyone e
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, make_dataclass
 
 from django.db.models import Q
 from django.urls import reverse
@@ -14,7 +14,7 @@ from annotation.models import Answer, ReaderCompletion
 from annotation.sessions import Reading, reading_of
 from readerstudy.models import Image, ItemAid, ReaderStudy, StudyQuestion
 from readerstudy.sampling import option_order, reader_order, session_order
-from readerstudy.vocabulary import LETTERS, NO_USABLE_AID, AidMode
+from readerstudy.vocabulary import ANSWER_FIELD_NAMES, LETTERS, NO_USABLE_AID, AidMode
 
 
 @dataclass(frozen=True)
@@ -34,12 +34,10 @@ class ReaderImage:
     presets_json: str = "{}"  # {name: [center, width]} in stored units, from the server
 
 
-@dataclass(frozen=True)
-class ReaderAnswer:
-    choice: str
-    difficulty: str
-    alignment: str
-    comment: str
+# A reader's own saved answer: one attribute per answer field of the vocabulary.
+ReaderAnswer = make_dataclass(
+    "ReaderAnswer", [(name, str) for name in ANSWER_FIELD_NAMES], frozen=True
+)
 
 
 @dataclass(frozen=True)
@@ -328,7 +326,10 @@ def _build_case(
         sex=case.get_patient_sex_display() if study.show_indication else None,
         answer=(
             ReaderAnswer(
-                to_screen(mapping, final.choice), final.difficulty, final.alignment, final.comment
+                **{
+                    **{name: getattr(final, name) for name in ANSWER_FIELD_NAMES},
+                    "choice": to_screen(mapping, final.choice),
+                }
             )
             if final
             else None
@@ -367,7 +368,7 @@ def reader_case(
     answers = {
         a.item_id: a
         for a in my_answers(study, reader, reading.session).only(
-            "item_id", "choice", "difficulty", "alignment", "comment", "first_choice"
+            "item_id", *ANSWER_FIELD_NAMES, "first_choice"
         )
     }
     done = {i for i, a in answers.items() if a.choice}

@@ -7,10 +7,9 @@ The reader case serializer is built from the same blinded view-model as the read
 from rest_framework import serializers
 
 from readerstudy.vocabulary import (
-    LETTERS,
+    ANSWER_FIELDS,
     RATING_FIELDS,
     RATING_RANGE,
-    Alignment,
     Decision,
     Difficulty,
     ReviewFlag,
@@ -24,11 +23,32 @@ class ReaderImageSerializer(serializers.Serializer):
     height = serializers.IntegerField()
 
 
+def answer_output_fields() -> dict[str, serializers.Field]:
+    """The answer's fields as the API shows them (readerstudy.vocabulary.ANSWER_FIELDS)."""
+    return {f.name: serializers.CharField(allow_blank=not f.required) for f in ANSWER_FIELDS}
+
+
+def answer_input_fields() -> dict[str, serializers.Field]:
+    """The answer's fields as the API takes them: a choice field checks its values (blank
+    allowed unless required), free text its length."""
+    out: dict[str, serializers.Field] = {}
+    for f in ANSWER_FIELDS:
+        if f.choices is None:
+            out[f.name] = serializers.CharField(
+                required=f.required, allow_blank=True, max_length=f.max_length, default=""
+            )
+        elif f.required:
+            out[f.name] = serializers.ChoiceField(choices=f.choices.values)
+        else:
+            out[f.name] = serializers.ChoiceField(
+                choices=[*f.choices.values, ""], required=False, default=""
+            )
+    return out
+
+
 class ReaderAnswerSerializer(serializers.Serializer):
-    choice = serializers.CharField()
-    difficulty = serializers.CharField(allow_blank=True)
-    alignment = serializers.CharField(allow_blank=True)
-    comment = serializers.CharField(allow_blank=True)
+    def get_fields(self):
+        return {**answer_output_fields(), **super().get_fields()}
 
 
 class ReaderAidSerializer(serializers.Serializer):
@@ -72,12 +92,6 @@ class ReaderCaseSerializer(serializers.Serializer):
 
 
 class AnswerInputSerializer(serializers.Serializer):
-    choice = serializers.ChoiceField(choices=LETTERS)
-    difficulty = serializers.ChoiceField(
-        choices=[*Difficulty.values, ""], required=False, default=""
-    )
-    alignment = serializers.ChoiceField(choices=[*Alignment.values, ""], required=False, default="")
-    comment = serializers.CharField(required=False, allow_blank=True, max_length=10_000, default="")
     time_ms = serializers.IntegerField(required=False, min_value=0, max_value=2**31 - 1, default=0)
     session = serializers.IntegerField(
         required=False,
@@ -88,21 +102,29 @@ class AnswerInputSerializer(serializers.Serializer):
         help_text="The session (arm) the case was shown in; an answer for another is refused.",
     )
 
+    def get_fields(self):
+        return {**answer_input_fields(), **super().get_fields()}
+
 
 class AnswerResultSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     outcome = serializers.ChoiceField(choices=["created", "revised", "unchanged"])
-    choice = serializers.CharField(allow_blank=True, help_text="Empty: a second read's first.")
     # Designed studies only (absent for a study read in one unaided arm):
     first_choice = serializers.CharField(allow_blank=True, required=False)
     stage = serializers.CharField(allow_blank=True, required=False)
     session = serializers.IntegerField(required=False)
     arm = serializers.CharField(required=False)
-    difficulty = serializers.CharField(allow_blank=True)
-    alignment = serializers.CharField(allow_blank=True)
-    comment = serializers.CharField(allow_blank=True)
     time_ms = serializers.IntegerField()
     revisions_count = serializers.IntegerField()
+
+    def get_fields(self):
+        fields = super().get_fields()
+        head = {name: fields.pop(name) for name in ("number", "outcome")}
+        answer = answer_output_fields()
+        answer["choice"] = serializers.CharField(
+            allow_blank=True, help_text="Empty: a second read's first."
+        )
+        return {**head, **answer, **fields}
 
 
 class ReviewSerializer(serializers.Serializer):

@@ -21,9 +21,7 @@ from annotation.models import Answer, AnswerRevision, ReaderCompletion
 from annotation.selectors import is_locked
 from annotation.sessions import Reading, reading_of
 from readerstudy.models import ReaderStudy, StudyQuestion
-from readerstudy.vocabulary import LETTERS, AidMode, Alignment, Difficulty
-
-FIELDS = ("choice", "difficulty", "alignment", "comment")
+from readerstudy.vocabulary import ANSWER_FIELD_NAMES, ANSWER_FIELDS, AidMode
 
 
 class AnswerRejected(ValueError):
@@ -83,49 +81,47 @@ def clamp_time(time_ms: int | None) -> int:
     return min(int(time_ms), settings.MAX_CASE_TIME_MS)
 
 
-def _validate(choice: str, difficulty: str, alignment: str, comment: str) -> dict:
-    choice = (choice or "").strip().upper()
-    if choice not in LETTERS:
-        raise AnswerRejected("Choose one of the options A-D.")
-    if difficulty not in {*Difficulty.values, ""}:
-        raise AnswerRejected("Difficulty must be easy, medium or hard.")
-    if alignment not in {*Alignment.values, ""}:
-        raise AnswerRejected("Image alignment must be yes, partly or no.")
-    if len(comment) > 10_000:
-        raise AnswerRejected("The comment is too long (10,000 characters at most).")
-    return {
-        "choice": choice,
-        "difficulty": difficulty,
-        "alignment": alignment,
-        "comment": comment.strip(),
-    }
+def _validate(submitted: dict[str, str | None]) -> dict:
+    """The answer's values as stored, each field checked as the vocabulary describes it."""
+    unknown = set(submitted) - set(ANSWER_FIELD_NAMES)
+    if unknown:
+        raise TypeError(f"not answer fields: {sorted(unknown)}")
+    values = {}
+    for field in ANSWER_FIELDS:
+        raw = submitted.get(field.name) or ""
+        if field.choices is None:
+            if len(raw) > field.max_length:
+                raise AnswerRejected(field.error)
+            values[field.name] = field.clean(raw)
+            continue
+        value = field.clean(raw)
+        if value not in field.choices.values and (field.required or value):
+            raise AnswerRejected(field.error)
+        values[field.name] = value
+    return values
 
 
 def _values(answer: Answer) -> dict:
-    return {f: getattr(answer, f) for f in FIELDS}
+    return {f: getattr(answer, f) for f in ANSWER_FIELD_NAMES}
 
 
 def _normalised(base: dict) -> dict:
-    out = {f: str(base.get(f) or "").strip() for f in FIELDS}
-    out["choice"] = out["choice"].upper()
-    return out
+    return {f.name: f.clean(str(base.get(f.name) or "").strip()) for f in ANSWER_FIELDS}
 
 
 def answer_submit(
     *,
     reader,
     item: StudyQuestion,
-    choice: str,
-    difficulty: str = "",
-    alignment: str = "",
-    comment: str = "",
     time_ms: int | None = 0,
     base: dict | None = None,
     session: int | None = None,
     stage: str | None = None,
+    **values: str | None,
 ) -> AnswerOutcome:
-    """Save `reader`'s answer to `item` (`choice` in the question's canonical letters) in
-    their current session and arm. `base`: the values the page showed as saved when the
+    """Save `reader`'s answer to `item` in their current session and arm: `values` are the
+    answer's fields (`choice` in the question's canonical letters, `difficulty`, ...:
+    readerstudy.vocabulary.ANSWER_FIELDS). `base`: the values the page showed as saved when the
     reader changed them (all empty: no answer); None skips that check (API clients).
     `session`: the session the page was shown in; an answer for another one is refused.
     `stage`: "first" when the page was a second read before the AI was shown: a repeat of
@@ -134,7 +130,7 @@ def answer_submit(
     A second read (aided arm, aid mode second-read) takes two submits: the first stores the
     unaided answer, fixed from then on, and the page shows the AI; the second is the final
     answer. Both are kept (first_choice, choice)."""
-    values = _validate(choice, difficulty or "", alignment or "", comment or "")
+    values = _validate(values)
     spent = clamp_time(time_ms)
     study = item.study
     reading = reading_of(study, reader)

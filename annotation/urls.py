@@ -1,7 +1,9 @@
 from django.urls import path
 
-from annotation import dashboard_views, expert_views, views
+from annotation import views
 
+# The reader's pages and the site's home. The PI's dashboard and the expert pages share their
+# paths with other layers' pages: the root urls.py lays those out, each in one list.
 urlpatterns = [
     path("", views.home, name="home"),
     path("s/<slug:slug>/read/", views.study_start, name="reader-start"),
@@ -11,17 +13,5 @@ urlpatterns = [
     path("s/<slug:slug>/read/<int:number>/answer/", views.case_answer, name="reader-answer"),
     path("s/<slug:slug>/read/review/", views.review, name="reader-review"),
     path("s/<slug:slug>/read/done/", views.done, name="reader-done"),
-    path("s/<slug:slug>/expert/<int:item_id>/", expert_views.review_question, name="expert-review"),
     path("img/<path:path>", views.media_image, name="media-image"),
-    path("s/<slug:slug>/dashboard/", dashboard_views.study_dashboard, name="pi-dashboard"),
-    path(
-        "s/<slug:slug>/dashboard/reviews.csv",
-        dashboard_views.export_reviews,
-        name="pi-reviews-csv",
-    ),
-    path(
-        "s/<slug:slug>/dashboard/feedback.csv",
-        dashboard_views.export_feedback,
-        name="pi-feedback-csv",
-    ),
 ]

@@ -29,6 +29,7 @@ from annotation.sessions import reading_of
 from readerstudy.http import wants_json
 from readerstudy.models import Role
 from readerstudy.selectors import studies_of, study_for_user
+from readerstudy.vocabulary import ANSWER_FIELD_NAMES
 
 
 def _reader_study(request: HttpRequest, slug: str):
@@ -139,8 +140,8 @@ def _saved(request, study, number: int, order: list[int], outcome, reading) -> J
             "saved": number,
             "changed": outcome.created or outcome.revised,
             "answer": {
+                **{f: getattr(answer, f) for f in ANSWER_FIELD_NAMES},
                 "choice": selectors.to_screen(mapping, answer.choice),
-                **{f: getattr(answer, f) for f in ("difficulty", "alignment", "comment")},
             },
             "next": advance.next_number,
             "next_url": (

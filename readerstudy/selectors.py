@@ -88,6 +88,16 @@ def design_sentence(study: ReaderStudy) -> str:
     return ", ".join(parts)
 
 
+def is_last_pi(membership: Membership) -> bool:
+    """Whether `membership` is its study's only PI role: a study needs at least one PI."""
+    return (
+        membership.role == Role.PI
+        and not Membership.objects.filter(study_id=membership.study_id, role=Role.PI)
+        .exclude(pk=membership.pk)
+        .exists()
+    )
+
+
 def pending_invitations(study: ReaderStudy) -> list[Invitation]:
     """Sign-in links of this study nobody has used or withdrawn yet (expired ones included:
     the PI sees them and can send a new link)."""

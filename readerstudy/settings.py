@@ -135,6 +135,17 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
+# Pages a lower layer links to that a higher layer serves: the composition root names them, and
+# readerstudy and annotation reach them through `readerstudy.links` (`site_link`), never by
+# their URL names (tools/check_url_layers.py, run by `make lint`, fails on such a link).
+SITE_LINKS = {
+    "home": "home",  # my studies (annotation)
+    "pi-home": "pi-dashboard",  # a PI's study page (annotation)
+    "expert-home": "expert-queue",  # an expert's review queue (analysis)
+    "expert-next": "expert-next",  # the next question to review (analysis)
+    "analysis": "analysis",  # the PI's analysis page (analysis)
+    "study-create": "study-create",  # creating a study with its design (analysis)
+}
 LOGOUT_REDIRECT_URL = "login"
 # A dark page in plain words for people; JSON with X-CSRF-Failed for the page's own script.
 CSRF_FAILURE_VIEW = "readerstudy.errors.csrf_failure"

@@ -2,6 +2,8 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from analysis import triage_views
+from annotation import dashboard_views, expert_views
 from readerstudy import account_views, invite_views
 from readerstudy import views as study_views
 from readerstudy.api_urls import v1 as api_v1
@@ -27,23 +29,38 @@ urlpatterns += [
         study_views.question_bank_template,
         name="question-bank-template",
     ),
-    path("s/<slug:slug>/dashboard/members/", study_views.members, name="pi-members"),
-    path("s/<slug:slug>/dashboard/members/invite/", invite_views.invite, name="pi-invite"),
+]
+
+# A path shared by pages of several layers is laid out here, once: the PI's dashboard (the
+# study's summary from annotation; members and exclusions from the domain) and the expert's
+# pages (the queue, ranked with AI predictions, from analysis; a question's review from
+# annotation).
+dashboard = [
+    path("", dashboard_views.study_dashboard, name="pi-dashboard"),
+    path("reviews.csv", dashboard_views.export_reviews, name="pi-reviews-csv"),
+    path("feedback.csv", dashboard_views.export_feedback, name="pi-feedback-csv"),
+    path("members/", study_views.members, name="pi-members"),
+    path("members/invite/", invite_views.invite, name="pi-invite"),
     path(
-        "s/<slug:slug>/dashboard/invitations/<int:invitation_id>/",
+        "invitations/<int:invitation_id>/",
         invite_views.invitation_action,
         name="pi-invitation",
     ),
     path(
-        "s/<slug:slug>/dashboard/members/<int:membership_id>/remove/",
+        "members/<int:membership_id>/remove/",
         study_views.member_remove_confirm,
         name="pi-member-remove",
     ),
-    path(
-        "s/<slug:slug>/dashboard/items/<int:item_id>/exclusion/",
-        study_views.item_exclusion,
-        name="pi-exclusion",
-    ),
+    path("items/<int:item_id>/exclusion/", study_views.item_exclusion, name="pi-exclusion"),
+]
+expert = [
+    path("", triage_views.queue, name="expert-queue"),
+    path("next/", triage_views.next_question, name="expert-next"),
+    path("<int:item_id>/", expert_views.review_question, name="expert-review"),
+]
+urlpatterns += [
+    path("s/<slug:slug>/dashboard/", include(dashboard)),
+    path("s/<slug:slug>/expert/", include(expert)),
 ]
 
 # Dark error pages in plain words with a way back, for every app (JSON for scripts).

@@ -1,7 +1,10 @@
 """PI study management that needs nothing above the domain: members, exclusions. (Creating
 a study sets its design, which reads AI predictions: that view is analysis.design_views.)
+Nothing here imports or names a page of a layer above the domain.
 
-The dashboard that summarises answers and reviews lives a layer up, in annotation.
+The dashboard that summarises answers and reviews lives a layer up, in annotation: these views
+send the PI back to it through `readerstudy.links.site_link("pi-home", ...)`, which the
+composition root wires (settings.SITE_LINKS), and `tools/check_url_layers.py` keeps it so.
 """
 
 from __future__ import annotations
@@ -17,9 +20,11 @@ from django.views.decorators.http import require_GET, require_POST
 
 from readerstudy.downloads import attachment
 from readerstudy.forms import ExclusionForm, MembershipForm
+from readerstudy.links import site_link
 from readerstudy.models import Membership, Role, StudyQuestion
-from readerstudy.selectors import study_for_user
+from readerstudy.selectors import is_last_pi, study_for_user
 from readerstudy.services.studies import (
+    StudyError,
     membership_add,
     membership_remove,
     study_question_set_excluded,
@@ -48,7 +53,7 @@ def item_exclusion(request: HttpRequest, slug: str, item_id: int) -> HttpRespons
         )
         verb = "excluded from" if excluded else "included again in"
         messages.success(request, f"{item.question.source_id} {verb} the analysis.")
-    return redirect("pi-dashboard", slug=slug)
+    return redirect(site_link("pi-home", slug))
 
 
 def _membership(study, membership_id) -> Membership:
@@ -66,14 +71,10 @@ def member_remove_confirm(request: HttpRequest, slug: str, membership_id: int) -
     """ "Remove X as reader?": a page of its own, so the confirmation works without JavaScript."""
     study = _pi_study(request, slug)
     membership = _membership(study, membership_id)
-    last_pi = (
-        membership.role == Role.PI
-        and Membership.objects.filter(study=study, role=Role.PI).count() == 1
-    )
     return render(
         request,
         "readerstudy/member_remove.html",
-        {"study": study, "membership": membership, "last_pi": last_pi},
+        {"study": study, "membership": membership, "last_pi": is_last_pi(membership)},
     )
 
 
@@ -85,18 +86,15 @@ def members(request: HttpRequest, slug: str) -> HttpResponse:
         membership = _membership(study, request.POST["remove"])
         if request.POST.get("confirm") != "yes":  # removal is confirmed on its own page
             return redirect("pi-member-remove", slug=slug, membership_id=membership.id)
-        last_pi = (
-            membership.role == Role.PI
-            and Membership.objects.filter(study=study, role=Role.PI).count() == 1
-        )
-        if last_pi:
-            messages.error(request, "A study needs at least one PI.")
-        else:
+        try:
             membership_remove(
                 study=study, user=membership.user, role=membership.role, actor=request.user
             )
+        except StudyError as exc:
+            messages.error(request, str(exc))
+        else:
             messages.success(request, f"Removed {membership.user} as {membership.role}.")
-        return redirect("pi-dashboard", slug=slug)
+        return redirect(site_link("pi-home", slug))
     form = MembershipForm(request.POST)
     if form.is_valid():
         user, role = form.cleaned_data["username"], form.cleaned_data["role"]
@@ -104,7 +102,7 @@ def members(request: HttpRequest, slug: str) -> HttpResponse:
         messages.success(request, f"Added {user} as {role}.")
     else:
         messages.error(request, " ".join(e for errs in form.errors.values() for e in errs))
-    return redirect("pi-dashboard", slug=slug)
+    return redirect(site_link("pi-home", slug))
 
 
 TEMPLATES = {

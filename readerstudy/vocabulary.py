@@ -6,11 +6,15 @@ templates take their choices from here, and the reader's keyboard shortcuts are 
 statistics package keeps its own copy of the letters (it imports no Django); a test pins it to
 `LETTERS`.
 
-Adding an answer field (say, "confidence 1-5"): add its choices here with their shortcut keys,
-then see the README's developer section for the short list of files that follow.
+Adding an answer field (say, "confidence 1-5"): add its choices here with their shortcut keys
+and an entry in `ANSWER_FIELDS`, then see the README's developer section for the short list of
+files that follow (the form, the API, the service and the exports take the list from here).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from django.db import models
 
@@ -82,6 +86,52 @@ class Decision(models.TextChoices):
     REVISE = "revise", "Revise"
     REJECT = "reject", "Reject"
 
+
+def _same(value: str) -> str:
+    return value
+
+
+@dataclass(frozen=True)
+class AnswerField:
+    """One field of a reader's answer, described once: the reading page's form, the API's
+    serializers, the answer service's checks and the answers export are built from these.
+
+    `choices`: the allowed values (None: free text of at most `max_length` characters);
+    `error`: what a reader is told when a value is refused; `clean`: how a submitted value is
+    normalised before it is checked (the letter, typed in either case)."""
+
+    name: str
+    choices: type[models.TextChoices] | None
+    error: str
+    label: str | None = None
+    required: bool = False
+    max_length: int = 10_000
+    clean: Callable[[str], str] = _same
+
+
+ANSWER_FIELDS: tuple[AnswerField, ...] = (
+    AnswerField(
+        "choice",
+        Letter,
+        "Choose one of the options A-D.",
+        required=True,
+        clean=lambda value: value.strip().upper(),
+    ),
+    AnswerField("difficulty", Difficulty, "Difficulty must be easy, medium or hard."),
+    AnswerField(
+        "alignment",
+        Alignment,
+        "Image alignment must be yes, partly or no.",
+        label="Does the question fit this image?",
+    ),
+    AnswerField(
+        "comment",
+        None,
+        "The comment is too long (10,000 characters at most).",
+        clean=str.strip,
+    ),
+)
+ANSWER_FIELD_NAMES: tuple[str, ...] = tuple(field.name for field in ANSWER_FIELDS)
 
 # The expert's four 1-5 quality ratings (ExpertReview fields).
 RATING_FIELDS = (

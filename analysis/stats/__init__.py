@@ -31,6 +31,7 @@ from analysis.stats.kappa import (
     kappa_matrix,
     kappa_matrix_ci,
     kappa_pairs,
+    panel_answers,
 )
 from analysis.stats.paired import (
     BootstrapResult,
@@ -70,6 +71,7 @@ __all__ = [
     "mcnemar_pairs",
     "mcnemar_table",
     "mcnemar_test",
+    "panel_answers",
     "prepare",
     "reader_panel_accuracy",
     "reading_time_table",

@@ -281,11 +281,12 @@ def fleiss_table(
     return pd.DataFrame(rows, columns=FLEISS_COLUMNS)
 
 
-def fleiss_kappa(df: pd.DataFrame, raters: Sequence[str] | None = None, task: str | None = None):
-    """Fleiss' kappa for a panel, on the questions every panel member answered.
-
-    Categories are whatever values `answer` takes (A-D here; any labels in general).
-    """
+def panel_answers(
+    df: pd.DataFrame, raters: Sequence[str] | None = None, task: str | None = None
+) -> pd.DataFrame:
+    """question x rater answers on the questions every panel member answered (all raters in
+    `df` by default): the questions a panel's Fleiss' kappa counts, here, in `fleiss_table`
+    and on the expert dashboard."""
     data = df if task is None else df[df["task"] == task]
     wide = data.pivot(index="question_id", columns="rater", values="answer")
     if raters is not None:
@@ -293,7 +294,15 @@ def fleiss_kappa(df: pd.DataFrame, raters: Sequence[str] | None = None, task: st
         if missing:
             raise AnalysisInputError(f"unknown rater(s): {sorted(missing)}")
         wide = wide[list(raters)]
-    complete = wide.dropna()
+    return wide.dropna()
+
+
+def fleiss_kappa(df: pd.DataFrame, raters: Sequence[str] | None = None, task: str | None = None):
+    """Fleiss' kappa for a panel, on the questions every panel member answered.
+
+    Categories are whatever values `answer` takes (A-D here; any labels in general).
+    """
+    complete = panel_answers(df, raters, task)
     if complete.empty or complete.shape[1] < 2:
         return float("nan")
     codes, _ = pd.factorize(complete.to_numpy().ravel())

@@ -175,6 +175,17 @@ def membership_add(*, study: ReaderStudy, user, role: str, actor=None) -> Member
 
 @transaction.atomic
 def membership_remove(*, study: ReaderStudy, user, role: str, actor=None) -> bool:
+    """Remove `user`'s `role` in `study`. A study keeps at least one PI: removing the last one
+    raises StudyError (the PI rows are locked, so two PIs removing each other cannot both
+    succeed)."""
+    if role == Role.PI:
+        pis = list(
+            Membership.objects.select_for_update()
+            .filter(study=study, role=Role.PI)
+            .values_list("user_id", flat=True)
+        )
+        if pis == [user.pk]:
+            raise StudyError("A study needs at least one PI.")
     deleted, _ = Membership.objects.filter(study=study, user=user, role=role).delete()
     if deleted:
         AuditEvent.objects.create(

@@ -1,9 +1,17 @@
 from django import template
 
+from readerstudy import links
 from readerstudy.imaging import WINDOW_PRESETS
 from readerstudy.vocabulary import ReviewFlag, labelled
 
 register = template.Library()
+
+
+@register.simple_tag
+def site_link(page: str, *args) -> str:
+    """`{% site_link "pi-home" study.slug %}`: a page of a higher layer, as the composition
+    root wires it (readerstudy.links); "" when it wires none."""
+    return links.site_link(page, *args)
 
 
 @register.simple_tag

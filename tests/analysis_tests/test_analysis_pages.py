@@ -71,7 +71,7 @@ def test_only_pis_see_the_analysis(client, analysed_study, reader, expert, outsi
         assert client.get(url).status_code == 404
         assert (
             client.get(
-                reverse("analysis-figure", args=[analysed_study.slug, "kappa", "png"])
+                reverse("analysis-figure", args=[analysed_study.slug, "kappa_answer", "png"])
             ).status_code
             == 404
         )
@@ -111,17 +111,23 @@ def test_missing_policy_changes_the_numbers(client, pi, analysed_study):
 )
 def test_figure_downloads(client, pi, analysed_study, fmt, magic):
     client.force_login(pi)
-    for name in ("accuracy", "kappa"):
+    for name in ("accuracy_by_task", "kappa_answer"):
         response = client.get(
             reverse("analysis-figure", args=[analysed_study.slug, name, fmt]), {"download": "1"}
         )
         assert response.status_code == 200 and response.content.startswith(magic)
         assert "attachment" in response["Content-Disposition"]
+    # The names from before figures were split by task and scale are gone.
+    for name in ("accuracy", "kappa"):
+        url = reverse("analysis-figure", args=[analysed_study.slug, name, fmt])
+        assert client.get(url).status_code == 404
 
 
 def test_table_downloads_csv_and_xlsx(client, pi, analysed_study):
     client.force_login(pi)
-    csv = client.get(reverse("analysis-table", args=[analysed_study.slug, "kappa_all", "csv"]))
+    csv = client.get(
+        reverse("analysis-table", args=[analysed_study.slug, "kappa_answer_all", "csv"])
+    )
     matrix = pd.read_csv(io.StringIO(csv.content.decode()), index_col="rater", comment="#")
     assert list(matrix.index) == list(matrix.columns) == ["Reader 1", "Reader 2", "model-x"]
     xlsx = client.get(reverse("analysis-table", args=[analysed_study.slug, "accuracy", "xlsx"]))

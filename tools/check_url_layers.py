@@ -1,0 +1,122 @@
+"""Links follow the layers: fail when a module or template of a lower layer names a URL that a
+higher layer owns (`reverse("name")`, `redirect("name")`, `{% url "name" %}`), outside the
+composition root.
+
+import-linter sees imports, not URL names: a `redirect("expert-next")` in annotation couples it
+to analysis as surely as an import would. A URL name is owned by the app whose view serves it
+(Django's own views, e.g. login, belong to no layer: anyone may link them). A lower layer
+reaches a higher layer's page through the composition root instead: `settings.SITE_LINKS`
+names those pages, and `readerstudy.links` (with its template tags) reverses them.
+
+Run: `python tools/check_url_layers.py` (make lint); exit status 1 with one line per link.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LAYERS = ("readerstudy", "annotation", "analysis")  # bottom first
+# The composition root may name every layer's URLs (the same modules import-linter excepts).
+COMPOSITION_ROOT = {
+    "readerstudy/settings.py",
+    "readerstudy/urls.py",
+    "readerstudy/api_urls.py",
+    "readerstudy/wsgi.py",
+    "readerstudy/management/commands/seed_demo.py",
+}
+PYTHON_LINK = re.compile(
+    r"""\b(?:reverse|reverse_lazy|redirect|resolve_url)\(\s*(?P<q>["'])(?P<name>[\w:-]+)(?P=q)"""
+)
+TEMPLATE_LINK = re.compile(r"""\{%\s*url\s+(?P<q>["'])(?P<name>[\w:-]+)(?P=q)""")
+
+
+@dataclass(frozen=True)
+class Link:
+    path: str
+    line: int
+    name: str
+    source_layer: str
+    owner_layer: str
+
+    def __str__(self) -> str:
+        return (
+            f"{self.path}:{self.line}: {self.source_layer} links {self.name!r}, a page of "
+            f"{self.owner_layer}; link it through the composition root (settings.SITE_LINKS)"
+        )
+
+
+def _layer_of_module(module: str) -> str | None:
+    top = module.split(".", 1)[0]
+    return top if top in LAYERS else None
+
+
+def url_owners() -> dict[str, str]:
+    """URL name -> the layer whose view serves it (names of other apps' views are left out)."""
+    from django.urls import URLPattern, URLResolver, get_resolver
+
+    owners: dict[str, str] = {}
+
+    def walk(patterns) -> None:
+        for pattern in patterns:
+            if isinstance(pattern, URLResolver):
+                walk(pattern.url_patterns)
+            elif isinstance(pattern, URLPattern) and pattern.name:
+                view = pattern.callback
+                view = getattr(view, "view_class", None) or getattr(view, "cls", None) or view
+                layer = _layer_of_module(view.__module__)
+                if layer:
+                    owners[pattern.name] = layer
+
+    walk(get_resolver().url_patterns)
+    return owners
+
+
+def _sources(root: Path) -> Iterator[tuple[str, str, re.Pattern]]:
+    """(relative path, layer, pattern) of every module and template that may link pages."""
+    for layer in LAYERS:
+        for path in sorted((root / layer).rglob("*.py")):
+            rel = path.relative_to(root).as_posix()
+            if rel not in COMPOSITION_ROOT and "/migrations/" not in rel:
+                yield rel, layer, PYTHON_LINK
+    for path in sorted((root / "templates").rglob("*.html")):
+        rel = path.relative_to(root).as_posix()
+        folder = path.relative_to(root / "templates").parts[0]
+        # An app's templates are its layer's; the site's frame (base, errors, sign-in) is the
+        # bottom layer's: every page extends it.
+        yield rel, folder if folder in LAYERS else LAYERS[0], TEMPLATE_LINK
+
+
+def upward_links(root: Path = ROOT, owners: dict[str, str] | None = None) -> list[Link]:
+    owners = url_owners() if owners is None else owners
+    found = []
+    for rel, layer, pattern in _sources(root):
+        text = (root / rel).read_text()
+        for match in pattern.finditer(text):
+            owner = owners.get(match["name"])
+            if owner and LAYERS.index(owner) > LAYERS.index(layer):
+                line = text.count("\n", 0, match.start()) + 1
+                found.append(Link(rel, line, match["name"], layer, owner))
+    return found
+
+
+def main() -> int:
+    sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "readerstudy.settings")
+    import django
+
+    django.setup()
+    links = upward_links()
+    for link in links:
+        print(link)
+    print(f"{len(links)} link(s) from a lower layer to a higher one", file=sys.stderr)
+    return 1 if links else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
