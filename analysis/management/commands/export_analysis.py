@@ -5,8 +5,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from analysis.design_frame import design_frame
 from analysis.exports import write_analysis
-from analysis.pipeline import AnalysisSettings, analyse
+from analysis.pipeline import AnalysisSettings, analyse, attach_design
 from analysis.selectors import study_responses
 from analysis.stats import AnalysisInputError
 from readerstudy.models import ReaderStudy
@@ -29,6 +30,9 @@ class Command(BaseCommand):
         parser.add_argument("--bootstrap", type=int, default=1000, help="replicates")
         parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
         parser.add_argument(
+            "--ni-margin", type=float, default=0.05, help="aided vs unaided NI margin (accuracy)"
+        )
+        parser.add_argument(
             "--include-excluded",
             action="store_true",
             help="Count questions the PI excluded (default: leave them out).",
@@ -48,11 +52,14 @@ class Command(BaseCommand):
             alpha=opts["alpha"],
             n_boot=opts["bootstrap"],
             seed=opts["seed"],
+            ni_margin=opts["ni_margin"],
         )
         if not 0 < settings.alpha < 1 or settings.n_boot < 1:
             raise CommandError("--alpha must be between 0 and 1 and --bootstrap at least 1")
         try:
             result = analyse(study_responses(study), settings)
+            if study.aid_model:  # aided vs unaided and the MRMC-package files, like the ZIP
+                attach_design(result, design_frame(study))
         except AnalysisInputError as exc:
             raise CommandError(str(exc)) from exc
         if result.accuracy.empty:
