@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import io
-from html import unescape
 import zipfile
+from html import unescape
 from io import StringIO
 
 import pandas as pd
@@ -17,6 +17,7 @@ from analysis.design import study_design_set
 from analysis.design_frame import design_frame
 from analysis.stats.design import DesignPolicy, design_results, power_table
 from analysis.stats.mrmc_formats import README_LINES, read_mrmcaov
+from analysis.stats.or_design import or_design
 from annotation import selectors
 from annotation.services import answer_submit, reader_finish
 from annotation.sessions import reading_of
@@ -151,8 +152,6 @@ def test_zip_holds_the_package_files_id_key_readme_and_design_tables(client, two
     assert expected["design"] in readme
     # The MRMCaov file read back through our analysis gives the page's difference.
     cube = read_mrmcaov(archive.read("mrmc/mrmcaov.csv").decode(), expected["cube"].modalities)
-    from analysis.stats.or_design import or_design
-
     again = or_design(cube.correct, cube.counted)
     assert again.random.estimate == pytest.approx(expected["result"].random.estimate, abs=1e-12)
     ids = pd.read_csv(io.BytesIO(archive.read("mrmc/id_map.csv")))
