@@ -10,6 +10,7 @@ from io import StringIO
 
 import pandas as pd
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
@@ -204,7 +205,7 @@ def test_mrmc_power_command_prints_the_power_table(two_arm):
 def test_demo_aided_page_and_zip(client):
     call_command("seed_demo", "--password", "pw-for-tests-1", stdout=StringIO())
     study = ReaderStudy.objects.get(slug="demo-aided")
-    client.login(username="pi1", password="pw-for-tests-1")
+    client.force_login(get_user_model().objects.get(username="pi1"))
     html = client.get(reverse("analysis", args=[study.slug])).content.decode()
     assert "data-design-sentence" in html and "Crossover, 2 arms" in html
     for name in ("arm_accuracy", "mrmc_difference", "reliance_agreement", "power"):
