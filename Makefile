@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 PORT ?= 8000
 DEMO_ENV := DEBUG=1
 
-.PHONY: demo demo-pacs test test-fast fuzz lint format bench bench-load bench-viewer bench-reader serve migrate clean
+.PHONY: demo demo-pacs test test-js test-fast fuzz lint format bench bench-load bench-viewer bench-reader serve migrate clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found; run: make PYTHON=python3 ..."; exit 1; }
@@ -42,8 +42,15 @@ demo-pacs: $(STAMP)
 	trap '$(DEMO_ENV) $(BIN)/python manage.py demo_pacs stop' EXIT INT TERM; \
 		$(DEMO_ENV) $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
-test: $(STAMP)
+test: $(STAMP) test-js
 	$(BIN)/pytest -q
+
+# The reading page's JavaScript without a browser (tests/js/*.test.js): Node >= 18 (Debian's
+# nodejs), no packages.
+NODE ?= node
+test-js:
+	@command -v $(NODE) >/dev/null 2>&1 || { echo "$(NODE) not found: apt-get install nodejs (or make NODE=/path/to/node)"; exit 1; }
+	$(NODE) --test tests/js/
 
 # The property and schema tests with fresh random draws and more examples (CI derandomizes).
 fuzz: $(STAMP)

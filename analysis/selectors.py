@@ -7,14 +7,7 @@ import pandas as pd
 from analysis.models import AIModel, Prediction
 from analysis.rater_names import Rater, display_names, model_key, reader_key, study_labels
 from annotation.models import Answer
-from readerstudy.models import (
-    Membership,
-    ReaderAssignment,
-    ReaderStudy,
-    Role,
-    StudyQuestion,
-    Task,
-)
+from readerstudy.models import Membership, ReaderAssignment, ReaderStudy, Role, StudyQuestion, Task
 
 COLUMNS = [
     "question_id",

@@ -327,8 +327,10 @@ def _build_case(
         answer=(
             ReaderAnswer(
                 **{
-                    **{name: getattr(final, name) for name in ANSWER_FIELD_NAMES},
-                    "choice": to_screen(mapping, final.choice),
+                    name: to_screen(mapping, final.choice)
+                    if name == "choice"
+                    else getattr(final, name)
+                    for name in ANSWER_FIELD_NAMES
                 }
             )
             if final
@@ -368,7 +370,7 @@ def reader_case(
     answers = {
         a.item_id: a
         for a in my_answers(study, reader, reading.session).only(
-            "item_id", *ANSWER_FIELD_NAMES, "first_choice"
+            "item_id", "first_choice", *ANSWER_FIELD_NAMES
         )
     }
     done = {i for i, a in answers.items() if a.choice}

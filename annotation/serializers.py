@@ -109,7 +109,8 @@ class AnswerInputSerializer(serializers.Serializer):
 class AnswerResultSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     outcome = serializers.ChoiceField(choices=["created", "revised", "unchanged"])
-    # Designed studies only (absent for a study read in one unaided arm):
+    # Designed studies only (absent for a study read in one unaided arm); a second read's
+    # first submit leaves `choice` empty until the final answer.
     first_choice = serializers.CharField(allow_blank=True, required=False)
     stage = serializers.CharField(allow_blank=True, required=False)
     session = serializers.IntegerField(required=False)
@@ -120,11 +121,7 @@ class AnswerResultSerializer(serializers.Serializer):
     def get_fields(self):
         fields = super().get_fields()
         head = {name: fields.pop(name) for name in ("number", "outcome")}
-        answer = answer_output_fields()
-        answer["choice"] = serializers.CharField(
-            allow_blank=True, help_text="Empty: a second read's first."
-        )
-        return {**head, **answer, **fields}
+        return {**head, **answer_output_fields(), **fields}
 
 
 class ReviewSerializer(serializers.Serializer):

@@ -119,13 +119,13 @@ def answer_submit(
     stage: str | None = None,
     **values: str | None,
 ) -> AnswerOutcome:
-    """Save `reader`'s answer to `item` in their current session and arm: `values` are the
-    answer's fields (`choice` in the question's canonical letters, `difficulty`, ...:
-    readerstudy.vocabulary.ANSWER_FIELDS). `base`: the values the page showed as saved when the
-    reader changed them (all empty: no answer); None skips that check (API clients).
-    `session`: the session the page was shown in; an answer for another one is refused.
-    `stage`: "first" when the page was a second read before the AI was shown: a repeat of
-    that submit (double click, second tab) never becomes the final answer.
+    """Save `reader`'s answer to `item`: `values` are the answer's fields (`choice`,
+    `difficulty`, ...: readerstudy.vocabulary.ANSWER_FIELDS; `choice` in the question's
+    canonical letters) in their current session and arm. `base`: the values the page showed
+    as saved when the reader changed them (all empty: no answer); None skips that check (API
+    clients). `session`: the session the page was shown in; an answer for another one is
+    refused. `stage`: "first" when the page was a second read before the AI was shown: a
+    repeat of that submit (double click, second tab) never becomes the final answer.
 
     A second read (aided arm, aid mode second-read) takes two submits: the first stores the
     unaided answer, fixed from then on, and the page shows the AI; the second is the final

@@ -1,4 +1,4 @@
-"""Frames per second while dragging window/level in the image viewer, old path vs new.
+"""Frames per second while dragging window/level in the image viewer, on both renderers.
 
 The real viewer (templates/annotation/_viewer.html + static/js/viewer.js + app.css) shows the
 real RG1 chest CR (1841 x 1955, 15-bit) derived by the real pipeline, full screen in a
@@ -6,10 +6,11 @@ real RG1 chest CR (1841 x 1955, 15-bit) derived by the real pipeline, full scree
 headless Debian Chromium. A scripted 2-s drag moves the pointer continuously; a frame is one
 viewer redraw (each in requestAnimationFrame, so at most the display rate, 60 Hz).
 
-Paths: `canvas8` is the previous one (8-bit display PNG, canvas 2D, LUT over the drawn pixels),
-`webgl` the new default (full-depth texture, window/level in a fragment shader), `canvas` the
-new fallback without WebGL (full depth, canvas 2D). Headless Chromium has no GPU here: WebGL
-runs on SwiftShader, a software rasteriser, on the same CPU cores as everything else.
+Paths: `webgl` the default (full-depth texture, window/level in a fragment shader), `canvas` the
+fallback without WebGL (full depth, canvas 2D). The former 8-bit canvas path (`?viewer=canvas8`)
+was removed from the viewer; its figures stay in the README as a past run. Headless Chromium
+has no GPU here: WebGL runs on SwiftShader, a software rasteriser, on the same CPU cores as
+everything else.
 
 Run: .venv/bin/python benchmarks/viewer_bench.py [--seconds 2]
 """
@@ -182,7 +183,7 @@ def main() -> None:
                 " : 'none'; }"
             )
             for scale in (1, 2):
-                for renderer in ("canvas8", "webgl", "canvas"):
+                for renderer in ("webgl", "canvas"):
                     rows.append(measure(browser, base, renderer, scale, args.seconds))
             browser.close()
         server.shutdown()
@@ -199,9 +200,8 @@ def main() -> None:
     )
     print("| --- | --- | --- | --- | --- | --- |")
     names = {
-        "canvas8": "old: 8-bit PNG, canvas 2D",
-        "webgl": "new: full depth, WebGL2",
-        "canvas": "new fallback: full depth, canvas 2D",
+        "webgl": "full depth, WebGL2",
+        "canvas": "fallback: full depth, canvas 2D",
     }
     for row in rows:
         print(

@@ -144,7 +144,7 @@ SITE_LINKS = {
     "expert-home": "expert-queue",  # an expert's review queue (analysis)
     "expert-next": "expert-next",  # the next question to review (analysis)
     "analysis": "analysis",  # the PI's analysis page (analysis)
-    "study-create": "study-create",  # creating a study with its design (analysis)
+    "study-create": "study-create",  # a new study with its design (analysis)
 }
 LOGOUT_REDIRECT_URL = "login"
 # A dark page in plain words for people; JSON with X-CSRF-Failed for the page's own script.

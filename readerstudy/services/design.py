@@ -160,14 +160,22 @@ def study_design_write(
     return study
 
 
-@transaction.atomic
 def assignment_for(*, study: ReaderStudy, reader) -> ReaderAssignment | None:
     """The reader's recorded place in the design, created on first need so that readers added
-    later keep the arms (and groups) balanced within one. None for a study without a design."""
+    later keep the arms (and groups) balanced within one. None for a study without a design.
+    Every reading request asks: the common case is a plain read, outside any transaction."""
     if not study.designed:
         return None
     existing = ReaderAssignment.objects.filter(study=study, reader=reader).first()
     if existing is not None:
+        return existing
+    return _assign(study, reader)
+
+
+@transaction.atomic
+def _assign(study: ReaderStudy, reader) -> ReaderAssignment:
+    existing = ReaderAssignment.objects.filter(study=study, reader=reader).first()
+    if existing is not None:  # assigned meanwhile by another request
         return existing
     taken = list(
         ReaderAssignment.objects.select_for_update()

@@ -1,4 +1,4 @@
-/* Expert review page: the image viewer's keys, and the review form's keys.
+/* Expert review page: the review form's keys (the image viewer's are viewer.js's handleKey).
  *
  * Every review key comes from the server: each control carries `data-keys`, each flag the
  * ratings it lowers (`data-rating-defaults`), the form the defaults (`data-defaults`) and the
@@ -6,14 +6,7 @@
  */
 (function () {
   "use strict";
-  const VIEWER_KEYS = { i: "invert", 0: "reset", "+": "zoom-in", "=": "zoom-in", "-": "zoom-out", l: "link", f: "fullscreen" };
-
   function form() { return document.getElementById("review-form"); }
-
-  function typing(t) {
-    return t && (t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable ||
-      (t.tagName === "INPUT" && !["radio", "checkbox"].includes(t.type)));
-  }
 
   function checkedValue(f, name) {
     const input = f.querySelector(`input[name="${CSS.escape(name)}"]:checked`);
@@ -125,7 +118,7 @@
   document.addEventListener("keydown", (e) => {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const t = e.target;
-    if (typing(t)) {
+    if (window.ReaderViewer.typing(t)) {
       if (e.key === "Escape") t.blur();
       return;
     }
@@ -153,6 +146,6 @@
         return;
       }
     }
-    if (key in VIEWER_KEYS) { window.ReaderViewer.action(VIEWER_KEYS[key]); e.preventDefault(); }
+    window.ReaderViewer.handleKey(e);
   });
 })();

@@ -6,32 +6,22 @@
  * server acknowledged counts. The outbox holds answers the reader submitted but the server has
  * not acknowledged yet, in order; it is sent again until it is. Values are the form's own
  * field names and values: this file knows nothing of the vocabulary.
+ *
+ * No DOM: a plain script in the page (window.ReaderStore) and a CommonJS module in Node, where
+ * the unit tests (tests/js/) give it a fake storage with localStorage's methods.
  */
-(function () {
+(function (root, factory) {
+  const api = factory();
+  if (typeof module === "object" && module.exports) module.exports = api;
+  else root.ReaderStore = api;
+})(typeof self !== "undefined" ? self : this, function () {
   "use strict";
 
   const PREFIX = "readerstudy.v1";
-  const memory = new Map(); // where localStorage is refused (private mode, full quota)
 
-  function read(key) {
-    try {
-      const raw = localStorage.getItem(key);
-      if (raw !== null) return JSON.parse(raw);
-    } catch (_) { /* fall back to memory */ }
-    return memory.has(key) ? memory.get(key) : null;
-  }
-  function write(key, value) {
-    memory.set(key, value);
-    try { localStorage.setItem(key, JSON.stringify(value)); } catch (_) { /* memory keeps it */ }
-  }
-  function remove(key) {
-    memory.delete(key);
-    try { localStorage.removeItem(key); } catch (_) { /* nothing to do */ }
-  }
-  function keys() {
-    const out = new Set(memory.keys());
-    try { for (let i = 0; i < localStorage.length; i++) out.add(localStorage.key(i)); } catch (_) { /* memory only */ }
-    return Array.from(out);
+  /** localStorage where the page may use it; null where it is refused (some private modes). */
+  function pageStorage() {
+    try { return typeof localStorage !== "undefined" ? localStorage : null; } catch (_) { return null; }
   }
 
   /** Two sets of form values are the same answer (a missing field counts as empty). */
@@ -43,34 +33,59 @@
   }
 
   class Store {
-    constructor(study, reader) {
+    /** `storage`: localStorage's methods (getItem, setItem, removeItem, key, length); the
+     * page's localStorage by default. What it refuses (a full quota) is kept in memory. */
+    constructor(study, reader, storage) {
       this.base = `${PREFIX}.${study}.${reader}`;
+      this.storage = storage === undefined ? pageStorage() : storage;
+      this.memory = new Map();
+    }
+
+    read(key) {
+      try {
+        const raw = this.storage.getItem(key);
+        if (raw !== null) return JSON.parse(raw);
+      } catch (_) { /* fall back to memory */ }
+      return this.memory.has(key) ? this.memory.get(key) : null;
+    }
+    write(key, value) {
+      this.memory.set(key, value);
+      try { this.storage.setItem(key, JSON.stringify(value)); } catch (_) { /* memory keeps it */ }
+    }
+    remove(key) {
+      this.memory.delete(key);
+      try { this.storage.removeItem(key); } catch (_) { /* nothing to do */ }
+    }
+    keys() {
+      const out = new Set(this.memory.keys());
+      try { for (let i = 0; i < this.storage.length; i++) out.add(this.storage.key(i)); } catch (_) { /* memory only */ }
+      return Array.from(out);
     }
 
     draftKey(number) { return `${this.base}.draft.${number}`; }
-    draft(number) { const d = read(this.draftKey(number)); return d && d.values ? d : null; }
-    saveDraft(number, values) { write(this.draftKey(number), { values, at: Date.now() }); }
+    draft(number) { const d = this.read(this.draftKey(number)); return d && d.values ? d : null; }
+    saveDraft(number, values) { this.write(this.draftKey(number), { values, at: Date.now() }); }
     /** Forget a draft; with `values`, only if the draft still holds exactly those. */
     clearDraft(number, values) {
       const d = this.draft(number);
-      if (d && (!values || same(d.values, values))) remove(this.draftKey(number));
+      if (d && (!values || same(d.values, values))) this.remove(this.draftKey(number));
     }
     draftNumbers() {
       const prefix = `${this.base}.draft.`;
-      return keys().filter((k) => k && k.startsWith(prefix)).map((k) => Number(k.slice(prefix.length)));
+      return this.keys().filter((k) => k && k.startsWith(prefix)).map((k) => Number(k.slice(prefix.length)));
     }
 
     get outboxKey() { return `${this.base}.outbox`; }
-    outbox() { const list = read(this.outboxKey); return Array.isArray(list) ? list : []; }
+    outbox() { const list = this.read(this.outboxKey); return Array.isArray(list) ? list : []; }
     /** Queue an answer; a newer answer for the same case replaces an unsent older one. */
     enqueue(entry) {
       const list = this.outbox().filter((e) => e.number !== entry.number);
       list.push(entry);
-      write(this.outboxKey, list);
+      this.write(this.outboxKey, list);
     }
-    dequeue(id) { write(this.outboxKey, this.outbox().filter((e) => e.id !== id)); }
+    dequeue(id) { this.write(this.outboxKey, this.outbox().filter((e) => e.id !== id)); }
     pending(number) { return this.outbox().find((e) => e.number === number) || null; }
   }
 
-  window.ReaderStore = { Store, same };
-})();
+  return { Store, same };
+});

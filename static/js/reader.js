@@ -1,14 +1,14 @@
-/* The reading page: shortcuts, drafts, saves that cannot fail silently, zero-wait advance.
+/* The reading page: navigation and rendering; shortcuts, drafts, zero-wait advance.
  *
- * - Keys: the answer keys come from the server (each radio's data-keys); arrow keys never
- *   change an option (they move between cases, and the choice stays as a draft).
+ * - Keys: the answer keys come from the server (each radio's data-keys); the viewer's are
+ *   viewer.js's (handleKey). Arrow keys never change an option (they move between cases, and
+ *   the choice stays as a draft).
  * - Drafts: every change is kept in this browser (reader-store.js) until the server has the
  *   same values; a draft comes back whenever its case is shown again.
- * - Saves: Enter queues the answer in a persistent outbox and shows the next case at once
- *   (prefetched with its images while the reader looked at this one). The outbox is sent in
- *   order; a failure shows an alert in plain words, the answer stays, and it is sent again
- *   with backoff (or at once with Retry, or when the connection returns). An ended session
- *   asks to sign in on the page, then sends what waited.
+ * - Saves: Enter hands the answer to the outbox (reader-outbox.js: order, retry, CSRF,
+ *   sign-in; no DOM) and shows the next case at once (fetched and drawn ahead by
+ *   reader-cases.js). This file shows what the outbox reports: an alert in plain words while an
+ *   answer waits, the sign-in dialog, the receipt's progress and next case.
  * - The server stays the source of truth: which case comes next is its answer to each save
  *   (the prefetched case is only its earlier guess), and Back fetches the case again.
  * The same file runs on the "All cases" page, where it marks drafts and sends the outbox.
@@ -18,28 +18,19 @@
 
   const KEYS_PREF = "readerstudy.shortcuts";
   const PANEL_PREF = "readerstudy.panel";
-  const PREFETCH_MAX_AGE_MS = 120000;
-  const RETRY_MAX_MS = 30000;
-  const VIEWER_KEYS = { i: "invert", 0: "reset", " ": "reset", "+": "zoom-in", "=": "zoom-in", "-": "zoom-out", l: "link" };
 
   const $ = (sel, root) => (root || document).querySelector(sel);
   const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
+  const { valuesOf, apply, chosenLabel, markSaved } = window.ReaderForm;
 
   let store = null;
-  let csrf = "";
-  let prefetched = null; // { url, html, fragment, decoded, at, shown }
-  let prefetching = null; // { url, promise }
+  let outbox = null; // ReaderOutbox.Outbox: sends the answers (reader-outbox.js)
+  let cases = null; // ReaderCases.Cases: fetches and prepares cases (reader-cases.js)
   let shownToken = 0; // bumps on every case shown: tells whether the reader moved since
   let optimistic = null; // { entryId, token }: the case shown ahead of this save's receipt
   let awaitingEnd = null; // entry id of the last open case's save: go on once it is acknowledged
   let leaving = null; // the workspace submitted with Enter while the next case is on its way
-  let pumping = false;
-  let needSignIn = false;
-  let retryDelay = 0;
-  let retryAt = 0;
-  let retryTimer = null;
   let tick = null;
-  let trouble = null; // { entry, message }: why the head of the outbox is waiting
   const refused = new Map(); // number -> { message, label }: saves the server refused
   const acked = new Map(); // number -> { values, at }: this page's saves the server acknowledged
   let sentSomething = false;
@@ -65,41 +56,6 @@
   function shownNumber() { const ws = workspace(); return ws ? Number(ws.dataset.caseNumber) : null; }
   function editable() { const ws = workspace(); return !!(ws && ws.dataset.editable && $('button[type="submit"]', form())); }
 
-  /** The form's answer fields as {name: value}: every radio group and text field. */
-  function valuesOf(f, initial) {
-    const values = {};
-    for (const el of f.elements) {
-      if (!el.name || el.type === "hidden" || el.type === "submit" || el.type === "button") continue;
-      if (el.type === "radio") {
-        if (!(el.name in values)) values[el.name] = "";
-        if (initial ? el.defaultChecked : el.checked) values[el.name] = el.value;
-      } else if (el.tagName === "TEXTAREA" || el.type === "text") {
-        values[el.name] = initial ? el.defaultValue : el.value;
-      }
-    }
-    return values;
-  }
-  function apply(f, values) {
-    for (const el of f.elements) {
-      if (!el.name || !(el.name in values)) continue;
-      if (el.type === "radio") el.checked = values[el.name] === el.value;
-      else if (el.tagName === "TEXTAREA" || el.type === "text") el.value = values[el.name];
-    }
-  }
-  function setDefaults(f, values) {
-    for (const el of f.elements) {
-      if (!el.name || !(el.name in values)) continue;
-      if (el.type === "radio") el.defaultChecked = values[el.name] === el.value;
-      else if (el.tagName === "TEXTAREA" || el.type === "text") el.defaultValue = values[el.name];
-    }
-  }
-  /** The chosen option as the reader sees it ("B. Pneumothorax"), for messages. */
-  function chosenLabel(f) {
-    const input = $('input[type="radio"][required]:checked', f);
-    const text = input && input.closest("label") && $("span", input.closest("label"));
-    return text ? text.textContent.trim() : input ? input.value : "";
-  }
-
   function onFormEdited() {
     const f = form(), n = shownNumber();
     if (!f || !store || !editable()) return;
@@ -115,13 +71,13 @@
     const f = form(), n = shownNumber();
     const note = f && $(".draft-note", f);
     if (!note || !store) return;
-    const pending = store.pending(n);
+    const pending = outbox && outbox.pending(n);
     const draft = store.draft(n);
     const isDraft = draft && !ReaderStore.same(draft.values, valuesOf(f, true));
     note.replaceChildren();
     note.className = "draft-note";
     if (pending && ReaderStore.same(pending.values, valuesOf(f))) {
-      note.textContent = trouble && trouble.entry.number === n ? "Not saved yet: it will be sent again (see the red notice)." : "Sending this answer…";
+      note.textContent = outbox.trouble && outbox.trouble.entry.number === n ? "Not saved yet: it will be sent again (see the red notice)." : "Sending this answer…";
       note.classList.add("pending");
     } else if (refused.has(n)) {
       note.textContent = `Not saved: ${refused.get(n).message}`;
@@ -171,143 +127,15 @@
     performance.mark("reader:shown");
     // The case on screen first; then, once the frame showing it is out (the prefetch's
     // decoding and drawing would hold that frame back), the next case in the background.
-    markDrawn(ws, entry).then(afterNextFrame).then(() => { if (ws.isConnected) prefetchNext(ws); });
+    ReaderCases.markDrawn(ws, entry).then(ReaderCases.afterNextFrame).then(() => { if (ws.isConnected) cases.prefetch(ws); });
   }
 
-  function afterNextFrame() {
-    return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
-  }
-
-  /** Sets data-drawn on the workspace when the frame showing its images begins: the signal
-   * tests and the benchmark wait for. Where the viewer says whether its images are loaded
-   * (and so drawn: it draws on load), that is watched for at once, on every change to the
-   * case's DOM and every frame; otherwise the images' decode stands in for it. */
-  function markDrawn(ws, entry) {
-    const viewerViews = () => {
-      const viewer = window.ReaderViewer && window.ReaderViewer.current;
-      return viewer && Array.isArray(viewer.views) ? viewer.views : null;
-    };
-    const ready = viewerViews() ? Promise.resolve() : (entry && entry.decoded) || Promise.all(
-      $$(".view[data-src]", ws).map((fig) => { const img = new Image(); img.src = fig.dataset.depthSrc || fig.dataset.src; return img.decode().catch(() => null); }));
-    return ready.then(() => whenViewerDrawn(ws, viewerViews, 600)).then(() => new Promise((resolve) => {
-      requestAnimationFrame(() => {
-        if (ws.isConnected) {
-          performance.mark("reader:drawn");
-          ws.dataset.drawn = String(performance.now());
-          ws.dispatchEvent(new CustomEvent("reader:drawn", { bubbles: true }));
-        }
-        resolve();
-      });
-    }));
-  }
-  function whenViewerDrawn(ws, viewerViews, maxFrames) {
-    return new Promise((resolve) => {
-      let frames = 0;
-      let done = false;
-      const drawn = () => { const views = viewerViews(); return !views || views.every((v) => v.loaded !== false); };
-      const observer = new MutationObserver(() => { if (drawn()) finish(); });
-      function finish() {
-        if (done) return;
-        done = true;
-        observer.disconnect();
-        performance.mark("reader:viewer-loaded");
-        resolve();
-      }
-      observer.observe(ws, { subtree: true, childList: true, characterData: true });
-      const tick = () => { if (done) return; if (drawn() || ++frames > maxFrames) finish(); else requestAnimationFrame(tick); };
-      tick();
-    });
-  }
-
-  /* ---------- prefetch and showing cases ---------- */
-  function prefetchNext(ws) {
-    const url = ws.dataset.nextUrl;
-    if (!url || !ws.dataset.editable) return;
-    if (prefetched && prefetched.url === url && performance.now() - prefetched.at < PREFETCH_MAX_AGE_MS) return;
-    fetchCase(url).then((entry) => {
-      if (!entry) return;
-      if (prefetched && prefetched !== entry) forget(prefetched);
-      prefetched = entry;
-      // Tests and the benchmark wait for this: the next case is ready to show at once.
-      entry.decoded.then(() => { if (ws.isConnected && ws.dataset.nextUrl === url) ws.dataset.nextReady = "1"; });
-    }).catch(() => {});
-  }
-
-  /** The case fragment at `url` and its images, decoded; null when the server said no. */
-  function fetchCase(url) {
-    if (prefetching && prefetching.url === url) return prefetching.promise;
-    const asked = performance.now(); // the page shows the server's state as of about then
-    const promise = fetch(url, { headers: { "HX-Request": "true" }, credentials: "same-origin", cache: "no-store" })
-      .then((r) => {
-        if (r.status === 401) { askSignIn(); return null; }
-        if (!r.ok || !(r.headers.get("Content-Type") || "").includes("text/html")) return null;
-        return r.text();
-      })
-      .then((html) => {
-        if (!html || !html.includes('id="workspace"')) return null;
-        const fragment = parse(html);
-        const next = $("#workspace", fragment);
-        // Someone else signed in in this browser meanwhile (another tab): that reader's case
-        // and answers are not shown on this reader's page, which asks to sign in again.
-        if (next && String(next.dataset.reader) !== String(readerId())) { askSignIn(); return null; }
-        // The viewer loads, decodes, uploads and draws the case's images now, off screen, at
-        // the size they will have: Enter then only puts the drawn canvases on screen.
-        if (window.ReaderViewer && window.ReaderViewer.prepare && next && $(".viewer", next)) {
-          const decoded = window.ReaderViewer.prepare(next).catch(() => null);
-          return { url, html, fragment, decoded, at: asked };
-        }
-        // No viewer: decode the images (the full-depth file where the case has it), and draw
-        // them once on a 1-pixel canvas, so they are not decoded after Enter.
-        const images = $$(".view[data-src]", fragment).map((fig) => {
-          const img = new Image();
-          img.src = fig.dataset.depthSrc || fig.dataset.src;
-          return img;
-        });
-        const decoded = Promise.all(images.map((img) => img.decode().catch(() => null))).then(() => {
-          const ctx = warmCanvas();
-          images.forEach((img) => { try { ctx.drawImage(img, 0, 0, 1, 1); } catch (_) { /* not drawable */ } });
-        });
-        return { url, html, fragment, images, decoded, at: asked };
-      })
-      .finally(() => { if (prefetching && prefetching.url === url) prefetching = null; });
-    prefetching = { url, promise };
-    return promise;
-  }
-
-  let warm = null;
-  function warmCanvas() {
-    if (!warm) { const c = document.createElement("canvas"); c.width = c.height = 1; warm = c.getContext("2d"); }
-    return warm;
-  }
-
-  /** A case page's HTML as nodes of this document (so its canvases can draw before it is shown). */
-  function parse(html) {
-    const tpl = document.createElement("template");
-    tpl.innerHTML = html;
-    return document.importNode(tpl.content, true);
-  }
-
-  function preparedWell(fragment) {
-    const viewer = window.ReaderViewer;
-    const ws = $("#workspace", fragment);
-    return !(viewer && viewer.preparedWell && ws && $(".viewer", ws)) || viewer.preparedWell(ws);
-  }
-
-  /** Releases what was prepared for a fetched case that was not shown. */
-  function forget(entry) {
-    if (!entry.shown && entry.fragment && window.ReaderViewer && window.ReaderViewer.discard) {
-      window.ReaderViewer.discard($("#workspace", entry.fragment));
-    }
-  }
-
+  /* ---------- showing cases ---------- */
   /** Puts a fetched case on screen. `push` adds a history entry, `replace` rewrites it. */
   function show(entry, { push = false, replace = false } = {}) {
     // The prepared nodes the first time this case is shown, fresh ones after that (and when
     // its images could not be loaded ahead: fresh nodes load them again).
-    let fragment = entry.fragment && !entry.shown ? entry.fragment : null;
-    if (fragment && !preparedWell(fragment)) { forget(entry); fragment = null; }
-    fragment = fragment || parse(entry.html);
-    entry.shown = true;
+    const fragment = cases.nodesToShow(entry);
     const next = $("#workspace", fragment);
     const progress = $("#progress", fragment);
     if (progress) progress.remove();
@@ -328,21 +156,18 @@
       markSaved(next, nextForm, own.values);
       apply(nextForm, own.values);
     }
-    if (prefetched && prefetched.url === entry.url) {
-      if (prefetched !== entry) forget(prefetched);
-      prefetched = null;
-    }
+    cases.shown(entry);
     setup(next, entry);
   }
 
   /** Shows the case at `url`: from the prefetch when it has it, else from the server. */
   function go(url, opts) {
-    const fresh = prefetched && prefetched.url === url && performance.now() - prefetched.at < PREFETCH_MAX_AGE_MS;
-    if (fresh) { show(prefetched, opts); return Promise.resolve(true); }
+    const ready = cases.ready(url);
+    if (ready) { show(ready, opts); return Promise.resolve(true); }
     const token = shownToken;
-    return fetchCase(url).then((entry) => {
+    return cases.fetch(url).then((entry) => {
       if (token !== shownToken) return false; // the reader went elsewhere meanwhile
-      if (!entry) { if (!needSignIn) window.location.assign(url); return false; }
+      if (!entry) { if (!outbox.needSignIn) window.location.assign(url); return false; }
       show(entry, opts);
       return true;
     }).catch(() => {
@@ -366,7 +191,7 @@
   /* ---------- submitting ---------- */
   function submit() {
     const f = form(), ws = workspace();
-    if (!f || !ws || !editable() || !store || isLeaving()) return;
+    if (!f || !ws || !editable() || !outbox || isLeaving()) return;
     const missing = $$('input[type="radio"][required]', f).some((r) => !$(`input[name="${CSS.escape(r.name)}"]:checked`, f));
     if (missing) { clientError(f.dataset.choiceRequired); return; }
     if (!f.checkValidity()) { const bad = $(":invalid", f); clientError(bad ? bad.validationMessage : ""); return; }
@@ -375,7 +200,7 @@
     // What this answer changes: the page's saved answer, or this reader's own save of the case
     // still waiting in the outbox. The server refuses the change if the case was answered
     // elsewhere since (another tab): never written over without a word.
-    const pending = store.outbox().filter((e) => e.number === number).pop();
+    const pending = outbox.pending(number);
     const entry = {
       id: `${Date.now()}-${Math.random().toString(36).slice(2)}`,
       number,
@@ -386,11 +211,9 @@
       time_ms: elapsed(),
       label: chosenLabel(f),
     };
-    store.saveDraft(number, values); // the draft is the safety net until the receipt
-    store.enqueue(entry);
     refused.delete(number);
     status(`Saving case ${number}…`);
-    pump();
+    outbox.add(entry); // kept in this browser (and as the case's draft) until the receipt
     const nextUrl = ws.dataset.nextUrl;
     if (!nextUrl) { awaitingEnd = entry.id; renderNote(); return; }
     // Until the next case is on screen (it may still be on its way from the server), this
@@ -414,100 +237,19 @@
   }
   function isLeaving() { return !!(leaving && leaving.isConnected && leaving === workspace()); }
 
-  /* ---------- the outbox ---------- */
-  function send(entry) {
-    const body = new URLSearchParams();
-    for (const [name, value] of Object.entries(entry.values)) body.append(name, value);
-    body.append("time_ms", String(entry.time_ms || 0));
-    if (entry.base) body.append("base", JSON.stringify(entry.base));
-    const size = body.toString().length;
-    return fetch(entry.url, {
-      method: "POST",
-      body,
-      headers: { Accept: "application/json", "X-CSRFToken": csrf },
-      credentials: "same-origin",
-      cache: "no-store",
-      keepalive: size < 60000, // finishes even if the page is closed meanwhile
-    }).then(async (r) => {
-      const json = (r.headers.get("Content-Type") || "").includes("application/json") ? await r.json().catch(() => null) : null;
-      if (r.status === 401 || r.headers.get("X-Login-Required")) return { kind: "signin" };
-      if (r.status === 403 && r.headers.get("X-CSRF-Failed")) return { kind: "csrf" };
-      if (r.ok && json && json.saved) return { kind: "saved", data: json };
-      if (r.ok) return { kind: "signin" }; // a page, not a receipt: the sign-in page after a redirect
-      if ([400, 403, 404, 409, 422].includes(r.status)) {
-        return { kind: "refused", message: (json && json.error) || refusal(r.status) };
-      }
-      return { kind: "retry", message: `the server had a problem (error ${r.status})` };
-    }, () => ({
-      kind: "retry",
-      message: navigator.onLine ? "the server could not be reached" : "this computer is offline",
-    }));
-  }
-  function refusal(status) {
-    if (status === 404) return "this case is no longer in your study.";
-    if (status === 403) return "you no longer have access to this study.";
-    return "the server did not accept this answer.";
+  /* ---------- what the outbox reports ---------- */
+  /** A round of sending stopped: the notices say where the answers are. */
+  function afterSending() {
+    renderAlert();
+    renderNote();
+    if (store) ReaderList.mark(store, outbox.entries());
+    // The "All cases" page counts what the server holds: show it once all is sent.
+    if (!outbox.size && sentSomething && $("[data-case-list]")) window.location.reload();
   }
 
-  async function pump() {
-    if (pumping || needSignIn || !store) return;
-    pumping = true;
-    clearTimeout(retryTimer);
-    let csrfTries = 0;
-    try {
-      for (;;) {
-        const entry = store.outbox()[0];
-        if (!entry) { trouble = null; retryDelay = 0; break; }
-        const result = await send(entry);
-        if (result.kind === "saved") {
-          store.dequeue(entry.id);
-          trouble = null; retryDelay = 0; csrfTries = 0;
-          saved(entry, result.data);
-        } else if (result.kind === "refused") {
-          store.dequeue(entry.id);
-          refusedSave(entry, result.message);
-        } else if (result.kind === "csrf" && csrfTries++ < 1) {
-          const session = await refreshSession();
-          if (session === "signin") { trouble = { entry, message: "your session has ended: sign in to send it" }; break; }
-          if (session === "error") { trouble = { entry, message: "the server could not be reached" }; scheduleRetry(); break; }
-        } else if (result.kind === "signin" || result.kind === "csrf") {
-          trouble = { entry, message: "your session has ended: sign in to send it" };
-          askSignIn();
-          break;
-        } else {
-          trouble = { entry, message: result.message };
-          scheduleRetry();
-          break;
-        }
-      }
-    } finally {
-      pumping = false;
-      renderAlert();
-      renderNote();
-      markList();
-      if (!store.outbox().length && sentSomething && $("[data-case-list]")) window.location.reload();
-    }
-  }
-
-  function scheduleRetry() {
-    retryDelay = Math.min(RETRY_MAX_MS, retryDelay ? retryDelay * 2 : 1000);
-    retryAt = Date.now() + retryDelay;
-    clearTimeout(retryTimer);
-    retryTimer = setTimeout(pump, retryDelay);
-  }
-
-  /** The case's form now shows `values` as the server's saved answer. */
-  function markSaved(ws, f, values) {
-    setDefaults(f, values);
-    ws.dataset.answered = "1";
-    const button = $('button[type="submit"]', f);
-    if (button && button.firstChild) button.firstChild.textContent = "Save change ";
-  }
-
-  function saved(entry, data) {
+  function saved({ entry, data }) {
     sentSomething = true;
     acked.set(entry.number, { values: entry.values, at: performance.now() });
-    store.clearDraft(entry.number, entry.values);
     refused.delete(entry.number);
     status(`Saved — case ${entry.number}`);
     if (data.progress) { setProgress(data.progress.answered, data.progress.total); progressAt = performance.now(); }
@@ -537,16 +279,15 @@
     if (data.following_url && ws.dataset.nextUrl !== data.following_url) {
       ws.dataset.nextUrl = data.following_url;
       ws.dataset.nextNumber = String(data.following);
-      prefetchNext(ws);
+      cases.prefetch(ws);
     } else if (!data.following_url && ws.dataset.nextUrl) {
       delete ws.dataset.nextUrl;
       delete ws.dataset.nextNumber;
     }
   }
 
-  function refusedSave(entry, message) {
+  function refusedSave({ entry, message }) {
     refused.set(entry.number, { message, label: entry.label, url: entry.caseUrl });
-    if (store.draft(entry.number) === null) store.saveDraft(entry.number, entry.values);
     if (optimistic && optimistic.entryId === entry.id) optimistic = null;
     if (awaitingEnd === entry.id) awaitingEnd = null;
     status("");
@@ -567,12 +308,13 @@
     const text = $(".save-alert-text", box);
     const retry = $('[data-action="retry"]', box);
     const showCase = $('[data-action="show-failed"]', box);
-    const waiting = store ? store.outbox().length : 0;
+    const waiting = outbox ? outbox.size : 0;
+    const trouble = outbox && outbox.trouble, needSignIn = outbox && outbox.needSignIn;
     if (trouble) {
       const e = trouble.entry;
       const answer = e.label ? ` (your answer: ${e.label})` : "";
       const update = () => {
-        const wait = Math.max(0, Math.ceil((retryAt - Date.now()) / 1000));
+        const wait = Math.max(0, Math.ceil((outbox.retryAt - Date.now()) / 1000));
         const when = needSignIn ? "after you sign in" : wait > 0 ? `again in ${wait} s` : "again now";
         const more = waiting > 1 ? ` ${waiting} answers are waiting, and will be sent in order.` : "";
         text.textContent = `Case ${e.number} is not saved yet${answer}: ${trouble.message}. It is kept in this browser and will be sent ${when}.${more}`;
@@ -603,23 +345,11 @@
 
   /* ---------- session ---------- */
   function sessionUrl() { const f = document.getElementById("signin-form"); return f ? f.dataset.sessionUrl : ""; }
-  function setCsrf(token) {
-    csrf = token;
-    try { document.body.setAttribute("hx-headers", JSON.stringify({ "X-CSRFToken": token })); } catch (_) { /* fine */ }
+  function pageCsrf() {
+    try { return JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRFToken"] || ""; } catch (_) { return ""; }
   }
-
-  /** A fresh CSRF token for the signed-in reader: "ok", "signin" (asked for) or "error". */
-  async function refreshSession() {
-    try {
-      const r = await fetch(sessionUrl(), { headers: { Accept: "application/json" }, credentials: "same-origin", cache: "no-store" });
-      const data = r.ok ? await r.json() : null;
-      if (r.status === 401 || (data && String(data.reader) !== String(readerId()))) { askSignIn(); return "signin"; }
-      if (!data) return "error";
-      setCsrf(data.csrf);
-      return "ok";
-    } catch (_) {
-      return "error";
-    }
+  function setCsrf({ token }) {
+    try { document.body.setAttribute("hx-headers", JSON.stringify({ "X-CSRFToken": token })); } catch (_) { /* fine */ }
   }
 
   /** The reader this page belongs to (read once: a case fetched later never changes it). */
@@ -630,7 +360,6 @@
   }
 
   function askSignIn() {
-    needSignIn = true;
     const dialog = document.getElementById("signin");
     if (!dialog) return;
     if (dialog.hidden) {
@@ -647,76 +376,27 @@
     const say = (msg) => { error.textContent = msg; error.hidden = !msg; };
     say("");
     button.disabled = true;
-    try {
-      const page = await fetch(f.action, { credentials: "same-origin", cache: "no-store" });
-      const doc = new DOMParser().parseFromString(await page.text(), "text/html");
-      const token = doc.querySelector('input[name="csrfmiddlewaretoken"]');
-      const body = new URLSearchParams(new FormData(f));
-      body.set("csrfmiddlewaretoken", token ? token.value : "");
-      body.set("next", sessionUrl());
-      const r = await fetch(f.action, { method: "POST", body, credentials: "same-origin", cache: "no-store", headers: { Accept: "application/json" } });
-      const type = r.headers.get("Content-Type") || "";
-      if (r.ok && type.includes("application/json")) {
-        const data = await r.json();
-        if (String(data.reader) !== String(readerId())) {
-          say(`You signed in as ${data.username}, but these answers belong to another reader. Sign in as that reader to send them.`);
-          return;
-        }
-        setCsrf(data.csrf);
-        needSignIn = false;
-        document.getElementById("signin").hidden = true;
-        $('input[name="password"]', f).value = "";
-        pump();
-        const ws = workspace();
-        if (ws) {
-          // Images asked for while signed out were refused: load the case's images again.
-          if (window.ReaderViewer) window.ReaderViewer.init(ws);
-          if (prefetched) forget(prefetched);
-          prefetched = null;
-          prefetchNext(ws);
-        }
-        return;
+    const fields = new URLSearchParams(new FormData(f));
+    fields.delete("csrfmiddlewaretoken");
+    const result = await outbox.signIn(f.action, fields);
+    button.disabled = false;
+    if (result.kind === "ok") {
+      document.getElementById("signin").hidden = true;
+      $('input[name="password"]', f).value = "";
+      const ws = workspace();
+      if (ws) {
+        // Images asked for while signed out were refused: load the case's images again.
+        if (window.ReaderViewer) window.ReaderViewer.init(ws);
+        cases.reset();
+        cases.prefetch(ws);
       }
-      const answer = new DOMParser().parseFromString(await r.text(), "text/html");
-      const alert = answer.querySelector('[role="alert"]');
-      say(alert ? alert.textContent.trim() : `Sign-in failed (error ${r.status}).`);
-    } catch (_) {
-      say(navigator.onLine ? "The server could not be reached. Try again in a moment." : "This computer is offline. Try again when the connection is back.");
-    } finally {
-      button.disabled = false;
-    }
-  }
-
-  /* ---------- the "All cases" list ---------- */
-  function markList() {
-    const list = $("[data-case-list]");
-    if (!list || !store) return;
-    const drafts = new Set(store.draftNumbers());
-    const waiting = new Set(store.outbox().map((e) => e.number));
-    for (const li of $$("li[data-case]", list)) {
-      const n = Number(li.dataset.case);
-      li.classList.toggle("drafted", drafts.has(n) && !waiting.has(n));
-      li.classList.toggle("unsent", waiting.has(n));
-      let badge = $(".draft-badge", li);
-      const text = waiting.has(n) ? "not saved yet" : drafts.has(n) ? "draft" : "";
-      if (!text) { if (badge) badge.remove(); continue; }
-      if (!badge) { badge = document.createElement("span"); badge.className = "draft-badge"; li.append(badge); }
-      badge.textContent = text;
-      badge.title = waiting.has(n) ? "Submitted in this browser, not yet acknowledged by the server" : "Chosen but not submitted: open the case and press Enter";
-    }
-    const finish = $("[data-final-submit]");
-    const note = $("[data-final-note]");
-    if (finish) finish.disabled = waiting.size > 0;
-    if (note) {
-      const drafted = Array.from(drafts).filter((n) => !waiting.has(n)).sort((a, b) => a - b);
-      if (waiting.size) {
-        note.textContent = `${waiting.size} answer${waiting.size === 1 ? " is" : "s are"} still being sent; the final submit waits for ${waiting.size === 1 ? "it" : "them"}.`;
-      } else if (drafted.length) {
-        note.textContent = `Case${drafted.length === 1 ? "" : "s"} ${drafted.join(", ")} ${drafted.length === 1 ? "has a draft" : "have drafts"} you have not submitted: a draft does not count as an answer.`;
-      } else {
-        note.textContent = "";
-      }
-      note.hidden = !note.textContent;
+    } else if (result.kind === "other-reader") {
+      say(`You signed in as ${result.username}, but these answers belong to another reader. Sign in as that reader to send them.`);
+    } else if (result.kind === "failed") {
+      const alert = new DOMParser().parseFromString(result.html, "text/html").querySelector('[role="alert"]');
+      say(alert ? alert.textContent.trim() : `Sign-in failed (error ${result.status}).`);
+    } else {
+      say(result.offline ? "This computer is offline. Try again when the connection is back." : "The server could not be reached. Try again in a moment.");
     }
   }
 
@@ -735,11 +415,6 @@
     if (!f) return true;
     if (document.fullscreenElement && !document.fullscreenElement.contains(f)) return true;
     return panelHidden();
-  }
-  function toggleFullscreen() {
-    if (document.fullscreenElement) { document.exitFullscreen().catch(() => {}); return; }
-    const area = mainArea();
-    if (area && area.requestFullscreen) area.requestFullscreen().catch(() => {});
   }
   let pausedTimer = null;
   function notePaused(text) {
@@ -766,10 +441,6 @@
   /* ---------- keys ---------- */
   function shortcutsOn() { const box = document.getElementById("shortcuts-enabled"); return !box || box.checked; }
   function keyedInput(key) { return $(`#answer-form input[data-keys~="${CSS.escape(key)}"]`); }
-  function typing(t) {
-    return t && (t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable ||
-      (t.tagName === "INPUT" && !["radio", "checkbox"].includes(t.type)));
-  }
   function choose(input) {
     if (!input || input.disabled || input.closest("fieldset:disabled")) return;
     input.checked = true;
@@ -785,14 +456,13 @@
     }
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const t = e.target;
-    if (typing(t)) { if (e.key === "Escape") t.blur(); return; }
+    if (window.ReaderViewer.typing(t)) { if (e.key === "Escape") t.blur(); return; }
     if (!shortcutsOn()) return; // an ordinary form: Tab, arrows and Space as the browser does
     const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
     const onRadio = t && t.tagName === "INPUT" && t.type === "radio";
     if (onRadio && key.startsWith("Arrow")) e.preventDefault(); // never change an option silently
     if (key === "?") { toggleOverlay("help"); e.preventDefault(); return; }
     if (key === "q") { setPanel(!panelHidden()); e.preventDefault(); return; }
-    if (key === "f") { toggleFullscreen(); e.preventDefault(); return; }
     const keyed = key.length === 1 ? keyedInput(key) : null;
     if (keyed || key === "Enter") {
       if (key === "Enter" && t && (t.tagName === "BUTTON" || t.tagName === "A")) return;
@@ -802,7 +472,7 @@
       if (keyed) choose(keyed); else submit();
       return;
     }
-    if (key in VIEWER_KEYS) { if (window.ReaderViewer) window.ReaderViewer.action(VIEWER_KEYS[key]); e.preventDefault(); return; }
+    if (window.ReaderViewer && window.ReaderViewer.handleKey(e)) return;
     if (key === "ArrowLeft" || key === "ArrowRight") {
       const link = $(`.case-nav a[data-nav="${key === "ArrowLeft" ? "prev" : "next"}"]`);
       if (link) { go(link.href, { push: true }); e.preventDefault(); }
@@ -810,12 +480,6 @@
   });
 
   /* ---------- clicks and edits ---------- */
-  // Capture phase: full screen takes the whole reading area, so the question stays in view.
-  document.addEventListener("click", (e) => {
-    const fs = e.target.closest && e.target.closest('.viewer [data-action="fullscreen"]');
-    if (fs && workspace()) { e.preventDefault(); e.stopPropagation(); toggleFullscreen(); }
-  }, true);
-
   document.addEventListener("click", (e) => {
     const nav = e.target.closest && e.target.closest(".case-nav a[data-nav]");
     if (nav && !e.ctrlKey && !e.metaKey && !e.shiftKey && e.button === 0) { e.preventDefault(); go(nav.href, { push: true }); return; }
@@ -827,7 +491,7 @@
       case "instructions": if (document.getElementById("instructions")) { e.preventDefault(); toggleOverlay("instructions", true); } break;
       case "instructions-close": toggleOverlay("instructions", false); break;
       case "panel": setPanel(!panelHidden()); break;
-      case "retry": if (needSignIn) askSignIn(); else { retryDelay = 0; pump(); } break;
+      case "retry": if (outbox) outbox.retryNow(); break;
       case "show-failed": if (el.dataset.url) { if (workspace()) go(el.dataset.url, { push: true }); else window.location.assign(el.dataset.url); } break;
       case "discard-draft": {
         const f = form();
@@ -857,13 +521,13 @@
     // Back and Forward ask the server again (case pages are never cached): its state is the truth.
     if (!workspace()) return;
     const token = shownToken;
-    fetchCase(window.location.href).then((entry) => {
+    cases.fetch(window.location.href).then((entry) => {
       if (token !== shownToken) return;
-      if (entry) show(entry); else if (!needSignIn) window.location.reload();
+      if (entry) show(entry); else if (!outbox.needSignIn) window.location.reload();
     }).catch(() => window.location.reload());
   });
-  window.addEventListener("online", () => { retryDelay = 0; pump(); });
-  window.addEventListener("offline", () => { if (store && store.outbox().length) renderAlert(); });
+  window.addEventListener("online", () => { if (outbox && !outbox.needSignIn) outbox.retryNow(); });
+  window.addEventListener("offline", () => { if (outbox && outbox.size) renderAlert(); });
   document.addEventListener("fullscreenchange", () => {
     const note = document.getElementById("keys-paused");
     if (note && !document.fullscreenElement && mainArea()) { mainArea().appendChild(note); note.hidden = true; }
@@ -872,13 +536,18 @@
   /* ---------- start ---------- */
   function start() {
     if (window.htmx) { window.htmx.config.historyEnabled = false; window.htmx.config.historyCacheSize = 0; }
-    try {
-      const headers = JSON.parse(document.body.getAttribute("hx-headers") || "{}");
-      csrf = headers["X-CSRFToken"] || "";
-    } catch (_) { csrf = ""; }
     const context = $("[data-reader-context]");
-    if (context) store = new ReaderStore.Store(context.dataset.study, context.dataset.reader);
     readerId(); // fixed now, before any case is fetched
+    if (context) {
+      store = new ReaderStore.Store(context.dataset.study, context.dataset.reader);
+      outbox = new ReaderOutbox.Outbox({ store, reader: readerId(), csrf: pageCsrf(), sessionUrl: sessionUrl() })
+        .on("saved", saved)
+        .on("refused", refusedSave)
+        .on("signin", askSignIn)
+        .on("csrf", setCsrf)
+        .on("settled", afterSending);
+    }
+    if (window.ReaderCases) cases = new ReaderCases.Cases({ readerId, signedOut: () => { if (outbox) outbox.requireSignIn(); } });
     const box = document.getElementById("shortcuts-enabled");
     if (box) {
       try { box.checked = localStorage.getItem(KEYS_PREF) !== "off"; } catch (_) { /* default on */ }
@@ -891,8 +560,8 @@
       history.replaceState({ reader: true }, "", window.location.href);
       setup(workspace());
     }
-    markList();
-    pump();
+    if (store) ReaderList.mark(store, outbox.entries());
+    if (outbox) outbox.pump();
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();

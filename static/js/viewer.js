@@ -8,7 +8,11 @@
  *
  * Renderers: WebGL2 (the fragment shader applies window, level and invert on the GPU; zoom and
  * pan only move the textured quad) and a canvas-2D fallback. `?viewer=canvas` forces the
- * fallback, `?viewer=canvas8` the previous 8-bit canvas path (kept for the benchmark).
+ * fallback.
+ *
+ * Keys: KEYS is the one list of the viewer's keys, and handleKey(e) the one handler, for every
+ * page with a viewer (the reader's and the expert's); a page calls it after its own keys.
+ * Shift+digit presets are handled here too, before the page's keys (see below).
  */
 (function () {
   "use strict";
@@ -22,7 +26,7 @@
   }
 
   /* What a view shows and in which units: read once from the figure's data attributes. */
-  function describe(figure, deep = MODE !== "canvas8") {
+  function describe(figure, deep = true) {
     const d = figure.dataset;
     if (d.depthSrc && deep) {
       let presets = {};
@@ -90,7 +94,7 @@
 
   class GLRenderer {
     static create(canvas) {
-      if (MODE === "canvas" || MODE === "canvas8" || !window.WebGL2RenderingContext) return null;
+      if (MODE === "canvas" || !window.WebGL2RenderingContext) return null;
       const gl = canvas.getContext("webgl2", { alpha: false, antialias: false, depth: false, stencil: false, premultipliedAlpha: false });
       if (!gl) return null;
       try { return new GLRenderer(gl); } catch (_) { return null; }
@@ -186,7 +190,7 @@
 
   class CanvasRenderer {
     constructor(canvas) {
-      this.name = MODE === "canvas8" ? "canvas8" : "canvas";
+      this.name = "canvas";
       this.ctx = canvas.getContext("2d", { willReadFrequently: true });
       this.image = null;
       this.codes = null;  // Uint16Array of full-depth codes, once decoded
@@ -559,8 +563,11 @@
         case "zoom-out": each((v) => centre(v, 0.8)); break;
         case "link": this.setLinked(!this.linked); break;
         case "fullscreen": {
-          const el = this.root;
-          if (document.fullscreenElement) document.exitFullscreen(); else if (el.requestFullscreen) el.requestFullscreen();
+          // The page's full-screen area where it marks one (the reader's: the question stays
+          // beside the image), else the viewer alone.
+          const el = this.root.closest("[data-fullscreen-area]") || this.root;
+          if (document.fullscreenElement) document.exitFullscreen().catch(() => {});
+          else if (el.requestFullscreen) el.requestFullscreen().catch(() => {});
           break;
         }
         default: break;
@@ -575,23 +582,51 @@
     }
   }
 
+  /* ---------------- Keys ---------------- */
+
+  /** The viewer's keys on every page: key (lower case) -> action. */
+  const KEYS = Object.freeze({
+    i: "invert", 0: "reset", " ": "reset", "+": "zoom-in", "=": "zoom-in", "-": "zoom-out", l: "link", f: "fullscreen",
+  });
+
+  /** A field where keys are typed, not shortcuts. */
   function typing(target) {
-    return target && (target.tagName === "TEXTAREA" || target.tagName === "SELECT" || target.isContentEditable ||
+    return !!target && (target.tagName === "TEXTAREA" || target.tagName === "SELECT" || target.isContentEditable ||
       (target.tagName === "INPUT" && !["radio", "checkbox"].includes(target.type)));
   }
 
-  /* Shift+digit presets, handled here so every page with a viewer has them. By key code, so
-   * the layout does not matter; they never reach the page's own keys (1-4 choose options). */
+  /** A control Space activates: Space is left to it (and so never resets the view instead). */
+  function pressable(target) {
+    return !!target && (["BUTTON", "A", "SUMMARY"].includes(target.tagName) ||
+      (target.tagName === "INPUT" && ["radio", "checkbox"].includes(target.type)));
+  }
+
+  /** The Shift+digit of a window preset ("1"-"9"), by key code so the layout does not matter. */
+  function presetKey(e) {
+    const match = e.shiftKey ? /^Digit([1-9])$/.exec(e.code || "") : null;
+    return match ? match[1] : null;
+  }
+
+  /** Handles a keydown meant for the viewer: true when it did (and the page should not). */
+  function handleKey(e) {
+    if (!current || e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return false;
+    const preset = presetKey(e);
+    if (preset) { e.preventDefault(); current.presetByKey(preset); return true; }
+    const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+    if (!(key in KEYS) || (key === " " && pressable(e.target))) return false;
+    e.preventDefault();
+    current.action(KEYS[key]);
+    return true;
+  }
+
+  /* Presets before the page's own keys: they never reach them (1-4 choose options, and some
+   * layouts give a digit for Shift+digit). Not while the keys are off or the help is open. */
   document.addEventListener("keydown", (e) => {
-    if (!current || !e.shiftKey || e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
-    const match = /^Digit([1-9])$/.exec(e.code || "");
-    if (!match) return;
+    if (!presetKey(e)) return;
     const keys = document.getElementById("shortcuts-enabled");
     const help = document.getElementById("help");
     if ((keys && !keys.checked) || (help && !help.hidden)) return;
-    e.preventDefault();
-    e.stopPropagation();
-    current.presetByKey(match[1]);
+    if (handleKey(e)) e.stopPropagation();
   }, true);
 
   let current = null;
@@ -657,6 +692,9 @@
       if (viewer) { prepared.delete(root); viewer.destroy(); }
     },
     action(name) { if (current) current.action(name); },
+    KEYS,
+    handleKey,
+    typing,
     get current() { return current; },
   };
 })();

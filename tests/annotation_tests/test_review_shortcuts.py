@@ -1,8 +1,11 @@
 """The expert's keys come from the vocabulary, are rendered into the page, and never clash."""
 
 import json
+import re
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.urls import reverse
 
 from readerstudy.vocabulary import (
@@ -11,13 +14,30 @@ from readerstudy.vocabulary import (
     REVIEW_DEFAULTS,
     REVIEW_DEFAULTS_KEY,
     REVIEW_SHORTCUTS,
+    SHORTCUTS,
     Decision,
     Difficulty,
     ReviewFlag,
 )
 
 pytestmark = pytest.mark.django_db
-VIEWER_KEYS = {"i", "0", "+", "=", "-", "l", "f"}  # static/js/viewer keys on the same page
+
+
+def viewer_keys() -> set[str]:
+    """The viewer's one key list (static/js/viewer.js `KEYS`), as the pages use it."""
+    source = (Path(settings.BASE_DIR) / "static" / "js" / "viewer.js").read_text()
+    body = re.search(r"const KEYS = Object\.freeze\(\{(.*?)\}\);", source, re.S).group(1)
+    return {json.loads(k) if k.startswith('"') else k for k in re.findall(r'("[^"]*"|\w+):', body)}
+
+
+def test_the_viewer_key_list_is_read_from_viewer_js():
+    keys = viewer_keys()  # the clash tests below mean nothing if this found no list
+    assert len(keys) >= 5 and all(len(k) == 1 for k in keys)
+
+
+def test_no_answer_key_of_the_reader_hides_a_viewer_key():
+    keys = {k for values in SHORTCUTS.values() for ks in values.values() for k in ks}
+    assert not keys & (viewer_keys() | {"q", "?"})  # q and ? are the reading page's own
 
 
 def test_every_flag_difficulty_and_decision_has_a_key_and_no_key_is_used_twice():
@@ -27,7 +47,7 @@ def test_every_flag_difficulty_and_decision_has_a_key_and_no_key_is_used_twice()
     keys = [REVIEW_DEFAULTS_KEY, "Enter"]
     for field in ("flags", "difficulty", "decision", "rating"):
         keys += [k for ks in REVIEW_SHORTCUTS[field].values() for k in ks]
-    assert len(keys) == len(set(keys)) and not set(keys) & VIEWER_KEYS
+    assert len(keys) == len(set(keys)) and not set(keys) & viewer_keys()
 
 
 def test_defaults_cover_every_rating_and_the_difficulty():

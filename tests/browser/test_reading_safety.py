@@ -153,27 +153,6 @@ def test_failed_save_alerts_keeps_the_choice_and_saves_once_the_network_is_back(
     assert answer_of(reader, study, 1).choice == "C"
 
 
-def test_server_error_is_retried_by_itself_with_backoff(page, live_server, reading):
-    study, reader = reading
-    open_case(page, live_server, study, 1)
-    failures = []
-
-    def flaky(route):
-        if route.request.method == "POST" and len(failures) < 2:
-            failures.append(route.request.url)
-            route.fulfill(status=500, body="boom")
-        else:
-            route.continue_()
-
-    page.route("**/answer/", flaky)
-    page.keyboard.press("1")
-    page.keyboard.press("Enter")
-    page.wait_for_selector("#save-alert:has-text('error 500')")
-    page.wait_for_selector("#save-status:has-text('Saved — case 1')", timeout=15000)
-    assert page.locator("#save-alert").is_hidden()
-    assert len(failures) == 2 and answer_of(reader, study, 1).choice == "A"
-
-
 def test_answers_made_offline_are_sent_in_order_when_the_connection_returns(
     page, live_server, reading
 ):
@@ -396,6 +375,13 @@ def test_full_screen_keeps_the_question_or_pauses_the_answer_keys(page, live_ser
     assert page.locator("#keys-paused").is_visible()
     assert "paused" in page.inner_text("#keys-paused")
     assert answer_of(reader, study, 1) is None
+    page.evaluate("document.exitFullscreen()")
+    page.wait_for_function("() => !document.fullscreenElement")
+    page.click('.viewer [data-action="fullscreen"]')  # the viewer's button is the same as f
+    page.wait_for_function("() => !!document.fullscreenElement")
+    assert page.evaluate(
+        "document.fullscreenElement.contains(document.getElementById('answer-form'))"
+    )
 
 
 @pytest.mark.parametrize("size", [(1280, 720), (1000, 700)])

@@ -10,9 +10,10 @@ from django.urls import reverse
 from PIL import Image as PILImage
 
 from readerstudy.imaging import decode_codes, derive_display_image
-from readerstudy.models import Image
+from readerstudy.models import Image, Role
 from tests.browser.helpers import reader_of, sign_in, study_with_radiographs, wait_for_image
 from tests.conftest import RESOURCES
+from tests.factories import MembershipFactory, UserFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -123,7 +124,7 @@ def test_monochrome1_shows_bone_bright_at_every_preset(page, live_server):
 
 def test_a_one_percent_window_on_the_15_bit_source_does_not_band(page, live_server):
     """1% of the 15-bit range (328 units) over the lung: the full-depth path spreads it over
-    many grey levels; the old 8-bit path has two or three."""
+    many grey levels; an 8-bit display image has two or three there."""
     study = study_with_radiographs(2)
     image = first_image(study)
     codes = decode_codes(PILImage.open(Path(settings.MEDIA_ROOT) / image.depth))
@@ -145,13 +146,16 @@ def test_a_one_percent_window_on_the_15_bit_source_does_not_band(page, live_serv
     open_case(page, live_server, study)
     levels = page.evaluate(script, [center, width])
     assert levels > 100
-    # The previous 8-bit path, same window in its display units (the DICOM window 0-30000).
-    page.goto(page.url + "?viewer=canvas8")
-    wait_for_image(page)
-    assert page.evaluate("window.ReaderViewer.current.views[0].renderer.name") == "canvas8"
-    display_center = 255 - (center / 30000 * 255)  # MONOCHROME1 display PNG
-    levels_8bit = page.evaluate(script, [display_center, width / 30000 * 255])
-    assert levels_8bit <= 4
+    # An 8-bit display image of the same box, the same window in its units (the DICOM window
+    # 0-30000 in 0-255, MONOCHROME1 flipped), holds at most 4 grey levels inside the window.
+    display = np.asarray(
+        PILImage.open(Path(settings.MEDIA_ROOT) / image.display).convert("L"), dtype=float
+    )
+    dh, dw = display.shape
+    lung_8bit = display[int(dh * 0.3) : int(dh * 0.5), int(dw * 0.2) : int(dw * 0.3)]
+    display_center, display_width = 255 - (center / 30000 * 255), width / 30000 * 255
+    low, high = display_center - display_width / 2, display_center + display_width / 2
+    assert len(np.unique(lung_8bit[(lung_8bit > low) & (lung_8bit < high)])) <= 4
 
 
 def test_canvas_fallback_windows_in_stored_units_too(page, live_server):
@@ -183,3 +187,44 @@ def test_an_8bit_png_source_keeps_the_display_grey_window(page, live_server):
     page.wait_for_timeout(100)
     assert readout(page) == "W 255 · L 128 · 100%"
     assert page.locator("input[name=choice]:checked").count() == 0
+
+
+def test_the_viewer_keys_are_the_same_on_the_reading_and_the_expert_page(page, live_server):
+    """One key list (viewer.js): zoom, Space/0 fit, invert and full screen act alike on both
+    pages; each page's full screen keeps what it should beside the image."""
+    study = study_with_radiographs(2)
+    expert = UserFactory(username="expert")
+    MembershipFactory(study=study, user=expert, role=Role.EXPERT)
+    open_case(page, live_server, study)
+    review_url = reverse("expert-review", args=[study.slug, study.items.first().id])
+
+    def check_keys(keeps_beside_image: str) -> None:
+        press_and_wait(page, "+", "· 125%")
+        press_and_wait(page, "i", "· inv")
+        press_and_wait(page, " ", "· 100%")  # Space fits and resets, as 0 does
+        assert "inv" not in readout(page)
+        press_and_wait(page, "=", "· 125%")
+        press_and_wait(page, "0", "· 100%")
+        page.keyboard.press("f")
+        page.wait_for_function("() => !!document.fullscreenElement")
+        assert page.evaluate(
+            "(sel) => document.fullscreenElement.contains(document.querySelector(sel))",
+            keeps_beside_image,
+        )
+        page.evaluate("document.exitFullscreen()")
+        page.wait_for_function("() => !document.fullscreenElement")
+
+    check_keys("#answer-form")  # the reader's question stays beside the image
+    assert page.locator("#answer-form input:checked").count() == 0  # no key answered
+
+    page.context.clear_cookies()
+    sign_in(page, live_server, "expert")
+    page.goto(live_server.url + review_url)
+    wait_for_image(page)
+    check_keys(".viewer")
+    # Space on a focused box is the box's: it toggles, and the view stays as it is.
+    page.focus("input[name=flags][value=other]")
+    press_and_wait(page, "+", "· 125%")
+    page.keyboard.press(" ")
+    assert page.is_checked("input[name=flags][value=other]")
+    assert "· 125%" in readout(page)
