@@ -6,7 +6,8 @@ STAMP := $(VENV)/.installed
 PORT ?= 8000
 DEMO_ENV := DEBUG=1
 
-.PHONY: demo demo-pacs test test-js test-fast fuzz lint format bench bench-load bench-viewer bench-reader serve migrate clean
+.PHONY: install migrate serve demo demo-pacs test test-js test-python test-fast coverage fuzz lint \
+	format bench bench-load bench-viewer bench-reader clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found; run: make PYTHON=python3 ..."; exit 1; }
@@ -19,8 +20,16 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 install: $(STAMP)
 
-demo: $(STAMP)
+# The local database (db.sqlite3, or DATABASE_URL) brought up to date.
+migrate: $(STAMP)
 	$(DEMO_ENV) $(BIN)/python manage.py migrate --noinput -v0
+
+# The development server on what is already in the database (no demo data added).
+serve: migrate
+	@echo "Serving on http://127.0.0.1:$(PORT)/  (Ctrl-C to stop)"
+	$(DEMO_ENV) $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
+
+demo: migrate
 	$(DEMO_ENV) $(BIN)/python manage.py seed_demo $(if $(DEMO_PASSWORD),--password $(DEMO_PASSWORD))
 	@echo "Serving on http://127.0.0.1:$(PORT)/  (Ctrl-C to stop)"
 	$(DEMO_ENV) $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
@@ -31,8 +40,7 @@ demo: $(STAMP)
 # Orthanc stops when the server does.
 PACS_PORT ?= 8043
 DEMO_PACS_URL := http://127.0.0.1:$(PACS_PORT)/dicom-web
-demo-pacs: $(STAMP)
-	$(DEMO_ENV) $(BIN)/python manage.py migrate --noinput -v0
+demo-pacs: migrate
 	$(DEMO_ENV) $(BIN)/python manage.py demo_pacs start --port $(PACS_PORT)
 	$(DEMO_ENV) DEMO_PACS_PASSWORD=demo-pacs-password $(BIN)/python manage.py seed_demo \
 		$(if $(DEMO_PASSWORD),--password $(DEMO_PASSWORD)) --dicomweb $(DEMO_PACS_URL) \
@@ -42,8 +50,24 @@ demo-pacs: $(STAMP)
 	trap '$(DEMO_ENV) $(BIN)/python manage.py demo_pacs stop' EXIT INT TERM; \
 		$(DEMO_ENV) $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
-test: $(STAMP) test-js
-	$(BIN)/pytest -q
+# Every suite: the JavaScript unit tests first (a second), then the Python suite.
+test: test-js test-python
+
+# pytest-xdist workers: one per core of the 2-core machine (0 runs in this process).
+WORKERS ?= 2
+PYTEST := $(BIN)/pytest -q -n $(WORKERS) --dist worksteal
+
+# The Python suite (SQLite unless DATABASE_URL is set); PYTEST_ARGS adds options, e.g. -x or -k.
+test-python: $(STAMP)
+	$(PYTEST) $(PYTEST_ARGS)
+
+# The Python suite without the browser tests: a quicker first answer while working.
+test-fast: $(STAMP)
+	$(PYTEST) -m "not browser" $(PYTEST_ARGS)
+
+# The suite with line coverage of the three apps (pyproject.toml [tool.coverage.run]).
+coverage: $(STAMP)
+	$(PYTEST) --cov --cov-report=term:skip-covered $(PYTEST_ARGS)
 
 # The reading page's JavaScript without a browser (tests/js/*.test.js): Node >= 18 (Debian's
 # nodejs), no packages.

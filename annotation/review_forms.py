@@ -17,7 +17,9 @@ from readerstudy.vocabulary import (
     ReviewFlag,
 )
 
-NOT_RATED = ""
+# An explicit "not rated" is a choice of its own: with "" it would match an unbound field's
+# empty value and be shown already checked, so digits and `d` would see every rating as set.
+NOT_RATED = "none"
 RATING_CHOICES = [(str(i), str(i)) for i in RATING_RANGE] + [(NOT_RATED, "not rated")]
 
 
@@ -68,7 +70,7 @@ class ReviewForm(forms.Form):
 
     def ratings(self) -> dict[str, int | None]:
         values = {name: self.cleaned_data.get(name, NOT_RATED) for name in RATING_FIELDS}
-        return {name: int(v) if v != NOT_RATED else None for name, v in values.items()}
+        return {name: None if v in (NOT_RATED, "") else int(v) for name, v in values.items()}
 
     def rating_fields(self):
         return [self[name] for name in RATING_FIELDS]

@@ -1,16 +1,39 @@
-"""Shared fixtures: isolated media, personas around one study; the Hypothesis profiles."""
+"""Shared fixtures: isolated media, personas around one study, the demo seeded once per
+session; the Hypothesis profiles."""
 
+import io
+import shutil
 from pathlib import Path
 
 import pytest
 
 from readerstudy.models import Role
 from tests import profiles
-from tests.factories import MembershipFactory, UserFactory, build_study
+from tests.factories import PASSWORD, MembershipFactory, UserFactory, build_study
+from tests.radiographs import derived_once, place
 
 RESOURCES = Path(__file__).parent / "resources"
 
 profiles.load()  # Hypothesis: `ci` derandomized, `dev` random, `fuzz` more (tests/profiles.py)
+
+# The fixtures through which a test reaches the database (pytest-django blocks any other way).
+DATABASE_FIXTURES = {
+    "db",
+    "transactional_db",
+    "django_db_reset_sequences",
+    "django_db_serialized_rollback",
+}
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` selects on the mark
+def pytest_collection_modifyitems(items):
+    """Mark `database` every test that can touch the database: a django_db mark, or a fixture
+    that asks for it. The rest cannot (pytest-django refuses the connection), so a second run on
+    another database engine (.ci/run, PostgreSQL) selects `-m database`."""
+    for item in items:
+        uses = item.get_closest_marker("django_db") or DATABASE_FIXTURES & set(item.fixturenames)
+        if uses:
+            item.add_marker(pytest.mark.database)
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -95,3 +118,73 @@ def outsider(db):
 def reader_client(client, reader):
     client.force_login(reader)
     return client
+
+
+@pytest.fixture
+def derive_once(monkeypatch):
+    """Study creation (and so `seed_demo`) derives each distinct radiograph once per session
+    (tests/radiographs.py); for tests about what is made of the images, not how."""
+    monkeypatch.setattr("readerstudy.services.studies.derive_display_image", derived_once)
+
+
+# What `seed_demo` writes to the database: the demo's users and the three apps' rows.
+DEMO_TABLES = ("auth.user", "readerstudy", "annotation", "analysis")
+
+
+@pytest.fixture(scope="session")
+def _demo_snapshot(django_db_setup, django_db_blocker, tmp_path_factory):
+    """`seed_demo --password PASSWORD` run once per session, in a transaction rolled back
+    afterwards: its rows as a loaddata fixture (users and permissions by natural key) and the
+    media folder it wrote. Seeding costs 30-50 s; loading the rows well under a second."""
+    from django.core.management import call_command
+    from django.db import transaction
+    from django.test.utils import override_settings
+
+    folder = tmp_path_factory.mktemp("demo")
+    media, rows = folder / "media", folder / "demo.json"
+    media.mkdir()
+    with (
+        django_db_blocker.unblock(),
+        override_settings(MEDIA_ROOT=media),
+        pytest.MonkeyPatch.context() as patch,
+        transaction.atomic(),
+    ):
+        patch.setattr("readerstudy.services.studies.derive_display_image", derived_once)
+        call_command("seed_demo", "--password", PASSWORD, stdout=io.StringIO())
+        call_command(
+            "dumpdata",
+            *DEMO_TABLES,
+            natural_foreign=True,
+            use_base_manager=True,
+            output=str(rows),
+            stdout=io.StringIO(),
+        )
+        transaction.set_rollback(True)
+    return rows, media
+
+
+@pytest.fixture
+def demo(_demo_snapshot, settings):
+    """The demo as `seed_demo --password PASSWORD` leaves it (study "demo"), loaded from the
+    session's snapshot, its files in this test's MEDIA_ROOT. Needs a django_db mark."""
+    from django.core.management import call_command
+    from django.db.models import Value
+    from django.db.models.functions import Replace
+
+    from readerstudy.models import Image, ReaderStudy
+
+    rows, media = _demo_snapshot
+    media_root = Path(settings.MEDIA_ROOT)
+    for path in media.rglob("*"):
+        if path.is_file():
+            relative = path.relative_to(media)
+            if path.suffix == ".json":  # seed_demo writes it again (in place): a copy
+                (media_root / relative).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(path, media_root / relative)
+            else:
+                place(str(relative), media, media_root)
+    call_command("loaddata", str(rows), stdout=io.StringIO())
+    Image.objects.update(
+        source_path=Replace("source_path", Value(str(media)), Value(str(media_root)))
+    )
+    return ReaderStudy.objects.get(slug="demo")

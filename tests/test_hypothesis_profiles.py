@@ -1,10 +1,12 @@
 """CI must draw the same Hypothesis examples every run: every property test follows the profile.
 
 A test that pinned its own `derandomize`, `database` or seed would draw at random in CI (or
-never at random under `make fuzz`); this walks the collected tests and refuses that.
+never at random under `make fuzz`); this walks the collected tests and refuses that. A budget
+written as a bare number would not grow under `make fuzz`; the source is checked for that.
 """
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -41,3 +43,16 @@ def test_the_ci_profile_is_derandomized_and_prints_blobs():
     )
     assert result.stdout.split() == ["True", "None", "True"], result.stderr
     assert "HYPOTHESIS_PROFILE=ci" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_every_example_budget_is_sized_by_the_profile():
+    """`max_examples=examples(n)` (tests/profiles.py), never a bare number."""
+    pinned = re.compile(r"max_examples\s*=\s*(?!examples\()")
+    found = [
+        f"{path.relative_to(ROOT)}:{text[: match.start()].count(chr(10)) + 1}"
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        if path.name != "profiles.py"
+        for text in [path.read_text()]
+        for match in pinned.finditer(text)
+    ]
+    assert not found, found

@@ -5,7 +5,6 @@ import io
 
 import openpyxl
 import pytest
-from django.core.management import call_command
 from django.urls import reverse
 from rest_framework.test import APIClient
 
@@ -15,7 +14,7 @@ from analysis.triage import next_to_review, triage_queue
 from annotation.models import Answer
 from annotation.reviews import review_submit
 from annotation.services import answer_submit
-from readerstudy.models import Question, ReaderStudy, Role
+from readerstudy.models import Question, Role
 from tests.factories import MembershipFactory, UserFactory, build_study
 
 pytestmark = pytest.mark.django_db
@@ -90,10 +89,7 @@ def test_question_everyone_answers_b_but_keyed_a_ranks_first_with_the_reason(cli
     assert 'class="thumb"' in first_row
 
 
-def test_demo_mismatch_ranks_first_and_a_mis_keyed_question_outranks_it(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "media"
-    call_command("seed_demo", "--password", "x-demo-password", stdout=io.StringIO())
-    demo = ReaderStudy.objects.get(slug="demo")
+def test_demo_mismatch_ranks_first_and_a_mis_keyed_question_outranks_it(demo):
     expert1 = UserFactory(username="expert1")
     top = triage_queue(demo, expert1)[0]
     assert top.item.question.case.study_id == "demo-mismatch"

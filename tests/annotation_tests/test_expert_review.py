@@ -205,7 +205,7 @@ def test_review_page_keeps_not_rated_and_shows_it_to_other_experts(client, study
     assert saved.factual_correctness == 5
     page = client.get(url).content.decode()
     # The saved "not rated" is shown checked again, not silently turned into a number.
-    assert re.search(r'name="clinical_quality" value="" id="[^"]+" checked', page)
+    assert re.search(r'name="clinical_quality" value="none" id="[^"]+" checked', page)
     assert not re.search(r'name="clinical_quality" value="\d" id="[^"]+" checked', page)
     colleague = UserFactory(username="colleague")
     MembershipFactory(study=study, user=colleague, role=Role.EXPERT)
@@ -214,3 +214,12 @@ def test_review_page_keeps_not_rated_and_shows_it_to_other_experts(client, study
     )
     client.force_login(colleague)
     assert "–/–/5/2" in client.get(url).content.decode()
+
+
+def test_a_new_review_form_has_no_rating_checked(client, study, expert):
+    """Nothing is rated until the expert rates it (digits and `d` fill the unset ones)."""
+    client.force_login(expert)
+    page = client.get(reverse("expert-review", args=[study.slug, study.items.first().id]))
+    html = page.content.decode()
+    for name in RATINGS:
+        assert not re.search(rf'name="{name}" value="[^"]*" id="[^"]+" checked', html)

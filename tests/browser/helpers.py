@@ -1,20 +1,23 @@
-"""Shared set-up for browser tests: a study whose images are real derived radiographs."""
+"""Shared set-up for browser tests: a study whose images are real derived radiographs, and a
+reader signed in the way the browser would be after the sign-in form."""
+
+from __future__ import annotations
 
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.test import Client
 from pydicom.data import get_testdata_file
 
-from readerstudy.imaging import derive_display_image
 from readerstudy.models import Image, Role
 from tests.factories import PASSWORD, MembershipFactory, UserFactory, build_study
+from tests.radiographs import derived_once
 
 
 def study_with_radiographs(n_questions: int = 6, **kwargs):
     study = build_study(n_questions, **kwargs)
-    derived = derive_display_image(
-        Path(get_testdata_file("RG1_UNCR.dcm")), Path(settings.MEDIA_ROOT), max_size=1024
-    )
+    derived = derived_once(Path(get_testdata_file("RG1_UNCR.dcm")), max_size=1024)
     Image.objects.filter(case__dataset=study.dataset).update(**derived.image_fields())
     return study
 
@@ -26,6 +29,34 @@ def reader_of(study, username: str = "resident"):
 
 
 def sign_in(page, live_server, username: str) -> None:
+    """Signed in as `username`, on the home page, by the session cookie the sign-in form would
+    have set (a session made by Django's own login(), with the backend the form's
+    authentication picks). Typing into the form costs a page load and a POST per test; the form
+    itself is driven by `sign_in_with_form` (the demo walk-through) and by the tests that sign
+    in again after a session ended."""
+    client = Client()
+    user = get_user_model().objects.get(username=username)
+    client.force_login(user, backend="django.contrib.auth.backends.ModelBackend")
+    session = client.cookies[settings.SESSION_COOKIE_NAME]
+    page.context.add_cookies(
+        [
+            {
+                "name": settings.SESSION_COOKIE_NAME,
+                "value": session.value,
+                "url": live_server.url,
+                "httpOnly": settings.SESSION_COOKIE_HTTPONLY,
+                "secure": settings.SESSION_COOKIE_SECURE,
+                "sameSite": settings.SESSION_COOKIE_SAMESITE or "Lax",  # Chromium's default
+            }
+        ]
+    )
+    page.goto(f"{live_server.url}/")
+    if page.url != f"{live_server.url}/":  # sent to the sign-in page: the cookie was refused
+        raise AssertionError(f"{username} is not signed in: {page.inner_text('body')}")
+
+
+def sign_in_with_form(page, live_server, username: str) -> None:
+    """Signed in through the sign-in form, typed as a person would."""
     page.goto(f"{live_server.url}/accounts/login/")
     # Type only once autofocus has landed: on a busy machine keys pressed earlier go nowhere.
     page.wait_for_function("document.activeElement && document.activeElement.name === 'username'")

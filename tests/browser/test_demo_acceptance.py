@@ -4,22 +4,13 @@ import io
 
 import pandas as pd
 import pytest
-from django.core.management import call_command
 from django.urls import reverse
 
 from annotation.models import Answer, ExpertReview, ReaderCompletion
-from readerstudy.models import Question, ReaderStudy
-from tests.browser.helpers import sign_in
-from tests.factories import PASSWORD
+from readerstudy.models import Question
+from tests.browser.helpers import sign_in, sign_in_with_form
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def demo(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "media"
-    call_command("seed_demo", "--password", PASSWORD, stdout=io.StringIO())
-    return ReaderStudy.objects.get(slug="demo")
 
 
 def hidden_texts(study) -> set[str]:
@@ -39,7 +30,7 @@ def test_reader1_completes_the_demo_with_the_keyboard_alone(page, live_server, d
         ),
     )
     total = demo.items.count()
-    sign_in(page, live_server, "reader1")
+    sign_in_with_form(page, live_server, "reader1")  # the one walk-through that types it
     page.goto(live_server.url + reverse("reader-start", args=[demo.slug]))
     page.wait_for_selector("text=Begin with case 1")  # the instructions come first
     page.keyboard.press("Enter")

@@ -2,26 +2,15 @@
 radiograph is at the top of the queue; flagging it "image does not match" and rejecting it
 takes at most 5 key presses after opening it."""
 
-import io
-
 import pytest
-from django.core.management import call_command
 from django.urls import reverse
 
 from annotation.models import ExpertReview
-from readerstudy.models import ReaderStudy, StudyQuestion
+from readerstudy.models import StudyQuestion
 from tests.browser.helpers import sign_in, wait_for_image
-from tests.factories import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SCREEN = {"width": 1280, "height": 720}
-
-
-@pytest.fixture
-def demo(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "media"
-    call_command("seed_demo", "--password", PASSWORD, stdout=io.StringIO())
-    return ReaderStudy.objects.get(slug="demo")
 
 
 class Keyboard:

@@ -8,17 +8,22 @@ import re
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.urls import reverse
 from pydicom.data import get_testdata_file
 
 from annotation.models import Answer
 from annotation.selectors import ordered_item_ids
 from annotation.services import answer_submit
-from readerstudy.imaging import derive_display_image
 from readerstudy.models import StudyQuestion
-from tests.browser.helpers import reader_of, sign_in, study_with_radiographs, wait_for_image
+from tests.browser.helpers import (
+    reader_of,
+    sign_in,
+    sign_in_with_form,
+    study_with_radiographs,
+    wait_for_image,
+)
 from tests.factories import PASSWORD
+from tests.radiographs import derived_once
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -271,7 +276,7 @@ def test_a_case_fetched_after_another_reader_signed_in_here_is_never_shown(
     other_tab = page.context.new_page()
     other_tab.goto(live_server.url + "/")
     other_tab.click("text=Sign out")
-    sign_in(other_tab, live_server, "colleague")
+    sign_in_with_form(other_tab, live_server, "colleague")  # as the colleague would
     other_tab.close()
 
     page.keyboard.press("2")
@@ -295,8 +300,8 @@ def test_images_that_failed_to_load_ahead_are_loaded_again_when_the_case_is_show
     8-bit fallback (W 255 · L 128) or a black view kept from the failed attempt."""
     study, reader = reading
     item = StudyQuestion.objects.get(id=ordered_item_ids(study, reader)[1])
-    derived = derive_display_image(
-        Path(get_testdata_file("RG3_UNCR.dcm")), Path(settings.MEDIA_ROOT), max_size=1024
+    derived = derived_once(
+        Path(get_testdata_file("RG3_UNCR.dcm")), max_size=1024
     )  # case 2 has an image of its own (case 1's would come from the cache)
     item.question.case.images.update(**derived.image_fields())
     case_2_files = (derived.display, derived.depth)

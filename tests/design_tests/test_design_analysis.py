@@ -202,8 +202,7 @@ def test_mrmc_power_command_prints_the_power_table(two_arm):
         call_command("mrmc_power", "nope", stdout=StringIO())
 
 
-def test_demo_aided_page_and_zip(client):
-    call_command("seed_demo", "--password", "pw-for-tests-1", stdout=StringIO())
+def test_demo_aided_page_and_zip(client, demo):
     study = ReaderStudy.objects.get(slug="demo-aided")
     client.force_login(get_user_model().objects.get(username="pi1"))
     html = client.get(reverse("analysis", args=[study.slug])).content.decode()

@@ -16,7 +16,7 @@ pytestmark = [
 ]
 
 
-def test_demo_pacs_start_seed_and_stop(monkeypatch, settings):
+def test_demo_pacs_start_seed_and_stop(monkeypatch, settings, derive_once):
     settings.DICOMWEB_RETRIES, settings.DICOMWEB_BACKOFF = 1, 0.05
     port = free_port()
     out = StringIO()

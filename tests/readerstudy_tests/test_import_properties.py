@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from readerstudy.rexvqa import RexvqaError, iter_parse, parse_age, parse_options
 from readerstudy.services.importing import rexvqa_import
+from tests.profiles import examples
 from tests.readerstudy_tests import rexvqa_builder as rb
 
 json_values = st.recursive(
@@ -22,9 +23,7 @@ FIELDS = list(rb.record(1).keys())
 
 
 @given(field=st.sampled_from(FIELDS), value=json_values)
-@settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=examples(300), suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_any_field_value_parses_or_is_rejected_by_name(tmp_path, field, value):
     path = rb.write(tmp_path, {"q1": rb.record(1)})
     record = rb.record(1)
@@ -36,7 +35,7 @@ def test_any_field_value_parses_or_is_rejected_by_name(tmp_path, field, value):
 
 
 @given(data=json_values)
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300))
 def test_any_json_document_parses_or_is_rejected(data, tmp_path_factory):
     root = tmp_path_factory.mktemp("any")
     try:
@@ -47,7 +46,7 @@ def test_any_json_document_parses_or_is_rejected(data, tmp_path_factory):
 
 
 @given(value=json_values)
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300))
 def test_options_and_age_parsers_total(value):
     for parser in (lambda v: parse_options(v, "q"), lambda v: parse_age(v, "q")):
         with contextlib.suppress(RexvqaError):
@@ -56,9 +55,7 @@ def test_options_and_age_parsers_total(value):
 
 @pytest.mark.django_db
 @given(value=json_values)
-@settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=examples(60), suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_import_is_all_or_nothing_for_any_bad_value(tmp_path, value):
     from readerstudy.models import Question
 

@@ -18,7 +18,7 @@ def authenticate(*, username: str, password: str):
     return user if user.check_password(password) else None
 
 
-def test_seed_demo_is_complete_and_idempotent():
+def test_seed_demo_is_complete_and_idempotent(derive_once):
     out = StringIO()
     call_command("seed_demo", "--password", "pw-for-tests-1", stdout=out)
     assert "reader1" in out.getvalue() and "pw-for-tests-1" in out.getvalue()
@@ -56,7 +56,8 @@ def assert_demo_aided():
     assert not Answer.objects.filter(item__study=study, reader__username="reader1").exists()
 
 
-def test_random_password_is_printed():
+def test_random_password_is_printed(demo):
+    """Run again on the demo (as `make demo` does every time): a new random password."""
     out = StringIO()
     call_command("seed_demo", stdout=out)
     line = next(line for line in out.getvalue().splitlines() if "reader1" in line)
