@@ -56,7 +56,7 @@ class Command(BaseCommand):
             raise CommandError(f"no pilot estimate: {results['design']}")
         effect, target = form.values()
         table = power_table(results, effect, target, opts["alpha"])
-        if "note" in table.data.columns:  # e.g. a split-plot pilot
+        if list(table.data.columns) == ["note"]:  # e.g. a split-plot pilot
             raise CommandError(f"no power table: {table.data['note'].iloc[0]}")
         header = [f"pilot: {study.slug}: {results['design']}", *table.header_lines()]
         self.stdout.write(frame_csv(table.data, header_lines=header), ending="")
