@@ -5,6 +5,10 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PORT ?= 8000
 DEMO_ENV := DEBUG=1
+# The task worker (imports, image derivation, the analysis) runs beside the web server and
+# stops with it: the shell's EXIT trap ends it once runserver has ended (Ctrl-C).
+WITH_WORKER = trap 'kill $$WORKER 2>/dev/null; wait $$WORKER' EXIT INT TERM; \
+	$(DEMO_ENV) $(BIN)/python manage.py db_worker --no-reload --interval 0.5 -v0 & WORKER=$$!;
 
 .PHONY: install migrate serve demo demo-pacs test test-js test-python test-fast coverage fuzz lint \
 	format bench bench-load bench-viewer bench-reader clean
@@ -31,8 +35,8 @@ serve: migrate
 
 demo: migrate
 	$(DEMO_ENV) $(BIN)/python manage.py seed_demo $(if $(DEMO_PASSWORD),--password $(DEMO_PASSWORD))
-	@echo "Serving on http://127.0.0.1:$(PORT)/  (Ctrl-C to stop)"
-	$(DEMO_ENV) $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
+	@echo "Serving on http://127.0.0.1:$(PORT)/ with a task worker beside it (Ctrl-C stops both)"
+	$(WITH_WORKER) $(DEMO_ENV) $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 # The demo with its images in a local PACS: Debian's Orthanc (apt-get install orthanc
 # orthanc-dicomweb) on 127.0.0.1:$(PACS_PORT), loaded with the demo radiographs by STOW-RS; the
@@ -47,7 +51,8 @@ demo-pacs: migrate
 		--dicomweb-user demo --dicomweb-password-env DEMO_PACS_PASSWORD \
 		|| { $(DEMO_ENV) $(BIN)/python manage.py demo_pacs stop; exit 1; }
 	@echo "Serving on http://127.0.0.1:$(PORT)/  (study demo-pacs; Ctrl-C stops it and the PACS)"
-	trap '$(DEMO_ENV) $(BIN)/python manage.py demo_pacs stop' EXIT INT TERM; \
+	trap '$(DEMO_ENV) $(BIN)/python manage.py demo_pacs stop; kill $$WORKER 2>/dev/null' EXIT INT TERM; \
+		$(DEMO_ENV) $(BIN)/python manage.py db_worker --no-reload --interval 0.5 -v0 & WORKER=$$!; \
 		$(DEMO_ENV) $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 # Every suite: the JavaScript unit tests first (a second), then the Python suite.
@@ -94,6 +99,7 @@ format: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/import_bench.py
 	$(BIN)/python benchmarks/analysis_bench.py
+	$(BIN)/python benchmarks/uncertainty_bench.py
 	$(BIN)/python benchmarks/design_type1_bench.py
 
 # Headless Debian Chromium; about 2 minutes.

@@ -104,6 +104,8 @@ class AnalysisResults(GenericAPIView):
             OpenApiParameter("scale", str, enum=["answer", "correct"]),
             OpenApiParameter("excluded", str, enum=["drop", "keep"]),
             OpenApiParameter("ci", str, enum=["wilson", "clopper-pearson"]),
+            OpenApiParameter("rejected", str, enum=["drop", "keep"]),
+            OpenApiParameter("holm", str, enum=["ai_vs_reader", "all_pairs"]),
             OpenApiParameter("ni_margin", float, description="Aided vs unaided NI margin."),
             OpenApiParameter("effect", float, description="Power section: effect to detect."),
             OpenApiParameter("power", float, description="Power section: target power."),
@@ -137,8 +139,9 @@ class AnalysisResults(GenericAPIView):
             return Response(
                 {
                     "detail": "missing must be wrong|exclude, scale answer|correct, "
-                    "excluded drop|keep, ci wilson|clopper-pearson, ni_margin 0.001–0.5, "
-                    "effect 0.005–0.5, power 0.5–0.99.",
+                    "excluded drop|keep, ci wilson|clopper-pearson, rejected drop|keep, "
+                    "holm ai_vs_reader|all_pairs, ni_margin 0.001–0.5, effect 0.005–0.5, "
+                    "power 0.5–0.99.",
                     "errors": {**form.errors, **power_form.errors},
                 },
                 status=400,

@@ -29,10 +29,11 @@ from django.template.loader import get_template
 from analysis.design_frame import design_frame
 from analysis.models import Prediction
 from analysis.pipeline import AnalysisResult, AnalysisSettings, analyse, attach_design
-from analysis.selectors import study_raters, study_responses
+from analysis.selectors import study_facts, study_raters, study_responses
 from analysis.stats.design import power_table
-from annotation.models import Answer
-from readerstudy.models import ReaderStudy, StudyQuestion
+from annotation.models import Answer, ExpertReview
+from readerstudy.models import Membership, ReaderStudy, StudyQuestion
+from readerstudy.vocabulary import Decision
 
 
 def source_version(root: Path, pattern: str) -> str:
@@ -97,6 +98,22 @@ def data_version(study: ReaderStudy) -> str:
     items = StudyQuestion.objects.filter(study=study)
     questions = items.aggregate(n=Count("id"), last=Max("id"), at=Max("excluded_at"))
     excluded = list(items.filter(excluded=True).order_by("id").values_list("id", "excluded_reason"))
+    # Expert rejections decide which questions are analysed (policy exclude_rejected).
+    # The Methods section reports seniority and reading conditions.
+    seniority = list(
+        Membership.objects.filter(study=study).order_by("id").values_list("id", "seniority")
+    )
+    conditions = (
+        study.random_order,
+        study.allow_revision,
+        study.show_indication,
+        study.lock_on_finish,
+    )
+    rejected = list(
+        ExpertReview.objects.filter(item__study=study, decision=Decision.REJECT)
+        .order_by("item_id", "expert_id")
+        .values_list("item_id", "expert_id")
+    )
     predictions = Prediction.objects.filter(
         model__dataset=study.dataset, question__study_items__study=study
     ).aggregate(n=Count("id"), last=Max("id"))
@@ -111,6 +128,9 @@ def data_version(study: ReaderStudy) -> str:
             answers,
             questions,
             excluded,
+            rejected,
+            seniority,
+            conditions,
             predictions,
             raters,
         )
@@ -175,7 +195,7 @@ class StudyAnalysis:
         )
 
     def _analyse(self) -> AnalysisResult:
-        result = analyse(study_responses(self.study), self.settings)
+        result = analyse(study_responses(self.study), self.settings, study_facts(self.study))
         if self.study.aid_model:  # aided vs unaided, on the design frame, same policy
             attach_design(result, design_frame(self.study))
         return result

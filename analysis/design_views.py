@@ -5,26 +5,23 @@ sampling are readerstudy's, the same services as `manage.py [import_questions +]
 
 from __future__ import annotations
 
-from pathlib import Path
+from dataclasses import asdict
 
 from django import forms
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods
 
-from analysis.design import designed_study_create
 from analysis.models import AIModel
-from readerstudy.dicomweb import DicomwebError
+from analysis.tasks import designed_study_create_task
 from readerstudy.forms import StudyCreateForm
-from readerstudy.imaging import ImagingError
-from readerstudy.rexvqa import RexvqaError
-from readerstudy.selectors import design_sentence
-from readerstudy.services.design import Design, DesignError
-from readerstudy.services.importing import configured_dicomweb, question_bank_study_create
-from readerstudy.services.studies import StudyError, study_create
+from readerstudy.jobs import job_progress, job_refresh
+from readerstudy.models import BackgroundJob, JobStatus
+from readerstudy.services.design import Design
+from readerstudy.tasks import study_create_start
 from readerstudy.vocabulary import AidMode
 
 
@@ -99,7 +96,9 @@ class DesignedStudyCreateForm(StudyCreateForm):
 @permission_required("readerstudy.add_readerstudy", raise_exception=True)
 @require_http_methods(["GET", "POST"])
 def create(request: HttpRequest) -> HttpResponse:
-    """Create (and design) a study; the creator becomes its PI. All or nothing."""
+    """Create (and design) a study in a worker; the creator becomes its PI. All or nothing:
+    the import, the sampling, the images and the design happen in one task
+    (analysis.tasks.designed_study_create_task) whose progress the next page shows."""
     form = DesignedStudyCreateForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
@@ -112,50 +111,60 @@ def create(request: HttpRequest) -> HttpResponse:
             "title": data["title"],
             "readers": [n.strip() for n in data["readers"].split(",") if n.strip()],
             "pis": [request.user.username],
-            "created_by": request.user,
             "random_order": data["random_order"],
             "allow_revision": data["allow_revision"],
             "show_indication": data["show_indication"],
             "lock_on_finish": data["lock_on_finish"],
+            "draft_days": data["draft_days"] or 14,
             "instructions": data["instructions"],
             "closing_text": data["closing_text"],
         }
         upload = data["questions_file"]
-        imported = ""
-
-        def make():
-            nonlocal imported
-            if upload is None:
-                return study_create(dataset=data["dataset"], **options)
-            from_folder = data["image_source"] == "folder"
-            summary, created = question_bank_study_create(
-                handle=upload,
-                filename=upload.name,
-                dataset_name=data["dataset_name"],
-                images_root=Path(settings.IMPORT_IMAGES_ROOT) if from_folder else None,
-                dicomweb=None if from_folder else configured_dicomweb(),
-                **options,
-            )
-            imported = (
-                f"Imported {summary.questions_created} new questions "
-                f"({summary.questions_unchanged} already there) into {summary.dataset}. "
-            )
-            return created
-
-        try:
-            created, _ = designed_study_create(
-                design=form.design(), create=make, actor=request.user
-            )
-        except (StudyError, ImagingError, RexvqaError, DicomwebError, DesignError) as exc:
+        job = study_create_start(
+            user=request.user,
+            options=options,
+            upload=upload,
+            dataset=data["dataset"] if upload is None else None,
+            dataset_name=data["dataset_name"],
+            image_source=data["image_source"],
+            design=asdict(form.design()),
+            task=designed_study_create_task,
+        )
+        if job.status == JobStatus.FAILED:  # run at once (immediate backend): on the form
             prefix = "Nothing was imported or created. " if upload is not None else ""
-            form.add_error(None, prefix + str(exc))
+            form.add_error(None, prefix + job.error)
+        elif job.status == JobStatus.DONE:
+            messages.success(request, job.result["message"])
+            return redirect("pi-dashboard", slug=job.result["slug"])
         else:
-            messages.success(
-                request,
-                imported
-                + f"Created {created.study.title} with {len(created.question_ids)} questions. "
-                + design_sentence(created.study)
-                + ".",
-            )
-            return redirect("pi-dashboard", slug=created.study.slug)
+            return redirect("create-study-progress", job_id=job.pk)
     return render(request, "readerstudy/create.html", {"form": form})
+
+
+def _own_job(request: HttpRequest, job_id: int) -> BackgroundJob:
+    """A study-creation job, to the user who started it only."""
+    job = BackgroundJob.objects.filter(
+        pk=job_id, requested_by=request.user, key__startswith="study-create:"
+    ).first()
+    if job is None:
+        raise Http404
+    return job
+
+
+@login_required
+@require_GET
+def create_progress(request: HttpRequest, job_id: int) -> HttpResponse:
+    """The study being created: a progress bar (htmx asks again every second), then the
+    dashboard; a failure in words (nothing was written)."""
+    job = job_refresh(_own_job(request, job_id), designed_study_create_task)
+    if job.status == JobStatus.DONE:
+        messages.success(request, job.result["message"])
+        url = reverse("pi-dashboard", args=[job.result["slug"]])
+        if request.htmx:
+            response = HttpResponse(status=204)
+            response["HX-Redirect"] = url
+            return response
+        return redirect(url)
+    context = {"job": job, "progress": job_progress(job), "upload": "file" in job.params}
+    template = "analysis/_create_progress.html" if request.htmx else "analysis/create_progress.html"
+    return render(request, template, context)

@@ -1,74 +1,42 @@
-"""The analysis downloads (each figure in every format, the export ZIP): drawn once per data
-version and policy, and prepared in the background as soon as a PI opens the page.
+"""The analysis and its downloads (the tables, each figure in every format, the export ZIP),
+computed once per data version and policy by a task (`analysis.tasks`) in a worker process,
+never by a web request that could be serving readers.
 
-Why in the background: the page shows its figures as SVG; the ZIP adds PNG at 300 dpi, PDF
-with TrueType fonts and the XLSX report, several seconds of matplotlib and fontTools work
-that no one waits for if it starts while the PI reads the page. One thread per process
-prepares (a queue, so at most one core), at a lower CPU priority than requests; a job is
-dropped once its study's page was opened (in any worker) at a newer data version or under
-another policy (what the PI looks at now is what gets prepared). A request for something a
-job is drawing waits for it instead of drawing it twice: in this process through the job itself,
-in another worker through a "preparing" mark in the shared cache (CACHE_URL).
+Order of work: the result (the page's tables) first, then the page's SVGs (a PI may be
+looking at the page), then PNG/PDF, the XLSX report and the ZIP. Everything goes to the shared
+cache under its (study, data version, policy) key (`analysis.cache`), so running the task twice
+or after a killed attempt redoes only what is missing.
+
+The newest result computed per study and policy is remembered (`latest`), so while a newer
+data version is computed the page shows the older one "as of HH:MM" instead of waiting.
 """
 
 from __future__ import annotations
 
-import atexit
-import contextlib
-import logging
-import os
-import threading
-import time
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+import datetime as dt
+import hashlib
+from dataclasses import asdict
 
 from django.conf import settings
 from django.core.cache import cache
 
 from analysis.cache import TIMEOUT, StudyAnalysis
 from analysis.exports import analysis_zip, figure_builders
+from analysis.pipeline import AnalysisSettings
 from analysis.stats import plots
+from readerstudy.jobs import Run
+from readerstudy.models import ReaderStudy
 
-log = logging.getLogger(__name__)
-
-WAIT = 60.0  # seconds a request waits for a job before drawing for itself
-PREPARING_TIMEOUT = 120  # a mark left by a worker that died stops mattering after this
-NICE = 10  # how much lower the preparing thread's CPU priority is (Linux: per thread)
-
-_jobs: dict[str, Future] = {}  # the ZIP's cache key -> the job preparing it
-_jobs_lock = threading.Lock()
+POLICIES_KEPT = 4  # policies a study's re-analysis keeps up to date (the last ones viewed)
 
 
-def _latest_key(analysis: StudyAnalysis) -> str:
-    """Where the ZIP key of the study's latest page view is kept: in the shared cache, so a
-    page opened in any worker drops the older jobs of every worker."""
-    return f"analysis-downloads:latest:{analysis.study.pk}"
+def _policy_hash(policy: AnalysisSettings) -> str:
+    return hashlib.sha256(policy.key().encode()).hexdigest()[:16]
 
 
-def _lower_priority() -> None:
-    """Readers' requests come first. On Linux a thread has its own nice value."""
-    with contextlib.suppress(AttributeError, OSError):  # elsewhere: normal priority
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)
-
-
-_executor = ThreadPoolExecutor(
-    max_workers=1, thread_name_prefix="analysis-downloads", initializer=_lower_priority
-)
-_exiting = threading.Event()
-
-
-def _stop() -> None:
-    """The process is exiting (a gunicorn worker restarting): the running job stops at its
-    next figure and the queued ones end at once, each taking its "preparing" mark away."""
-    _exiting.set()
-
-
-# At exit the pool's thread is joined only after it has run every queued job, from a hook
-# of threading's that runs before non-daemon threads are joined; such hooks run newest
-# first, so this one comes before the pool's (registered when concurrent.futures.thread was
-# imported, above).
-# Where a Python lacks that hook, atexit: later (after the pool's thread has joined), so a
-# queued job still runs, but nothing breaks.
-getattr(threading, "_register_atexit", atexit.register)(_stop)
+def job_key(analysis: StudyAnalysis) -> str:
+    """What an analysis job computes: (study, data version, policy)."""
+    return f"analysis:{analysis.study.pk}:{analysis.version}:{_policy_hash(analysis.settings)}"
 
 
 def figure(analysis: StudyAnalysis, name: str, fmts) -> dict[str, bytes] | None:
@@ -81,61 +49,7 @@ def figure(analysis: StudyAnalysis, name: str, fmts) -> dict[str, bytes] | None:
     return analysis.figure_formats(name, builders[name], plots.figure_bytes, fmts, keep=keep)
 
 
-def zip_bytes(analysis: StudyAnalysis) -> bytes:
-    """The export ZIP: prepared, being prepared (then waited for) or built now."""
-    body = analysis.lookup("zip")
-    if body is None:
-        _wait_for_preparation(analysis)
-        body = analysis.lookup("zip")
-    if body is None:
-        body = _build_zip(analysis)
-    return body
-
-
-def prepare(analysis: StudyAnalysis) -> None:
-    """Start preparing every download of `analysis` unless it is prepared or under way."""
-    if not settings.ANALYSIS_PREPARE_DOWNLOADS or analysis.has("zip"):
-        return
-    analysis.result  # loaded here, in the request: the job reads no database  # noqa: B018
-    key = analysis.key("zip")
-    with _jobs_lock:
-        cache.set(_latest_key(analysis), key, TIMEOUT)
-        for done in [k for k, job in _jobs.items() if job.done()]:
-            del _jobs[done]
-        if key in _jobs or analysis.has("preparing"):  # under way here or in another worker
-            return
-        analysis.store("preparing", True, timeout=PREPARING_TIMEOUT)
-        _jobs[key] = _executor.submit(_prepare, analysis)
-
-
-def _current(analysis: StudyAnalysis) -> bool:
-    if _exiting.is_set():
-        return False
-    latest = cache.get(_latest_key(analysis))
-    return latest is None or latest == analysis.key("zip")  # None: evicted, nothing newer known
-
-
-def _prepare(analysis: StudyAnalysis) -> None:
-    """The page's SVGs first (a PI may be waiting for them), then the other formats, then
-    the ZIP; checked between figures for a newer page view of the study."""
-    try:
-        builders = figure_builders(analysis.result)
-        for fmts in (["svg"], list(plots.FORMATS)):
-            for name in builders:
-                if not _current(analysis):
-                    return
-                # Renewed at each figure: a long job on a busy server keeps its mark.
-                analysis.store("preparing", True, timeout=PREPARING_TIMEOUT)
-                figure(analysis, name, fmts)
-        if _current(analysis):
-            _build_zip(analysis)
-    except Exception:
-        log.exception("preparing the analysis downloads of study %s failed", analysis.study.pk)
-    finally:
-        analysis.forget("preparing")
-
-
-def _build_zip(analysis: StudyAnalysis) -> bytes:
+def build_zip(analysis: StudyAnalysis) -> bytes:
     result = analysis.result
     drawn = {name: figure(analysis, name, plots.FORMATS) for name in figure_builders(result)}
     body = analysis_zip(result, figure=lambda name, fmt: drawn[name][fmt])
@@ -143,22 +57,72 @@ def _build_zip(analysis: StudyAnalysis) -> bytes:
     return body
 
 
-def _wait_for_preparation(analysis: StudyAnalysis) -> None:
-    """Wait (at most WAIT seconds) for a job preparing this ZIP, here or in another worker."""
-    with _jobs_lock:
-        job = _jobs.get(analysis.key("zip"))
-    if job is not None:
-        wait([job], timeout=WAIT)
-        return
-    deadline = time.monotonic() + WAIT
-    while analysis.has("preparing") and not analysis.has("zip"):
-        if time.monotonic() > deadline:
-            return
-        time.sleep(0.25)
+def ready(analysis: StudyAnalysis) -> bool:
+    """Everything the task prepares is in the cache."""
+    if not analysis.has("result"):
+        return False
+    return analysis.has("zip") or not settings.ANALYSIS_PREPARE_DOWNLOADS
 
 
-def settle(timeout: float = WAIT) -> None:
-    """Wait for every job of this process (tests, benchmarks, a clean shutdown)."""
-    with _jobs_lock:
-        jobs = list(_jobs.values())
-    wait(jobs, timeout=timeout)
+def _latest_key(study_pk: int, policy: AnalysisSettings) -> str:
+    return f"analysis:latest:{study_pk}:{_policy_hash(policy)}"
+
+
+def latest(analysis: StudyAnalysis) -> tuple[StudyAnalysis, dt.datetime] | None:
+    """The newest analysis of this study and policy still in the cache, with the time it was
+    computed (an older data version while a newer one is computed)."""
+    mark = cache.get(_latest_key(analysis.study.pk, analysis.settings))
+    if not mark:
+        return None
+    older = StudyAnalysis(analysis.study, analysis.settings, version=mark["version"])
+    if not older.has("result"):
+        return None
+    return older, dt.datetime.fromtimestamp(mark["at"], tz=dt.UTC)
+
+
+def _remember_latest(analysis: StudyAnalysis) -> None:
+    cache.set(
+        _latest_key(analysis.study.pk, analysis.settings),
+        {"version": analysis.version, "at": dt.datetime.now(dt.UTC).timestamp()},
+        TIMEOUT,
+    )
+
+
+def remember_policy(study: ReaderStudy, policy: AnalysisSettings) -> None:
+    """A PI looked at the study under `policy`: keep it up to date after answers change."""
+    key = f"analysis:policies:{study.pk}"
+    kept = [p for p in cache.get(key, []) if p != asdict(policy)]
+    cache.set(key, [asdict(policy), *kept][:POLICIES_KEPT], TIMEOUT)
+
+
+def viewed_policies(study: ReaderStudy) -> list[AnalysisSettings]:
+    """The policies to keep up to date: the default and the last ones viewed."""
+    policies = [AnalysisSettings(**p) for p in cache.get(f"analysis:policies:{study.pk}", [])]
+    default = AnalysisSettings()
+    return policies if default in policies else [default, *policies]
+
+
+def prepare_work(run: Run) -> dict:
+    """The analysis task's work: the result, the page's SVGs, then the downloads."""
+    study = run.job.study
+    analysis = StudyAnalysis(study, AnalysisSettings(**run.job.params["policy"]))
+    run.progress(0, 0, "computing the tables", force=True)
+    result = analysis.result
+    _remember_latest(analysis)
+    names = list(figure_builders(result))
+    downloads = settings.ANALYSIS_PREPARE_DOWNLOADS and not result.accuracy.empty
+    total = 1 + len(names) * (2 if downloads else 1) + (1 if downloads else 0)
+    done = 1
+    for name in names:
+        run.progress(done, total, f"drawing the page's figures ({name})")
+        figure(analysis, name, ["svg"])
+        done += 1
+    if downloads:
+        for name in names:
+            run.progress(done, total, f"drawing the downloads ({name}: PNG, PDF)")
+            figure(analysis, name, list(plots.FORMATS))
+            done += 1
+        run.progress(done, total, "writing the ZIP and the XLSX report")
+        build_zip(analysis)
+    run.progress(total, total, "ready", force=True)
+    return {"version": analysis.version}

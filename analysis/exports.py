@@ -17,6 +17,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from analysis.pipeline import AnalysisResult
+from analysis.reporting import methods_markdown
 from analysis.selectors import COLUMNS
 from analysis.stats import plots
 from analysis.stats.design import power_table
@@ -24,6 +25,15 @@ from analysis.stats.mrmc_formats import README_LINES, id_map, package_files
 from readerstudy.spreadsheets import frame_csv, write_sheet, xlsx_writer
 
 ALREADY_COMPRESSED = (".png", ".xlsx")
+# The policy values an aided-vs-unaided table rests on (AnalysisSettings.design_policy).
+DESIGN_POLICY_KEYS = (
+    "missing",
+    "missing_means",
+    "alpha",
+    "ci_level",
+    "ni_margin",
+    "ni_margin_means",
+)
 QUESTION_COLUMNS = [
     "question_id",
     "case_id",
@@ -32,6 +42,8 @@ QUESTION_COLUMNS = [
     "correct_answer",
     "excluded",
     "excluded_reason",
+    "rejected",
+    "rejected_by",
 ]
 # The responses export: the analysis's columns (analysis.selectors.COLUMNS, so a new answer
 # column reaches it from there) less what is the question's (questions.csv), with whether the
@@ -39,7 +51,8 @@ QUESTION_COLUMNS = [
 RESPONSE_COLUMNS = [
     "correct" if c == "correct_answer" else c
     for c in COLUMNS
-    if c == "correct_answer" or c not in set(QUESTION_COLUMNS) - {"question_id", "excluded"}
+    if c == "correct_answer"
+    or c not in set(QUESTION_COLUMNS) - {"question_id", "excluded", "rejected"}
 ]
 
 
@@ -66,10 +79,16 @@ def all_tables(result: AnalysisResult) -> dict[str, pd.DataFrame]:
 
 def table_csv(result: AnalysisResult, name: str, frame: pd.DataFrame) -> bytes:
     matrix = name.startswith(("kappa_answer_", "kappa_correct_"))
-    header = [f"table: {name}", *result.settings.header_lines()]
     design = result.design_table(name)
-    if design is not None:  # what this table's numbers rest on, in words
-        header += design.header_lines()
+    if design is not None:  # its own unit, method and policy, and the policy values it uses
+        policy = result.settings.policy()
+        header = [
+            f"table: {name}",
+            *design.header_lines(),
+            *(f"{key}: {policy[key]}" for key in DESIGN_POLICY_KEYS),
+        ]
+    else:
+        header = [f"table: {name}", *result.settings.header_lines(name)]
     text = frame_csv(
         frame, index=matrix, index_label="rater" if matrix else None, header_lines=header
     )
@@ -100,6 +119,18 @@ def kappa_spans(result: AnalysisResult, scale: str) -> dict[str, tuple[int, int]
     }
 
 
+def kappa_counts(result: AnalysisResult, scale: str) -> dict[str, pd.DataFrame]:
+    """Per panel: questions both raters answered, as a symmetric rater x rater matrix."""
+    pairs = result.kappa_pairs.get(scale)
+    if pairs is None or pairs.empty:
+        return {}
+    out = {}
+    for task, part in pairs.groupby("task"):
+        both = pd.concat([part, part.rename(columns={"rater_a": "rater_b", "rater_b": "rater_a"})])
+        out[task] = both.pivot(index="rater_a", columns="rater_b", values="n")
+    return out
+
+
 def figure_builders(result: AnalysisResult) -> dict[str, Callable[[], Figure]]:
     """Figure name -> function drawing it; only figures with something to show."""
     s = result.settings
@@ -125,6 +156,7 @@ def figure_builders(result: AnalysisResult) -> dict[str, Callable[[], Figure]]:
                 vrange=s.vrange,
                 models=result.models,
                 n_by_panel=kappa_spans(result, scale),
+                n_matrices=kappa_counts(result, scale),
                 note=s.note("kappa", scale),
             )
     if not result.reading_time.empty and result.reading_time["n"].sum() > 0:
@@ -190,6 +222,7 @@ def analysis_files(result: AnalysisResult, figure: FigureSource | None = None) -
     """Every output file by name."""
     tables = all_tables(result)
     files = {"policy.json": json.dumps(result.settings.policy(), indent=2).encode()}
+    files["methods.md"] = methods_markdown(result).encode()
     files |= {f"{name}.csv": table_csv(result, name, frame) for name, frame in tables.items()}
     files |= design_files(result)
     files |= figure_files(result, figure)

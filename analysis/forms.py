@@ -1,4 +1,5 @@
 from django import forms
+from django.conf import settings as django_settings
 
 from analysis.pipeline import AnalysisSettings
 from analysis.rater_names import MAX_LABEL, Rater
@@ -35,6 +36,18 @@ class AnalysisSettingsForm(forms.Form):
         required=False,
         label="Confidence intervals",
     )
+    rejected = forms.ChoiceField(
+        choices=[("drop", "leave out"), ("keep", "include")],
+        initial="drop",
+        required=False,
+        label="Expert-rejected questions",
+    )
+    holm = forms.ChoiceField(
+        choices=[("ai_vs_reader", "AI vs reader pairs"), ("all_pairs", "all pairs")],
+        initial="ai_vs_reader",
+        required=False,
+        label="Holm family",
+    )
     ni_margin = forms.FloatField(
         min_value=0.001,
         max_value=0.5,
@@ -52,6 +65,9 @@ class AnalysisSettingsForm(forms.Form):
             include_excluded=data.get("excluded") == "keep",
             vrange=data.get("vrange") or "-1,1",
             ci_method=data.get("ci") or "wilson",
+            exclude_rejected=data.get("rejected") != "keep",
+            holm_family=data.get("holm") or "ai_vs_reader",
+            time_cap_ms=django_settings.MAX_CASE_TIME_MS,
             ni_margin=data.get("ni_margin") or AnalysisSettings.ni_margin,
         )
 

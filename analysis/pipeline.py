@@ -16,17 +16,28 @@ from dataclasses import asdict, dataclass, field
 import pandas as pd
 
 from analysis import stats
+from analysis.reporting import methods_table, table_description
+from analysis.stats.clustered import CLUSTER_CI_METHOD
 from analysis.stats.comparisons import ai_vs_readers_table, reader_panel_accuracy
 from analysis.stats.design import DesignPolicy, design_results
+from analysis.stats.flow import analysed_mask
 from analysis.stats.frame import AnalysisInputError
 
 SCALES = ("answer", "correct")
 SCALE_LABELS = {"answer": "A–D answers", "correct": "correct / incorrect"}
 CI_LABELS = {"wilson": "Wilson", "clopper-pearson": "Clopper–Pearson"}
+HOLM_FAMILY_LABELS = {
+    "ai_vs_reader": "the AI-versus-reader pairs only",
+    "all_pairs": "every pair (reader-reader and model-model included)",
+}
+DEFAULT_TIME_CAP_MS = 30 * 60 * 1000  # the platform's default MAX_CASE_TIME_MS
 
 
 @dataclass(frozen=True)
 class AnalysisSettings:
+    """The analysis policy: the one place every switch is defined (written into every
+    output as policy.json, CSV headers, the XLSX settings sheet and the API's `policy`)."""
+
     missing: stats.Missing = "wrong"
     scale: str = "answer"
     include_excluded: bool = False
@@ -37,6 +48,16 @@ class AnalysisSettings:
     seed: int = 0
     case_unit: str = "X-ray (imaging study): resampled as a whole"
     ni_margin: float = 0.05  # aided vs unaided: non-inferiority margin, accuracy scale
+    # Fewer readers than this: random-readers results carry a warning, fixed readers beside.
+    min_readers: int = 4
+    # Holm's adjustment runs over this family of paired comparisons.
+    holm_family: str = "ai_vs_reader"
+    # A kappa CI from fewer X-rays than this carries a caveat.
+    kappa_min_xrays: int = 20
+    # Questions an expert rejected are left out (counted in the flow table).
+    exclude_rejected: bool = True
+    # Reading time per answer is capped at this when stored (settings.MAX_CASE_TIME_MS).
+    time_cap_ms: int = DEFAULT_TIME_CAP_MS
 
     @property
     def level(self) -> str:
@@ -56,7 +77,14 @@ class AnalysisSettings:
             "kappa_scale_means": SCALE_LABELS[self.scale],
             "kappa_missing": "pairwise deletion (each pair on the questions both answered)",
             "excluded_questions": "included" if self.include_excluded else "left out",
+            "exclude_rejected": self.exclude_rejected,
+            "rejected_questions": (
+                "questions an expert rejected are left out"
+                if self.exclude_rejected
+                else "questions an expert rejected are included"
+            ),
             "ci_method": self.ci_method,
+            "accuracy_ci": CLUSTER_CI_METHOD.format(ci=CI_LABELS[self.ci_method]),
             "alpha": self.alpha,
             "ci_level": self.level,
             "case_unit": self.case_unit,
@@ -67,14 +95,30 @@ class AnalysisSettings:
                 f"aided is non-inferior to unaided when the lower CI bound of aided − unaided "
                 f"accuracy is above −{self.ni_margin:g} (two-arm studies only)"
             ),
+            "kappa_min_xrays": self.kappa_min_xrays,
+            "min_readers": self.min_readers,
+            "holm_family": self.holm_family,
+            "holm_family_means": HOLM_FAMILY_LABELS[self.holm_family],
+            "time_cap_ms": self.time_cap_ms,
+            "time_cap_means": (
+                f"a reading time above {self.time_cap_ms / 60000:g} min per answer is stored "
+                "as the cap"
+            ),
         }
 
     def design_policy(self) -> DesignPolicy:
         """The part of this policy the design-aware (aided vs unaided) results rest on."""
         return DesignPolicy(missing=self.missing, alpha=self.alpha, ni_margin=self.ni_margin)
 
-    def header_lines(self) -> list[str]:
-        return [f"{key}: {value}" for key, value in self.policy().items()]
+    def header_lines(self, table: str | None = None) -> list[str]:
+        """The header block of a CSV: for a named table, its unit, method and the policy
+        keys that apply to it (and only those); without a name, the whole policy."""
+        policy = self.policy()
+        if table is None:
+            return [f"{key}: {value}" for key, value in policy.items()]
+        unit, method, keys = table_description(self, table)
+        lines = [f"unit: {unit}", f"method: {method}"]
+        return lines + [f"{key}: {policy[key]}" for key in keys]
 
     def key(self) -> str:
         return "|".join(f"{k}={v}" for k, v in sorted(asdict(self).items()))
@@ -91,10 +135,19 @@ class AnalysisSettings:
             if self.include_excluded
             else "excluded questions left out"
         )
+        rejected = (
+            "expert-rejected questions left out"
+            if self.exclude_rejected
+            else "expert-rejected questions included"
+        )
         return (
-            f"{missing}; {excluded}; {CI_LABELS.get(self.ci_method, self.ci_method)} "
-            f"{self.level} CIs; κ on {SCALE_LABELS[self.scale]} (pairwise deletion); "
-            "the X-ray is the case for OR/Hillis and bootstraps"
+            f"{missing}; {excluded}; {rejected}; "
+            f"{CI_LABELS.get(self.ci_method, self.ci_method)} "
+            f"{self.level} CIs on the effective sample size by X-ray; κ on "
+            f"{SCALE_LABELS[self.scale]} (pairwise deletion); the X-ray is the case for "
+            f"OR/Hillis, paired comparisons and bootstraps; Holm over "
+            f"{HOLM_FAMILY_LABELS[self.holm_family]}; reading time capped at "
+            f"{self.time_cap_ms / 60000:g} min per answer"
         )
 
     def note(self, figure: str, scale: str | None = None) -> str:
@@ -111,7 +164,10 @@ class AnalysisSettings:
                 else "missing answers are left out of n"
             )
             ci = CI_LABELS.get(self.ci_method, self.ci_method)
-            return f"Whiskers: {ci} {self.level} CI. {missing.capitalize()}; {excluded}."
+            return (
+                f"Whiskers: {ci} {self.level} CI on the effective sample size (questions "
+                f"clustered by X-ray). {missing.capitalize()}; {excluded}."
+            )
         if figure == "kappa":
             colours = (
                 "colour scale −1…1, centred on 0"
@@ -124,10 +180,12 @@ class AnalysisSettings:
                 f"deletion); {excluded}; {colours}. CIs: kappa_pairs table."
             )
         if figure == "time":
+            ci = CI_LABELS.get(self.ci_method, self.ci_method)
             return (
                 "Time on screen per answered question, as recorded (0 = not recorded, left "
-                f"out). Right: each reader's answers in quartiles of their own time, Wilson "
-                f"{self.level} CI; {excluded}."
+                f"out; capped at {self.time_cap_ms / 60000:g} min per answer). Right: each "
+                f"reader's answers in quartiles of their own time, {ci} {self.level} CI by "
+                f"X-ray; {excluded}."
             )
         raise ValueError(f"no figure {figure!r}")
 
@@ -162,6 +220,7 @@ TABLES: tuple[str, ...] = (
     "failed_extractions",
     # A study with an aided arm only (analysis.stats.design; `AnalysisResult.design`):
     *DESIGN_TABLES,
+    "methods",
 )
 TABLE_ATTRIBUTES = {"failed_extractions": "failed"}  # file name -> AnalysisResult field
 
@@ -205,6 +264,7 @@ class AnalysisResult:
     design: dict | None = None
     design_frame: pd.DataFrame | None = None
     design_error: str = ""
+    facts: dict = field(default_factory=dict)  # the study beyond its responses (Methods)
 
     @property
     def kappas(self) -> dict[str, pd.DataFrame]:
@@ -263,6 +323,8 @@ class AnalysisResult:
         if name in DESIGN_TABLES:
             table = self.design_table(name)
             return table.data if table is not None else pd.DataFrame()
+        if name == "methods":  # generated from the other tables, the facts and the policy
+            return methods_table(self)
         return getattr(self, TABLE_ATTRIBUTES.get(name, name))
 
     def matrices(self) -> dict[str, pd.DataFrame]:
@@ -294,23 +356,31 @@ def attach_design(result: AnalysisResult, frame: pd.DataFrame) -> AnalysisResult
     return result
 
 
-def analyse(responses: pd.DataFrame, settings: AnalysisSettings) -> AnalysisResult:
-    flow = stats.flow_tables(responses, include_excluded=settings.include_excluded)
-    analysed = (
-        responses if settings.include_excluded else responses[~responses["excluded"].astype(bool)]
-    )
-    result = AnalysisResult(settings, responses, analysed, flow=flow.stages)
+def analyse(
+    responses: pd.DataFrame, settings: AnalysisSettings, facts: dict | None = None
+) -> AnalysisResult:
+    """Every table under one policy. `facts` (readers' seniority, models' provenance,
+    reading conditions, reviews; `selectors.study_facts`) feed the Methods section."""
+    selection = {
+        "include_excluded": settings.include_excluded,
+        "exclude_rejected": settings.exclude_rejected,
+    }
+    flow = stats.flow_tables(responses, **selection)
+    analysed = responses[analysed_mask(responses, **selection)]
+    result = AnalysisResult(settings, responses, analysed, flow=flow.stages, facts=facts or {})
     result.flow_raters = flow.raters
     if analysed.empty:
         return result
     prepared = stats.prepare(analysed)
     kinds = responses.drop_duplicates("rater").set_index("rater")
     raters = [r for r in prepared.raters if r in kinds.index]
+    seniority = {r["name"]: r.get("seniority", "") for r in result.facts.get("readers", [])}
     result.raters = pd.DataFrame(
         {
             "rater": raters,
             "kind": [kinds.at[r, "rater_kind"] for r in raters],
             "rater_id": [kinds.at[r, "rater_id"] if "rater_id" in kinds else r for r in raters],
+            "seniority": [seniority.get(r, "") for r in raters],
         }
     )
     humans, models = result.humans, result.models
@@ -324,23 +394,38 @@ def analyse(responses: pd.DataFrame, settings: AnalysisSettings) -> AnalysisResu
         result.kappa_pairs[scale] = pd.concat(
             [
                 stats.kappa_pairs(
-                    prepared, task, scale, alpha=alpha, n_boot=boot, seed=settings.seed
+                    prepared,
+                    task,
+                    scale,
+                    alpha=alpha,
+                    n_boot=boot,
+                    seed=settings.seed,
+                    min_xrays=settings.kappa_min_xrays,
                 ).assign(task=stats.ALL_TASKS if task is None else task)
                 for task in [None, *prepared.tasks()]
             ],
             ignore_index=True,
         )[["task", *stats.kappa.PAIR_COLUMNS]]
     result.fleiss = stats.fleiss_table(
-        prepared, humans, alpha=alpha, n_boot=boot, seed=settings.seed
+        prepared,
+        humans,
+        alpha=alpha,
+        n_boot=boot,
+        seed=settings.seed,
+        min_xrays=settings.kappa_min_xrays,
     )
-    result.ai_vs_readers = ai_vs_readers_table(prepared, humans, models, missing, alpha)
-    result.reader_panel = reader_panel_accuracy(prepared, humans, missing, alpha)
+    few = settings.min_readers
+    result.ai_vs_readers = ai_vs_readers_table(prepared, humans, models, missing, alpha, few)
+    result.reader_panel = reader_panel_accuracy(prepared, humans, missing, alpha, few)
+    kinds = dict(zip(result.raters["rater"], result.raters["kind"], strict=True))
     result.mcnemar = stats.mcnemar_pairs(
-        prepared, raters, missing, alpha=alpha, n_boot=boot, seed=settings.seed
+        prepared, raters, missing, alpha=alpha, family=settings.holm_family, kinds=kinds
     )
     if "time_ms" in analysed.columns:
         result.reading_time = stats.reading_time_table(analysed, humans)
-        result.accuracy_by_time = stats.accuracy_by_time(analysed, humans, alpha=alpha)
+        result.accuracy_by_time = stats.accuracy_by_time(
+            analysed, humans, alpha=alpha, method=settings.ci_method
+        )
     failed = stats.failed_extractions(prepared)
     result.failed = failed[failed["rater"].isin(models)].reset_index(drop=True)
     return result

@@ -16,6 +16,7 @@ from django.db import transaction
 
 from analysis.models import RaterLabel
 from readerstudy.models import AuditEvent, ReaderStudy
+from readerstudy.signals import data_changed
 
 HUMAN, MODEL = "human", "model"
 MAX_LABEL = RaterLabel._meta.get_field("label").max_length
@@ -130,3 +131,4 @@ def rater_labels_set(
         action="analysis.rater_labels",
         detail={key: label for key, label in wanted.items()},
     )
+    data_changed(study)  # the figures and tables name them: analysed again (debounced)

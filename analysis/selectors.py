@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import pandas as pd
+from django.db.models import Count, Q
 
 from analysis.models import AIModel, Prediction
 from analysis.rater_names import Rater, display_names, model_key, reader_key, study_labels
-from annotation.models import Answer
+from annotation.models import Answer, ExpertReview
 from readerstudy.models import Membership, ReaderAssignment, ReaderStudy, Role, StudyQuestion, Task
+from readerstudy.vocabulary import Decision
 
 COLUMNS = [
     "question_id",
@@ -25,13 +27,20 @@ COLUMNS = [
     "time_ms",
     "excluded",
     "excluded_reason",
+    "rejected",
+    "rejected_by",
 ]
 TASK_LABELS = dict(Task.choices)
 
 
 def study_questions(study: ReaderStudy) -> pd.DataFrame:
+    """One row per study question; `rejected_by` counts the experts whose current review
+    rejects it (`rejected`: at least one)."""
     rows = (
         StudyQuestion.objects.filter(study=study)
+        .annotate(
+            n_reject=Count("reviews", filter=Q(reviews__decision=Decision.REJECT), distinct=True)
+        )
         .order_by("position")
         .values_list(
             "id",
@@ -43,6 +52,7 @@ def study_questions(study: ReaderStudy) -> pd.DataFrame:
             "question__case__study_id",
             "excluded",
             "excluded_reason",
+            "n_reject",
         )
     )
     return pd.DataFrame(
@@ -57,8 +67,21 @@ def study_questions(study: ReaderStudy) -> pd.DataFrame:
                 "case_id": case,
                 "excluded": excluded,
                 "excluded_reason": reason,
+                "rejected": n_reject > 0,
+                "rejected_by": n_reject,
             }
-            for item_id, pk, source_id, task, category, correct, case, excluded, reason in rows
+            for (
+                item_id,
+                pk,
+                source_id,
+                task,
+                category,
+                correct,
+                case,
+                excluded,
+                reason,
+                n_reject,
+            ) in rows
         ],
         columns=[
             "item_id",
@@ -70,6 +93,8 @@ def study_questions(study: ReaderStudy) -> pd.DataFrame:
             "case_id",
             "excluded",
             "excluded_reason",
+            "rejected",
+            "rejected_by",
         ],
     )
 
@@ -179,6 +204,76 @@ def study_responses(study: ReaderStudy, *, include_models: bool = True) -> pd.Da
                     time_ms,
                     q.excluded,
                     q.excluded_reason,
+                    q.rejected,
+                    q.rejected_by,
                 )
             )
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def study_facts(study: ReaderStudy) -> dict:
+    """What the Methods and participants section reports beyond the responses: readers'
+    seniority, the models' provenance and extraction rules, reading conditions, the
+    patients' age and sex, and the expert reviews. Plain data (no ORM objects)."""
+    raters = {r.rater_id: r for r in study_raters(study)}
+    members = Membership.objects.filter(study=study).values_list(
+        "user_id", "user__username", "role", "seniority"
+    )
+    seniority = {reader_key(uid): sen for uid, _, role, sen in members if role == Role.READER}
+    readers = [
+        {"name": r.name, "seniority": seniority.get(r.rater_id, "")}
+        for r in raters.values()
+        if r.kind == "human"
+    ]
+    models = []
+    for model in AIModel.objects.filter(
+        dataset=study.dataset, predictions__question__study_items__study=study
+    ).distinct():
+        rules = (
+            Prediction.objects.filter(model=model, question__study_items__study=study)
+            .values("rule")
+            .annotate(n=Count("id"))
+            .order_by("rule")
+        )
+        rater = raters.get(model_key(model.id))
+        models.append(
+            {
+                "name": rater.name if rater else model.name,
+                "source_file": model.source_file,
+                "imported_at": model.imported_at.isoformat(timespec="minutes"),
+                "rules": {row["rule"] or "(none: failed)": row["n"] for row in rules},
+            }
+        )
+    cases = pd.DataFrame(
+        StudyQuestion.objects.filter(study=study)
+        .values_list(
+            "question__case_id", "question__case__patient_age", "question__case__patient_sex"
+        )
+        .distinct(),
+        columns=["case", "age", "sex"],
+    ).drop_duplicates("case")
+    reviews = ExpertReview.objects.filter(item__study=study)
+    return {
+        "readers": readers,
+        "roles": {role: sum(1 for _, _, r, _ in members if r == role) for role in Role.values},
+        "models": models,
+        "conditions": {
+            "random_order": study.random_order,
+            "allow_revision": study.allow_revision,
+            "show_indication": study.show_indication,
+            "lock_on_finish": study.lock_on_finish,
+        },
+        "ages": [int(a) for a in cases["age"].dropna()],
+        "sexes": {
+            str(k or "unknown"): int(v) for k, v in cases["sex"].fillna("").value_counts().items()
+        },
+        "reviews": {
+            "reviews": reviews.count(),
+            "experts": reviews.values("expert").distinct().count(),
+            "questions_reviewed": reviews.values("item").distinct().count(),
+            "decisions": {
+                row["decision"]: row["n"]
+                for row in reviews.values("decision").annotate(n=Count("id")).order_by("decision")
+            },
+        },
+    }

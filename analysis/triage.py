@@ -10,11 +10,16 @@ study's order):
 
     evidence = 3 x key_suspicion + 2 x complaints + 1 x negative readers' discrimination
 
-- key_suspicion (0-1): see analysis.stats.items (consensus on one wrong option among readers
-  and models, or negative pooled discrimination);
+- key_suspicion (0-1): see analysis.stats.items (the posterior probability that a wrong
+  option is more popular than the key, which grows with the number of raters, or a
+  negative pooled discrimination whose CI excludes 0);
 - complaints (0-1): per reader who answered, "does not fit" counts 1, "partly" 1/2 and a
   comment 1/2; summed, divided by the readers who answered, capped at 1;
-- negative readers' discrimination (0-1): -discrimination_readers when below 0.
+- negative readers' discrimination (0-1): -discrimination_readers when its 95% CI (Fisher's
+  z) lies below 0; a negative value from a handful of readers is noise and counts 0.
+
+Every reason shown is one the data support at their n: no discrimination reason unless its
+CI excludes 0. The queue shows who chose what (`QueueRow.choices`).
 
 The weights put the kinds of evidence in the order the experts asked for (a wrong key first,
 then readers' complaints, then discrimination), while strong evidence of a later kind can
@@ -26,12 +31,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 from django.db.models import Count, Q
 from django.urls import reverse
 
 from analysis.selectors import study_questions, study_responses
-from analysis.stats.items import item_analysis
+from analysis.stats.items import fisher_interval, item_analysis
 from annotation.models import Answer, ExpertReview
 from readerstudy.models import Image, ReaderStudy, StudyQuestion
 from readerstudy.vocabulary import Alignment, Difficulty
@@ -82,10 +88,10 @@ def responses_with_comments(study: ReaderStudy) -> pd.DataFrame:
     return frame
 
 
-def study_item_analysis(study: ReaderStudy) -> pd.DataFrame:
+def study_item_analysis(study: ReaderStudy, frame: pd.DataFrame | None = None) -> pd.DataFrame:
     """`item_analysis` of every question of the study (excluded ones too, marked)."""
     questions = study_questions(study)
-    frame = responses_with_comments(study)
+    frame = responses_with_comments(study) if frame is None else frame
     levels = {
         "difficulty_levels": tuple(Difficulty.values),
         "fit_levels": tuple(Alignment.values),
@@ -138,6 +144,18 @@ class QueueRow:
     reasons: list[str]
     reviews: int
     reviewed_by_me: bool
+    choices: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (letter, raters who chose it)
+
+
+def choices_by_question(frame: pd.DataFrame) -> dict[str, tuple]:
+    """question id -> ((letter, (rater names...)), ...) for the letters someone chose: the
+    evidence behind a key suspicion, shown to the experts (names as the analysis shows them)."""
+    answered = frame[frame["answer"].isin(["A", "B", "C", "D"])]
+    out: dict[str, tuple] = {}
+    for question, part in answered.groupby("question_id", sort=False):
+        by_letter = part.groupby("answer")["rater"].apply(lambda r: tuple(sorted(r)))
+        out[question] = tuple(by_letter.items())
+    return out
 
 
 def reasons_for(row) -> list[str]:
@@ -151,8 +169,13 @@ def reasons_for(row) -> list[str]:
             f"{chosen} of {n} raters chose {row['modal_wrong']}, {key_votes} the key {row['key']}"
         )
     discrimination = _number(row["discrimination"])
-    if discrimination is not None and discrimination < 0:
-        reasons.append(f"Negative discrimination {discrimination:.2f}: stronger raters miss it")
+    high = _number(row.get("discrimination_high"))
+    if discrimination is not None and high is not None and high < 0:
+        low = _number(row.get("discrimination_low"))
+        reasons.append(
+            f"Negative discrimination {discrimination:.2f} (95% CI {low:.2f} to {high:.2f}): "
+            "stronger raters miss it"
+        )
     readers = int(row["n_readers"])
     if row["fit_no"]:
         reasons.append(f"{int(row['fit_no'])} of {readers} readers: question does not fit")
@@ -162,8 +185,11 @@ def reasons_for(row) -> list[str]:
         count = int(row["comments"])
         reasons.append(f"{count} reader comment{'s' if count != 1 else ''}")
     readers_disc = _number(row["discrimination_readers"])
-    if readers_disc is not None and readers_disc < 0:
-        reasons.append(f"Readers' discrimination {readers_disc:.2f}")
+    low, high = fisher_interval(readers_disc if readers_disc is not None else np.nan, readers)
+    if readers_disc is not None and high < 0:
+        reasons.append(
+            f"Readers' discrimination {readers_disc:.2f} (95% CI {low:.2f} to {high:.2f})"
+        )
     return reasons
 
 
@@ -171,7 +197,10 @@ def evidence_of(row) -> tuple[float, float]:
     """(evidence score, complaints) for one row of the study's item analysis."""
     complaints = complaints_score(row)
     readers_disc = _number(row["discrimination_readers"])
-    negative = max(0.0, -readers_disc) if readers_disc is not None else 0.0
+    _, high = fisher_interval(
+        readers_disc if readers_disc is not None else np.nan, int(row["n_readers"])
+    )
+    negative = -readers_disc if readers_disc is not None and high < 0 else 0.0
     score = (
         WEIGHTS["key_suspicion"] * float(row["key_suspicion"])
         + WEIGHTS["complaints"] * complaints
@@ -196,7 +225,9 @@ def _thumbnails(study: ReaderStudy) -> dict[int, str]:
 
 def triage_queue(study: ReaderStudy, expert) -> list[QueueRow]:
     """Every question of the study, strongest evidence of a problem first (module docstring)."""
-    analysis = study_item_analysis(study).set_index("item_id")
+    frame = responses_with_comments(study)
+    analysis = study_item_analysis(study, frame).set_index("item_id")
+    chosen = choices_by_question(frame) if not frame.empty else {}
     items = (
         StudyQuestion.objects.filter(study=study)
         .select_related("question")
@@ -233,6 +264,7 @@ def triage_queue(study: ReaderStudy, expert) -> list[QueueRow]:
                 reasons=reasons_for(row),
                 reviews=item.n_reviews,
                 reviewed_by_me=item.n_mine > 0,
+                choices=chosen.get(item.question.source_id, ()),
             )
         )
     rows.sort(key=lambda r: (-r.evidence, r.reviewed_by_me, r.item.position))

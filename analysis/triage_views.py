@@ -40,6 +40,8 @@ def queue(request: HttpRequest, slug: str) -> HttpResponse:
         "agreement": expert_agreement(study, request.user),
         "agreement_scope": None if seen is True else len(seen),
         "can_review": Role.EXPERT in roles,
+        # who chose what: not to someone who also reads in this study (blinding)
+        "show_who": Role.READER not in roles,
     }
     return render(request, "analysis/expert_queue.html", context)
 

@@ -4,9 +4,16 @@ from analysis import design_views, triage_views, views
 
 urlpatterns = [
     path("studies/new/", design_views.create, name="study-create"),
+    path("studies/new/<int:job_id>/", design_views.create_progress, name="create-study-progress"),
     path("s/<slug:slug>/analysis/", views.analysis_page, name="analysis"),
     path("s/<slug:slug>/analysis/export.zip", views.export_zip, name="analysis-zip"),
     path("s/<slug:slug>/analysis/names/", views.rater_names, name="analysis-names"),
+    path("s/<slug:slug>/analysis/status/", views.analysis_status, name="analysis-status"),
+    path(
+        "s/<slug:slug>/analysis/figure-slot/<str:name>/",
+        views.figure_slot,
+        name="analysis-figure-slot",
+    ),
     path(
         "s/<slug:slug>/analysis/figure/<str:name>.<str:fmt>",
         views.figure_download,

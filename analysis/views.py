@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from django.conf import settings as django_settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
@@ -17,16 +18,18 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
-from analysis import downloads
+from analysis import downloads, tasks
 from analysis.cache import StudyAnalysis, cached_template_version
 from analysis.exports import all_tables, figure_builders, table_csv, table_xlsx
 from analysis.forms import AnalysisSettingsForm, PowerForm, RaterNamesForm
 from analysis.pipeline import DESIGN_TABLES, records
 from analysis.rater_names import RaterLabelError, rater_labels_set, study_labels
+from analysis.reporting import methods_section
 from analysis.selectors import readers_not_started, study_raters
 from analysis.stats import plots
 from readerstudy.downloads import attachment
-from readerstudy.models import Role
+from readerstudy.jobs import ACTIVE, job_progress
+from readerstudy.models import BackgroundJob, JobStatus, Role
 from readerstudy.selectors import design_sentence, roles_of, study_for_user
 from readerstudy.spreadsheets import XLSX
 
@@ -55,13 +58,27 @@ def _grid(frame, by: str) -> tuple[list[str], list[dict]]:
 @login_required
 @require_GET
 def analysis_page(request: HttpRequest, slug: str) -> HttpResponse:
+    """The tables of the current data version if they are computed; else the newest older
+    ones "as of HH:MM" (or a progress bar) while a worker computes the current version. The
+    request itself never computes: readers' requests on this worker come first."""
     study, form, analysis = _analysis(request, slug)
     query = request.GET.urlencode()
-    results_html, excluded_count = analysis.cached(
-        f"page:{cached_template_version(RESULTS_TEMPLATE)}:{query}",
-        lambda: _results_html(study, analysis, query),
-    )
-    downloads.prepare(analysis)  # the PI reads the page while the downloads are drawn
+    downloads.remember_policy(study, analysis.settings)
+    # Warm: no write at all (on SQLite a write takes the lock readers' answers need).
+    job = None if downloads.ready(analysis) else tasks.prepare(analysis, requested_by=request.user)
+    shown, as_of = analysis, None
+    if not analysis.has("result"):
+        older = downloads.latest(analysis)
+        shown, as_of = older if older else (None, None)
+    results_html, excluded_count = "", 0
+    if shown is not None:
+        # Once every figure is drawn the page links the pictures themselves; until then each
+        # figure's place asks (htmx) until the worker has drawn it.
+        drawn = downloads.ready(shown)
+        results_html, excluded_count = shown.cached(
+            f"page:{cached_template_version(RESULTS_TEMPLATE)}:{query}:{drawn}",
+            lambda: _results_html(study, shown, query, drawn),
+        )
     context = {
         "study": study,
         "roles": roles_of(request.user, study),
@@ -76,11 +93,69 @@ def analysis_page(request: HttpRequest, slug: str) -> HttpResponse:
         "query": query,
         "not_started": readers_not_started(study),
         "excluded_count": excluded_count,
+        "computing": shown is not analysis,
+        "as_of": as_of,
+        **_status_context(analysis, job),
     }
     return render(request, "analysis/analysis.html", context)
 
 
-def _results_html(study, analysis: StudyAnalysis, query: str) -> tuple[str, int]:
+def _status_context(analysis: StudyAnalysis, job) -> dict:
+    progress = job_progress(job) if job else None
+    return {"job": job, "progress": progress, "version": analysis.version}
+
+
+@login_required
+@require_GET
+def analysis_status(request: HttpRequest, slug: str) -> HttpResponse:
+    """The progress of the current analysis (htmx polls it). Once what the page waits for is
+    ready, it tells htmx to reload the page (or, `want=zip`, to fetch the ZIP)."""
+    study, _, analysis = _analysis(request, slug)
+    want_zip = request.GET.get("want") == "zip"
+    job = tasks.job_of(analysis) or tasks.prepare(analysis, requested_by=request.user)
+    finished = job.status in (JobStatus.DONE, JobStatus.FAILED) and not job.error
+    done = (analysis.has("zip") or finished) if want_zip else analysis.has("result")
+    if done:
+        response = HttpResponse(status=204)
+        if want_zip:
+            query = _settings_query(request)
+            response["HX-Redirect"] = f"{reverse('analysis-zip', args=[study.slug])}?{query}"
+        else:
+            response["HX-Refresh"] = "true"
+        return response
+    context = {"study": study, "want": "zip" if want_zip else "", **_status_context(analysis, job)}
+    context["query"] = _settings_query(request)
+    return render(request, "analysis/_status.html", context)
+
+
+def _settings_query(request: HttpRequest) -> str:
+    fields = AnalysisSettingsForm(request.GET).fields
+    return urlencode({k: v for k, v in request.GET.items() if k in fields})
+
+
+@login_required
+@require_GET
+def figure_slot(request: HttpRequest, slug: str, name: str) -> HttpResponse:
+    """A figure's place on the page (htmx): the picture once a worker has drawn it, until
+    then a placeholder that asks again. A figure no job will draw is drawn on request."""
+    pinned = request.GET.get("v", "")[:64]
+    study, _, analysis = _analysis(request, slug, version=pinned or None)
+    context = {
+        "study": study,
+        "name": name,
+        "figures": [name],
+        "version": analysis.version,
+        "query": _settings_query(request),
+        "alt": request.GET.get("alt", "")[:300],
+    }
+    if not analysis.has(f"figure:{name}:svg"):
+        job = BackgroundJob.objects.filter(key=downloads.job_key(analysis)).first()
+        if job is not None and job.status in ACTIVE:
+            return render(request, "analysis/_figure_pending.html", context)
+    return render(request, "analysis/_figure.html", context)
+
+
+def _results_html(study, analysis: StudyAnalysis, query: str, drawn: bool) -> tuple[str, int]:
     """The tables and figure links: rendered once per data version, policy and query."""
     result = analysis.result
     settings = result.settings
@@ -96,9 +171,11 @@ def _results_html(study, analysis: StudyAnalysis, query: str) -> tuple[str, int]
             name for name in result.matrices() if name.startswith(f"kappa_{settings.scale}_")
         ],
         "figures": list(figure_builders(result)),
+        "methods": methods_section(result),
         "query": query,
         "version": analysis.version,
         **_design(study, analysis, QueryDict(query)),
+        "drawn": drawn,
     }
     excluded = int(result.flow.iloc[1]["questions"]) if not result.flow.empty else 0
     return render_to_string(RESULTS_TEMPLATE, context), excluded
@@ -249,9 +326,25 @@ def table_download(request: HttpRequest, slug: str, name: str, fmt: str) -> Http
 @login_required
 @require_GET
 def export_zip(request: HttpRequest, slug: str) -> HttpResponse:
-    """Everything export_analysis writes, as one zip (built once per data version)."""
+    """Everything export_analysis writes, as one zip, prepared by a worker: served when
+    ready, else a page with the preparation's progress that fetches it when done."""
     study, _, analysis = _analysis(request, slug)
-    if analysis.result.accuracy.empty:
+    body = analysis.lookup("zip")
+    if body is not None:
+        return attachment(body, f"{study.slug}-analysis.zip", "application/zip")
+    job = tasks.prepare(analysis, requested_by=request.user)
+    if analysis.has("result") and analysis.result.accuracy.empty:
         raise Http404("Nothing to analyse.")
-    body = downloads.zip_bytes(analysis)
-    return attachment(body, f"{study.slug}-analysis.zip", "application/zip")
+    body = analysis.lookup("zip")  # an immediate backend has just built it
+    if body is None and not django_settings.ANALYSIS_PREPARE_DOWNLOADS:
+        body = downloads.build_zip(analysis)  # switched off: built on request, as asked
+    if body is not None:
+        return attachment(body, f"{study.slug}-analysis.zip", "application/zip")
+    context = {
+        "study": study,
+        "roles": roles_of(request.user, study),
+        "want": "zip",
+        "query": _settings_query(request),
+        **_status_context(analysis, job),
+    }
+    return render(request, "analysis/zip_pending.html", context, status=202)

@@ -10,6 +10,7 @@ from datetime import datetime
 from django.db.models import Count, Max, Q
 
 from annotation.models import Answer, ExpertReview, ReaderCompletion
+from annotation.reviews import visible_items_q
 from annotation.sessions import session_opens
 from readerstudy.models import Membership, ReaderAssignment, ReaderStudy, Role, StudyQuestion
 from readerstudy.vocabulary import Alignment, Decision, ReviewFlag
@@ -87,12 +88,14 @@ def expert_rows(study: ReaderStudy) -> list[dict]:
 FLAG_FIELDS = [(f"flag_{value}", label) for value, label in ReviewFlag.choices]
 
 
-def flagged_items(study: ReaderStudy) -> tuple[list[dict], dict[str, int]]:
-    """Questions any expert flagged or rejected, with counts per flag; and totals per flag."""
+def flagged_items(study: ReaderStudy, *, viewer) -> tuple[list[dict], dict[str, int]]:
+    """Questions any expert flagged or rejected, with counts per flag; and totals per flag.
+    Reviews count only where `viewer` may read them (annotation.reviews.visible_items_q)."""
+    visible = visible_items_q(study, viewer)
     # Reviews and answers are joined in one query, so every count is of distinct rows: without
     # distinct, one review of a question three readers answered counted three times.
     annotations = {
-        field: Count("reviews", filter=Q(**{f"reviews__{field}": True}), distinct=True)
+        field: Count("reviews", filter=Q(**{f"reviews__{field}": True}) & visible, distinct=True)
         for field, _ in FLAG_FIELDS
     }
     items = (
@@ -100,8 +103,10 @@ def flagged_items(study: ReaderStudy) -> tuple[list[dict], dict[str, int]]:
         .select_related("question", "excluded_by")
         .annotate(
             **annotations,
-            n_reviews=Count("reviews", distinct=True),
-            n_reject=Count("reviews", filter=Q(reviews__decision=Decision.REJECT), distinct=True),
+            n_reviews=Count("reviews", filter=visible, distinct=True),
+            n_reject=Count(
+                "reviews", filter=Q(reviews__decision=Decision.REJECT) & visible, distinct=True
+            ),
             n_misfit=Count("answers", filter=Q(answers__alignment=Alignment.NO), distinct=True),
         )
         .order_by("position")

@@ -9,9 +9,11 @@ from django.views.decorators.http import require_GET
 
 from annotation import dashboard
 from annotation.exports import feedback_csv, reviews_csv
+from annotation.reviews import audit_visible_to
 from readerstudy.downloads import attachment
 from readerstudy.forms import MembershipForm
-from readerstudy.models import AuditEvent, Membership, Role
+from readerstudy.jobs import jobs_of_study
+from readerstudy.models import Membership, Role
 from readerstudy.selectors import design_sentence, roles_of, study_for_user
 
 
@@ -23,7 +25,7 @@ def _pi_study(request: HttpRequest, slug: str):
 @require_GET
 def study_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     study = _pi_study(request, slug)
-    flagged, flag_totals = dashboard.flagged_items(study)
+    flagged, flag_totals = dashboard.flagged_items(study, viewer=request.user)
     context = {
         "study": study,
         "roles": roles_of(request.user, study),
@@ -35,8 +37,9 @@ def study_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         "flag_totals": flag_totals,
         "members": Membership.objects.filter(study=study).select_related("user"),
         "membership_form": MembershipForm(),
-        "audit": AuditEvent.objects.filter(study=study).select_related("actor")[:20],
+        "audit": audit_visible_to(study, request.user).select_related("actor")[:20],
         "excluded": study.items.filter(excluded=True).count(),
+        "jobs": jobs_of_study(study),
     }
     return render(request, "annotation/dashboard.html", context)
 
@@ -45,7 +48,8 @@ def study_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def export_reviews(request: HttpRequest, slug: str) -> HttpResponse:
     study = _pi_study(request, slug)
-    return attachment(reviews_csv(study), f"{study.slug}-reviews.csv", "text/csv")
+    csv = reviews_csv(study, viewer=request.user)
+    return attachment(csv, f"{study.slug}-reviews.csv", "text/csv")
 
 
 @login_required

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from annotation.models import Answer, ExpertReview
+from annotation.models import Answer
+from annotation.reviews import reviews_visible_to
 from readerstudy.models import ReaderStudy
 from readerstudy.spreadsheets import csv_text
 from readerstudy.vocabulary import ANSWER_FIELD_NAMES, RATING_FIELDS, ReviewFlag
 
 
-def reviews_csv(study: ReaderStudy) -> str:
-    """One row per expert review; `flags` in words, then one true/false column per flag
-    (free text neutralised against formula injection)."""
+def reviews_csv(study: ReaderStudy, *, viewer) -> str:
+    """One row per expert review `viewer` may read (annotation.reviews.reviews_visible_to);
+    `flags` in words, then one true/false column per flag (free text neutralised against
+    formula injection)."""
     flags = [f"flag_{v}" for v in ReviewFlag.values]
     rows = [
         [
@@ -29,7 +31,7 @@ def reviews_csv(study: ReaderStudy) -> str:
         ]
     ]
     reviews = (
-        ExpertReview.objects.filter(item__study=study)
+        reviews_visible_to(study, viewer)
         .select_related("item__question", "expert")
         .order_by("item__position", "expert__username")
     )

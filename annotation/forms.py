@@ -1,7 +1,6 @@
-import json
-
 from django import forms
 
+from readerstudy import json_input
 from readerstudy.vocabulary import ANSWER_FIELD_NAMES, ANSWER_FIELDS, SHORTCUTS
 
 
@@ -68,8 +67,8 @@ class AnswerForm(type("AnswerFields", (forms.Form,), _answer_fields())):
         if not raw:
             return None
         try:
-            value = json.loads(raw)
-        except ValueError:
+            value = json_input.loads(raw, max_depth=1)
+        except json_input.JsonInputError:
             value = None
         if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
             raise forms.ValidationError("The page sent a malformed answer; reload it.")

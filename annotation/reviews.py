@@ -91,6 +91,8 @@ def may_see_others(study: ReaderStudy, user) -> bool | set[int]:
     True: every review (a PI who is not an expert of the study: they never review, so there
     is nothing to bias). Otherwise the ids of the study questions this expert has reviewed:
     an expert sees another expert's review of a question only once they saved their own.
+    The rule is by person, whatever role a page serves them in: a PI who is also an expert
+    gets the expert's view on the PI's pages and exports too (issue 25).
     """
     if not Membership.objects.filter(study=study, user=user, role=Role.EXPERT).exists():
         return True
@@ -98,6 +100,29 @@ def may_see_others(study: ReaderStudy, user) -> bool | set[int]:
         ExpertReview.objects.filter(item__study=study, expert=user).values_list(
             "item_id", flat=True
         )
+    )
+
+
+def visible_items_q(study: ReaderStudy, user, prefix: str = "") -> Q:
+    """A filter on study questions (`prefix` + id) whose reviews `user` may read: every one,
+    or the ones they reviewed. For counts over reviews (the PI dashboard)."""
+    seen = may_see_others(study, user)
+    return Q() if seen is True else Q(**{f"{prefix}id__in": seen})
+
+
+def audit_visible_to(study: ReaderStudy, user) -> QuerySet[AuditEvent]:
+    """The study's audit events `user` may read: a review's event carries its decision and
+    flags, so a PI who is also an expert sees a colleague's only once they reviewed that
+    question themselves (issue 25, finding 2: the dashboard's audit list showed them)."""
+    events = AuditEvent.objects.filter(study=study)
+    seen = may_see_others(study, user)
+    if seen is True:
+        return events
+    reviewed = StudyQuestion.objects.filter(id__in=seen).values_list(
+        "question__source_id", flat=True
+    )
+    return events.exclude(
+        Q(action__startswith="review.") & ~Q(actor=user) & ~Q(detail__question__in=list(reviewed))
     )
 
 

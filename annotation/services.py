@@ -21,6 +21,7 @@ from annotation.models import Answer, AnswerRevision, ReaderCompletion
 from annotation.selectors import is_locked
 from annotation.sessions import Reading, reading_of
 from readerstudy.models import ReaderStudy, StudyQuestion
+from readerstudy.signals import data_changed
 from readerstudy.vocabulary import ANSWER_FIELD_NAMES, ANSWER_FIELDS, AidMode
 
 
@@ -132,6 +133,15 @@ def answer_submit(
     answer. Both are kept (first_choice, choice)."""
     values = _validate(values)
     spent = clamp_time(time_ms)
+    outcome = _answer_save(item, reader, values, spent, base, session=session, stage=stage)
+    if outcome.created or outcome.revised:
+        data_changed(item.study)  # the analysis is computed again (debounced)
+    return outcome
+
+
+def _answer_save(
+    item, reader, values: dict, spent: int, base: dict | None, *, session, stage
+) -> AnswerOutcome:
     study = item.study
     reading = reading_of(study, reader)
     _check_reading(reading, item, session)
@@ -216,12 +226,15 @@ def _revise(
         )
     if not study.allow_revision:
         raise AnswerRejected("This study does not allow changing an answer once given.")
+    # The cap is on the case, not on each visit: alternating answers once stored 6.5 h on one
+    # case (issue 25). A revision counts only the time left under the cap.
+    counted = max(0, min(spent, settings.MAX_CASE_TIME_MS - existing.time_ms))
     AnswerRevision.objects.create(
-        answer=existing, editor=reader, old=old, new=values, time_ms=spent
+        answer=existing, editor=reader, old=old, new=values, time_ms=counted
     )
     for name, value in values.items():
         setattr(existing, name, value)
-    existing.time_ms = min(existing.time_ms + spent, 2**31 - 1)
+    existing.time_ms += counted
     existing.revisions_count += 1
     existing.save()
     return AnswerOutcome(existing, created=False, revised=True)

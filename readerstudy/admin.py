@@ -94,7 +94,7 @@ class StudyQuestionAdmin(admin.ModelAdmin):
 
 @admin.register(Membership)
 class MembershipAdmin(admin.ModelAdmin):
-    list_display = ["study", "user", "role", "created_at"]
+    list_display = ["study", "user", "role", "seniority", "created_at"]
     list_filter = ["role", "study"]
     search_fields = ["user__username", "study__slug"]
 

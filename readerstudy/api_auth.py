@@ -18,6 +18,7 @@ from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 
 from readerstudy.services.accounts import (
     api_token_issue,
@@ -44,6 +45,8 @@ class TokenView(ObtainAuthToken):
     """POST: exchange a username and password for an API token. DELETE: revoke my token."""
 
     serializer_class = BoundedAuthTokenSerializer
+    # ObtainAuthToken names DRF's own JSON parser; ours bounds the nesting (issue 25).
+    parser_classes = api_settings.DEFAULT_PARSER_CLASSES
 
     def get_permissions(self):
         return [IsAuthenticated()] if self.request.method == "DELETE" else [AllowAny()]

@@ -1,13 +1,13 @@
 """/api/v1/ routes, the OpenAPI schema and its interactive docs."""
 
 from django.urls import path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from analysis import api as analysis_api
 from analysis import triage_api
 from annotation import api as annotation_api
 from readerstudy import api as core_api
 from readerstudy.api_auth import obtain_auth_token
+from readerstudy.api_docs import docs_view, schema_view
 
 v1 = [
     path("auth/token/", obtain_auth_token, name="api-token"),
@@ -41,6 +41,6 @@ v1 = [
 ]
 
 urlpatterns = [
-    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    path("schema/", schema_view(), name="api-schema"),
+    path("docs/", docs_view(url_name="api-schema"), name="api-docs"),
 ]

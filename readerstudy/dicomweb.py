@@ -113,6 +113,38 @@ def _reason(exc: Exception) -> str:
     return type(exc).__name__
 
 
+class _CappedBody:
+    """A response body that raises DicomwebError once more than `cap` bytes (after content
+    decoding, so a compressed bomb counts at its real size) have been read from it.
+
+    requests reads `raw.stream()` when it exists, else `raw.read()`: both go through `read`.
+    """
+
+    def __init__(self, raw: Any, cap: int):
+        self._raw = raw
+        self._cap = cap
+        self._seen = 0
+
+    def read(self, amt: int | None = None, *args: Any, **kwargs: Any) -> bytes:
+        want = self._cap + 1 - self._seen if amt is None else min(amt, self._cap + 1 - self._seen)
+        chunk = self._raw.read(max(want, 1), decode_content=True)
+        self._seen += len(chunk)
+        if self._seen > self._cap:
+            self._raw.close()
+            raise DicomwebError(
+                f"the server sent more than the limit of {self._cap} bytes "
+                "(DICOMWEB_MAX_INSTANCE_BYTES); stopped reading"
+            )
+        return chunk
+
+    def stream(self, amt: int = 2**16, decode_content: bool | None = None):
+        while chunk := self.read(amt):
+            yield chunk
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._raw, name)
+
+
 class DicomwebClient:
     """The few DICOMweb transactions the importer needs, with timeouts, retries, clear errors."""
 
@@ -145,13 +177,18 @@ class DicomwebClient:
         self._client.set_http_retry_params(retry=False)
 
     def _refuse_oversized(self, response: requests.Response, *args: Any, **kwargs: Any):
+        """Every response: refused at once when Content-Length is over the limit, and its body
+        read through a counter that stops at the limit, for answers that send no length
+        (chunked: a 200 MB answer under a 1 MB cap was once read whole, issue 25)."""
+        cap = self.config.max_instance_bytes
         length = response.headers.get("Content-Length", "")
-        if length.isdigit() and int(length) > self.config.max_instance_bytes:
+        if length.isdigit() and int(length) > cap:
             response.close()
             raise DicomwebError(
                 f"the server sent {int(length)} bytes, more than the limit of "
-                f"{self.config.max_instance_bytes} (DICOMWEB_MAX_INSTANCE_BYTES)"
+                f"{cap} (DICOMWEB_MAX_INSTANCE_BYTES)"
             )
+        response.raw = _CappedBody(response.raw, cap)
         return response
 
     def instance_uri(self, ref: InstanceRef) -> str:

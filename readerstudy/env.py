@@ -66,3 +66,25 @@ def env_cache(name: str, default: str) -> dict:
         f"{name}={raw!r} is not a cache URL; use locmem://, file:///absolute/dir or "
         "redis://host:6379/0."
     )
+
+
+def env_tasks(name: str, default: str) -> tuple[dict, dict]:
+    """The task backend (Django's Tasks API, the `django-tasks` backport) from one URL, and the
+    RQ queues it needs: `db://` (the default: this project's database, run by
+    `manage.py db_worker`), `redis://host:6379/0` (RQ on Redis, run by `manage.py rqworker
+    --with-scheduler`) or `immediate://` (run inside the caller: tests)."""
+    raw = (os.environ.get(name) or default).strip()
+    scheme, sep, rest = raw.partition("://")
+    if not sep:
+        scheme = ""  # not a URL at all
+    if scheme == "db" and rest == "":
+        return {"BACKEND": "django_tasks_db.DatabaseBackend"}, {}
+    if scheme == "immediate" and rest == "":
+        return {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}, {}
+    if scheme in ("redis", "rediss") and rest and not rest.startswith("/"):
+        _, _, db = rest.partition("/")
+        if db == "" or db.isdigit():
+            return {"BACKEND": "django_tasks_rq.RQBackend"}, {"default": {"URL": raw}}
+    raise ImproperlyConfigured(
+        f"{name}={raw!r} is not a task backend URL; use db://, redis://host:6379/0 or immediate://."
+    )

@@ -10,6 +10,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template import loader
 from django.utils.http import url_has_allowed_host_and_scheme
 
+from readerstudy.blinding import BlindingConflict
 from readerstudy.http import is_script
 
 MESSAGES = {
@@ -49,6 +50,9 @@ def bad_request(request: HttpRequest, exception=None) -> HttpResponse:
 
 
 def permission_denied(request: HttpRequest, exception=None) -> HttpResponse:
+    """A blinding conflict says why (the person belongs to both studies it names)."""
+    if isinstance(exception, BlindingConflict):
+        return _page(request, 403, "403.html", str(exception))
     return _page(request, 403, "403.html", MESSAGES[403])
 
 

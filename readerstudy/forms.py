@@ -14,6 +14,12 @@ class ExclusionForm(forms.Form):
 class MembershipForm(forms.Form):
     username = forms.CharField(max_length=150)
     role = forms.ChoiceField(choices=Role.choices)
+    seniority = forms.CharField(
+        max_length=60,
+        required=False,
+        label="Training year / seniority (optional)",
+        help_text="e.g. PGY-3, attending; reported in Methods and usable as a grouping.",
+    )
 
     def clean_username(self):
         name = self.cleaned_data["username"].strip()
@@ -64,6 +70,14 @@ class StudyCreateForm(forms.Form):
     allow_revision = forms.BooleanField(required=False, initial=True)
     show_indication = forms.BooleanField(required=False, initial=True)
     lock_on_finish = forms.BooleanField(required=False, initial=True)
+    draft_days = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=365,
+        initial=14,
+        label="Keep unsubmitted drafts (days)",
+        help_text="Drafts live in the browser; they also go at sign-out.",
+    )
     instructions = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),

@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
+from readerstudy.browser_storage import signed_in
 from readerstudy.forms import InviteForm
 from readerstudy.models import Invitation, Role
 from readerstudy.selectors import pending_invitations, study_for_user
@@ -126,6 +127,6 @@ def accept(request: HttpRequest, token: str) -> HttpResponse:
             return _secret_page(response)
         login(request, user, backend=MODEL_BACKEND)
         messages.success(request, f"Welcome, {user.username}: your password is set.")
-        return redirect(resolve_url(settings.LOGIN_REDIRECT_URL))
+        return signed_in(request, redirect(resolve_url(settings.LOGIN_REDIRECT_URL)), user)
     context = {"form": form, "invitation": invitation}
     return _secret_page(render(request, "registration/invitation_accept.html", context))

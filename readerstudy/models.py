@@ -7,6 +7,7 @@ store a question without four options or with a correct option outside A-D.
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
@@ -182,6 +183,12 @@ class ReaderStudy(models.Model):
     lock_on_finish = models.BooleanField(
         default=True, help_text="Final submit locks the reader's answers."
     )
+    draft_days = models.PositiveSmallIntegerField(
+        default=14,
+        validators=[MinValueValidator(1), MaxValueValidator(365)],
+        help_text="Unsubmitted drafts are kept in the reader's or expert's browser this many "
+        "days at most (and never past sign-out).",
+    )
     seed = models.BigIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(
@@ -298,6 +305,9 @@ class Membership(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
     )
     role = models.CharField(max_length=10, choices=Role.choices)
+    # Optional: training year or seniority ("PGY-3", "attending, 10 y"); reported in the
+    # Methods and participants section and usable as a grouping of readers.
+    seniority = models.CharField(max_length=60, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -392,6 +402,57 @@ class ReaderAssignment(models.Model):
             return arms[0]
         first = self.first_arm
         return first if session == 1 else next(a for a in arms if a != first)
+
+
+class JobStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class JobKind(models.TextChoices):
+    ANALYSIS = "analysis", "Analysis and downloads"
+    QUESTION_BANK = "question_bank", "Question bank import"
+    STUDY_IMAGES = "study_images", "Study images"
+
+
+class BackgroundJob(models.Model):
+    """One piece of background work, keyed by what it computes (`key`), so asking twice
+    finds the same job. The task backend (django-tasks) runs it; this row is what people
+    see (status, error in words, result) and what makes a killed worker's job run again
+    (readerstudy.jobs). Progress and heartbeat live in the shared cache: an import writes
+    them from inside its transaction."""
+
+    key = models.CharField(max_length=200, unique=True)
+    kind = models.CharField(max_length=20, choices=JobKind.choices)
+    study = models.ForeignKey(
+        ReaderStudy, null=True, blank=True, on_delete=models.CASCADE, related_name="jobs"
+    )
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    label = models.CharField(max_length=200, blank=True)
+    params = models.JSONField(default=dict, blank=True)  # what the task needs besides the key
+    status = models.CharField(max_length=10, choices=JobStatus.choices, default=JobStatus.QUEUED)
+    attempt = models.PositiveIntegerField(default=0)
+    task_id = models.CharField(max_length=64, blank=True)
+    error = models.TextField(blank=True)
+    result = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["study", "-created_at"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(status__in=JobStatus.values), name="backgroundjob_status_valid"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} ({self.status})"
 
 
 class Invitation(models.Model):

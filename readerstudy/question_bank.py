@@ -15,9 +15,14 @@ import math
 from collections.abc import Iterable
 from typing import IO, Any
 
-from readerstudy.rexvqa import RawRecord, RexvqaError
+from readerstudy.rexvqa import RawRecord, RexvqaError, parse_record, quote
 
-MAX_ROWS = 100_000
+MAX_ROWS = 100_000  # questions; rows in the sheet, empty ones included, at most one more
+MAX_COLUMNS = 256  # cells in one row (the template has 21 columns)
+MAX_CELL_CHARS = 32_767  # Excel's own limit for one cell
+MAX_XLSX_UNCOMPRESSED = 64 * 1024 * 1024  # bytes of the workbook's parts, unzipped
+MAX_XLSX_PARTS = 1_000
+MAX_SHARED_STRINGS = MAX_ROWS * len(("id", "question", "a", "b", "c", "d", "explanation"))
 LIST_SEPARATOR = "|"
 
 # Spreadsheet column -> ReXVQA field. option_a..option_d together make "options".
@@ -58,6 +63,26 @@ def _header_name(value: str) -> str:
     return "_".join(value.strip().lower().replace("-", " ").split())
 
 
+def _check_length(text: str, row: int, column: str) -> str:
+    if len(text) > MAX_CELL_CHARS:
+        raise RexvqaError(
+            f"a cell longer than {MAX_CELL_CHARS} characters ({quote(text)})",
+            row=row,
+            column=column,
+        )
+    return text
+
+
+def _check_width(cells: list, row: int) -> None:
+    if len(cells) > MAX_COLUMNS:
+        raise RexvqaError(f"more than {MAX_COLUMNS} cells in one row", row=row)
+
+
+def _check_row(row: int) -> None:
+    if row > MAX_ROWS + 1:
+        raise RexvqaError(f"more than {MAX_ROWS} rows under the header; split the file")
+
+
 def _cell_text(value: Any, row: int, column: str) -> str:
     if value is None:
         return ""
@@ -65,11 +90,11 @@ def _cell_text(value: Any, row: int, column: str) -> str:
         return "TRUE" if value else "FALSE"
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise RexvqaError(f"{value!r} is not a finite number", row=row, column=column)
+            raise RexvqaError(f"{quote(value)} is not a finite number", row=row, column=column)
         return str(int(value)) if value.is_integer() else repr(value)
     if isinstance(value, datetime.datetime | datetime.date):
         return value.strftime("%Y%m%d")
-    return str(value).strip()
+    return _check_length(str(value), row, column).strip()
 
 
 def _header(cells: list[str]) -> list[str]:
@@ -82,9 +107,9 @@ def _header(cells: list[str]) -> list[str]:
             raise RexvqaError(f"the header (row 1) has an empty column name in column {number}")
         if name not in COLUMNS:
             known = ", ".join(COLUMNS)
-            raise RexvqaError(f"unknown column {name!r} in the header (row 1); known: {known}")
+            raise RexvqaError(f"unknown column {quote(name)} in the header (row 1); known: {known}")
         if name in seen:
-            raise RexvqaError(f"column {name!r} appears twice in the header (row 1)")
+            raise RexvqaError(f"column {quote(name)} appears twice in the header (row 1)")
         seen.add(name)
     missing = [name for name in REQUIRED_COLUMNS if name not in seen]
     if missing:
@@ -103,7 +128,7 @@ def _record(header: list[str], cells: list[str], row: int) -> RawRecord | None:
         return None
     extra = [cell for cell in cells[len(header) :] if cell]
     if extra:
-        raise RexvqaError(f"a value ({extra[0][:40]!r}) in a column without a header", row=row)
+        raise RexvqaError(f"a value ({quote(extra[0])}) in a column without a header", row=row)
     values = dict(zip(header, cells, strict=False))
     data: dict[str, Any] = {}
     for column, text in values.items():
@@ -115,6 +140,18 @@ def _record(header: list[str], cells: list[str], row: int) -> RawRecord | None:
     if not data.get("study_id"):
         data["study_id"] = values.get("study_uid", "")  # one case per study by default
     return RawRecord(values.get("id", ""), data, row=row, columns=FIELD_COLUMNS)
+
+
+def _check_early(record: RawRecord) -> None:
+    """The checks that need no image, on this row now: the first bad row is reported without
+    reading the rows after it (a million-row file was read to its end first, issue 25)."""
+    qid = str(record.qid).strip()
+    if not qid or len(qid) > 200:
+        return  # the full parse reports the id, located, with the same words
+    try:
+        parse_record(qid, record.data, paths_required=False)
+    except RexvqaError as exc:
+        raise exc.at_row(record.row, record.columns) from exc
 
 
 def _records(rows: Iterable[tuple[int, list[str]]]) -> list[RawRecord]:
@@ -135,12 +172,13 @@ def _records(rows: Iterable[tuple[int, list[str]]]) -> list[RawRecord]:
         qid = str(record.qid).strip()
         if qid in rows_by_id:
             raise RexvqaError(
-                f"question id {qid!r} is already used in row {rows_by_id[qid]}",
+                f"question id {quote(qid)} is already used in row {rows_by_id[qid]}",
                 question_id=qid,
                 row=row,
                 column="id",
             )
         rows_by_id[qid] = row
+        _check_early(record)
         records.append(record)
     if not records:
         raise RexvqaError("the spreadsheet holds no questions (only a header row)")
@@ -163,16 +201,116 @@ def _csv_rows(handle: IO[bytes]) -> Iterable[tuple[int, list[str]]]:
     reader = csv.reader(io.StringIO(text, newline=""), dialect)
     try:
         for row, cells in enumerate(reader, start=1):
-            yield row, [cell.strip() for cell in cells]
+            _check_row(row)
+            _check_width(cells, row)
+            yield (
+                row,
+                [
+                    _check_length(cell, row, f"column {i}").strip()
+                    for i, cell in enumerate(cells, 1)
+                ],
+            )
     except csv.Error as exc:
         raise RexvqaError(
             f"the CSV file cannot be read near line {reader.line_num}: {exc}"
         ) from exc
 
 
+def _xlsx_parts_checked(handle: IO[bytes]) -> None:
+    """Bound the workbook before openpyxl reads it: openpyxl holds every shared string and a
+    whole row in memory, so a 410 KB file (one 400 MB shared string) took 2 GB, and a row of
+    two million cells 1.6 GB (issue 25). zipfile never inflates a part past its declared size,
+    so capping the declared sizes caps what is decompressed; then the shared strings and the
+    worksheets are streamed once, stopping at the first string, row or cell over its limit.
+    """
+    import zipfile
+
+    try:
+        archive = zipfile.ZipFile(handle)
+        parts = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise RexvqaError(f"not a readable .xlsx workbook ({exc})") from exc
+    if len(parts) > MAX_XLSX_PARTS:
+        raise RexvqaError(f"not a question bank workbook: more than {MAX_XLSX_PARTS} parts")
+    unzipped = sum(part.file_size for part in parts)
+    if unzipped > MAX_XLSX_UNCOMPRESSED:
+        raise RexvqaError(
+            f"the workbook unzips to {unzipped} bytes, more than the limit of "
+            f"{MAX_XLSX_UNCOMPRESSED}; split it, or save it as CSV"
+        )
+    try:
+        for part in parts:
+            name = part.filename
+            if name == "xl/sharedStrings.xml":
+                _scan_shared_strings(archive, name)
+            elif name.startswith("xl/worksheets/") and name.endswith(".xml"):
+                _scan_sheet(archive, name)
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        raise RexvqaError(f"not a readable .xlsx workbook ({exc})") from exc
+    handle.seek(0)
+
+
+def _events(archive, name: str, events=("end",)):
+    """Streamed XML events of one part; a DOCTYPE (entity expansion) is refused."""
+    from xml.etree.ElementTree import ParseError, iterparse
+
+    with archive.open(name) as part:
+        if b"<!DOCTYPE" in part.read(4096).upper():
+            raise RexvqaError(f"not a readable .xlsx workbook ({name} declares a DOCTYPE)")
+    with archive.open(name) as part:
+        try:
+            yield from iterparse(part, events=events)
+        except ParseError as exc:
+            raise RexvqaError(f"not a readable .xlsx workbook ({name}: {exc})") from exc
+
+
+def _local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1]
+
+
+def _scan_shared_strings(archive, name: str) -> None:
+    count = 0
+    for _, element in _events(archive, name):
+        tag = _local(element.tag)
+        if tag == "t" and element.text and len(element.text) > MAX_CELL_CHARS:
+            raise RexvqaError(
+                f"a text longer than {MAX_CELL_CHARS} characters ({quote(element.text)}) "
+                "in the workbook's shared strings"
+            )
+        if tag == "si":
+            count += 1
+            if count > MAX_SHARED_STRINGS:
+                raise RexvqaError(f"more than {MAX_SHARED_STRINGS} different texts in the workbook")
+            element.clear()
+
+
+def _scan_sheet(archive, name: str) -> None:
+    rows = cells = 0
+    for event, element in _events(archive, name, ("start", "end")):
+        tag = _local(element.tag)
+        if event == "start":
+            if tag == "row":
+                rows, cells = rows + 1, 0
+                _check_row(rows)
+            continue
+        if tag == "c":
+            cells += 1
+            if cells > MAX_COLUMNS:
+                raise RexvqaError(f"more than {MAX_COLUMNS} cells in one row", row=rows)
+            element.clear()
+        elif tag in ("t", "v", "f") and element.text and len(element.text) > MAX_CELL_CHARS:
+            raise RexvqaError(
+                f"a cell longer than {MAX_CELL_CHARS} characters ({quote(element.text)})",
+                row=rows,
+            )
+        elif tag == "row":
+            element.clear()
+
+
 def _xlsx_rows(handle: IO[bytes]) -> Iterable[tuple[int, list[str]]]:
     from openpyxl import load_workbook
 
+    _xlsx_parts_checked(handle)
     try:
         workbook = load_workbook(handle, read_only=True, data_only=False)
     except Exception as exc:  # zipfile, XML and openpyxl errors alike
@@ -184,6 +322,8 @@ def _xlsx_rows(handle: IO[bytes]) -> Iterable[tuple[int, list[str]]]:
         row = 0
         for cells in sheet.iter_rows():
             row = next((c.row for c in cells if getattr(c, "row", None)), row + 1)
+            _check_row(row)
+            _check_width(cells, row)
             texts = []
             for index, cell in enumerate(cells):
                 column = header[index] if index < len(header) else f"column {index + 1}"
@@ -208,4 +348,4 @@ def read_question_bank(handle: IO[bytes], filename: str) -> list[RawRecord]:
         return _records(_csv_rows(handle))
     if name.endswith(".xlsx"):
         return _records(_xlsx_rows(handle))
-    raise RexvqaError(f"{filename!r}: a question bank must be a .csv or .xlsx file")
+    raise RexvqaError(f"{quote(filename)}: a question bank must be a .csv or .xlsx file")

@@ -34,6 +34,16 @@ _TASKS_BY_NAME = {label.casefold(): value for value, label in Task.choices}
 _TASKS_BY_NAME.update({value: value for value in Task.values})
 
 
+QUOTE_MAX = 80  # characters of a value an error message quotes
+
+
+def quote(value: Any) -> str:
+    """repr(value), cut to QUOTE_MAX characters: a message names the value, it does not copy
+    it (a 21 MB error page once quoted a whole cell, issue 25)."""
+    text = repr(value if not isinstance(value, str) else value[: QUOTE_MAX + 1])
+    return text if len(text) <= QUOTE_MAX else text[: QUOTE_MAX - 1] + "…"
+
+
 class RexvqaError(ValueError):
     """A problem with one field of one question (or with the file as a whole)."""
 
@@ -57,14 +67,14 @@ class RexvqaError(ValueError):
         if row is not None:
             where = f"row {row}"
             if question_id:
-                where += f" (question {question_id!r})"
+                where += f" (question {quote(question_id)})"
             if column:
-                where += f", column {column!r}"
+                where += f", column {quote(column)}"
             where += ": "
         elif question_id is not None:
-            where = f"question {question_id!r}"
+            where = f"question {quote(question_id)}"
             if field:
-                where += f", field {field!r}"
+                where += f", field {quote(field)}"
             where += ": "
         super().__init__(where + message)
 
@@ -168,7 +178,7 @@ def refuse_non_finite(record: dict[str, Any], qid: str) -> None:
             item = stack.pop()
             if isinstance(item, float) and not math.isfinite(item):
                 raise RexvqaError(
-                    f"{item!r} is not a finite number", question_id=qid, field=str(key)
+                    f"{quote(item)} is not a finite number", question_id=qid, field=str(key)
                 )
             if isinstance(item, list | tuple):
                 stack.extend(item)
@@ -204,8 +214,8 @@ def as_list(value: Any, qid: str, key: str) -> list[Any]:
             for loader in (json.loads, ast.literal_eval):
                 try:
                     parsed = loader(stripped)
-                except (ValueError, SyntaxError):
-                    continue
+                except (ValueError, SyntaxError, RecursionError, MemoryError):
+                    continue  # RecursionError: "[" * 5000 (JSON's parser recurses per level)
                 if isinstance(parsed, list | tuple):
                     return list(parsed)
             raise RexvqaError("looks like a list but cannot be parsed", question_id=qid, field=key)
@@ -233,7 +243,7 @@ def parse_options(value: Any, qid: str) -> tuple[str, str, str, str]:
         if match:
             if match.group(1).upper() != expected:
                 raise RexvqaError(
-                    f"option {expected} is labelled {match.group(1)!r}",
+                    f"option {expected} is labelled {quote(match.group(1))}",
                     question_id=qid,
                     field="options",
                     item=index,
@@ -251,7 +261,9 @@ def parse_answer(value: Any, qid: str) -> str:
     match = _ANSWER.match(str(value)) if isinstance(value, str) else None
     if not match:
         raise RexvqaError(
-            f"must be one of A, B, C, D, got {value!r}", question_id=qid, field="correct_answer"
+            f"must be one of A, B, C, D, got {quote(value)}",
+            question_id=qid,
+            field="correct_answer",
         )
     return match.group(1).upper()
 
@@ -262,7 +274,9 @@ def parse_task(value: Any, qid: str) -> str:
     if task is None:
         known = ", ".join(Task.labels)
         raise RexvqaError(
-            f"unknown task {name!r}; expected one of: {known}", question_id=qid, field="task_name"
+            f"unknown task {quote(name)}; expected one of: {known}",
+            question_id=qid,
+            field="task_name",
         )
     return task
 
@@ -280,7 +294,9 @@ def parse_age(value: Any, qid: str) -> int | None:
     if value is None or value == "":
         return None
     if isinstance(value, float) and not math.isfinite(value):
-        raise RexvqaError(f"{value!r} is not a finite number", question_id=qid, field="PatientAge")
+        raise RexvqaError(
+            f"{quote(value)} is not a finite number", question_id=qid, field="PatientAge"
+        )
     if isinstance(value, int | float) and not isinstance(value, bool):
         years = int(value)
     else:
@@ -288,13 +304,17 @@ def parse_age(value: Any, qid: str) -> int | None:
         if not match:
             if _non_finite_text(str(value)):
                 raise RexvqaError(
-                    f"{value!r} is not a finite number", question_id=qid, field="PatientAge"
+                    f"{quote(value)} is not a finite number", question_id=qid, field="PatientAge"
                 )
-            raise RexvqaError(f"cannot read age {value!r}", question_id=qid, field="PatientAge")
+            raise RexvqaError(
+                f"cannot read age {quote(value)}", question_id=qid, field="PatientAge"
+            )
         number, unit = int(match.group(1)), (match.group(2) or "Y").upper()
         years = {"Y": number, "M": number // 12, "W": number // 52, "D": number // 365}[unit]
     if not 0 <= years <= 130:
-        raise RexvqaError(f"age {value!r} is out of range", question_id=qid, field="PatientAge")
+        raise RexvqaError(
+            f"age {quote(value)} is out of range", question_id=qid, field="PatientAge"
+        )
     return years
 
 
@@ -313,7 +333,9 @@ def resolve_image_path(raw: Any, images_root: Path, qid: str) -> str:
         raise RexvqaError("empty image path", question_id=qid, field="ImagePath")
     relative = raw.strip().replace("\\", "/")
     if relative.startswith("/") or re.match(r"^[A-Za-z]:", relative):
-        raise RexvqaError(f"absolute path {raw!r} not allowed", question_id=qid, field="ImagePath")
+        raise RexvqaError(
+            f"absolute path {quote(raw)} not allowed", question_id=qid, field="ImagePath"
+        )
     if relative.startswith("../"):
         relative = relative[3:]
     elif relative.startswith("./"):
@@ -322,7 +344,7 @@ def resolve_image_path(raw: Any, images_root: Path, qid: str) -> str:
     resolved = os.path.realpath(os.path.join(root, relative))
     if os.path.commonpath([root, resolved]) != root:
         raise RexvqaError(
-            f"{raw!r} escapes the images root {root}", question_id=qid, field="ImagePath"
+            f"{quote(raw)} escapes the images root {root}", question_id=qid, field="ImagePath"
         )
     return resolved
 
@@ -444,7 +466,7 @@ def iter_parse(
             qid = str(raw.qid).strip()
             if not qid or len(qid) > 200:
                 raise RexvqaError(
-                    f"question id {raw.qid!r} is empty or longer than 200 characters",
+                    f"question id {quote(raw.qid)} is empty or longer than 200 characters",
                     field="id",
                 )
             question = parse_record(qid, raw.data, paths_required=source.paths_required)

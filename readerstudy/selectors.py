@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from django.http import Http404
 
+from readerstudy.blinding import check_access
 from readerstudy.models import Invitation, Membership, ReaderAssignment, ReaderStudy, Role
 from readerstudy.vocabulary import AidMode, Arm
 
@@ -20,7 +21,9 @@ def roles_of(user, study: ReaderStudy) -> set[str]:
 def study_for_user(user, slug: str, roles: Iterable[str]) -> ReaderStudy:
     """The study if `user` holds one of `roles` in it; otherwise 404, never 403.
 
-    A 404 does not tell an outsider that the study exists.
+    A 404 does not tell an outsider that the study exists. A page serving an expert or PI
+    role (no reader role asked for) is refused with 403 while the person reads any of the
+    study's questions blind, here or in another study (readerstudy.blinding).
     """
     wanted = list(roles)
     if not user.is_authenticated:
@@ -33,6 +36,8 @@ def study_for_user(user, slug: str, roles: Iterable[str]) -> ReaderStudy:
     )
     if study is None:
         raise Http404("No such study.")
+    if Role.READER not in wanted:
+        check_access(user, study)
     return study
 
 

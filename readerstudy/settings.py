@@ -11,7 +11,7 @@ from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
 from dotenv import load_dotenv
 
-from readerstudy.env import env_bool, env_cache, env_int, env_list, env_str
+from readerstudy.env import env_bool, env_cache, env_int, env_list, env_str, env_tasks
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -44,6 +44,8 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "django_tasks",
+    "django_tasks_db",
     "readerstudy",
     "annotation",
     "analysis",
@@ -82,6 +84,8 @@ SILENCED_SYSTEM_CHECKS = ["axes.W006"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked.html"
 AXES_VERBOSE = False
+# What axes records is cut to its column (a 5,000-character name was a 500 on PostgreSQL).
+AXES_USERNAME_CALLABLE = "readerstudy.login_limits.axes_username"
 
 ROOT_URLCONF = "readerstudy.urls"
 WSGI_APPLICATION = "readerstudy.wsgi.application"
@@ -106,13 +110,36 @@ try:
     DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=60)}
 except ValueError as exc:
     raise ImproperlyConfigured(f"DATABASE_URL is not a usable database URL: {exc}") from exc
+# Background work (imports, image derivation, the analysis and its downloads) runs as tasks
+# of Django's Tasks API (the `django-tasks` backport: Django 5.2 LTS has no `django.tasks`)
+# in worker processes, never in a web worker. TASKS_URL picks the engine: db:// (default:
+# this database, `manage.py db_worker`), redis://host:6379/0 (RQ, `manage.py rqworker
+# --with-scheduler`) or immediate:// (in the caller; tests).
+_tasks_backend, RQ_QUEUES = env_tasks("TASKS_URL", "db://")
+TASKS = {"default": _tasks_backend}
+TASKS_IN_WORKER = not _tasks_backend["BACKEND"].endswith("ImmediateBackend")
+if RQ_QUEUES:
+    INSTALLED_APPS.append("django_rq")
 # The analysis (tables, figures, the export ZIP) is computed once per data version and kept
-# in this cache; with several workers, a shared cache (file:// or redis://) lets the page, its
-# figures and the ZIP reuse one computation whichever worker serves them.
-CACHES = {"default": env_cache("CACHE_URL", "locmem://")}
-# Draw the analysis downloads (PNG, PDF, XLSX, the ZIP) in a background thread while a PI
-# reads the analysis page, so the ZIP is ready when asked for (analysis.downloads).
+# in this cache; workers compute it and web processes serve it, so with a task worker the
+# cache must be shared: file:// (one machine) or redis:// (several). Default: a folder here.
+_cache_default = f"file://{BASE_DIR / 'var' / 'cache'}" if TASKS_IN_WORKER else "locmem://"
+CACHES = {"default": env_cache("CACHE_URL", _cache_default)}
+if TASKS_IN_WORKER and CACHES["default"]["BACKEND"].endswith("LocMemCache"):
+    raise ImproperlyConfigured(
+        "CACHE_URL=locmem:// is private to one process, but tasks run in a worker process: "
+        "use file:///absolute/dir or redis://host:6379/1 (or TASKS_URL=immediate://)."
+    )
+# Draw the analysis downloads (PNG, PDF, XLSX, the ZIP) in the analysis task, after the
+# tables and the page's figures, so the ZIP is ready when asked for (analysis.tasks).
 ANALYSIS_PREPARE_DOWNLOADS = env_bool("ANALYSIS_PREPARE_DOWNLOADS", True)
+# After answers (or exclusions, predictions, names) change, the analysis of the study is
+# computed again this many seconds later (debounced: one run per quiet spell), so a PI finds
+# it ready. Needs a worker backend (db:// or redis://).
+ANALYSIS_REFRESH_DELAY = env_int("ANALYSIS_REFRESH_DELAY", 20, minimum=1)
+# A running task reports at least this often; one silent for longer (its worker was killed)
+# is run again by the next request that looks at it.
+TASK_STALE_SECONDS = env_int("TASK_STALE_SECONDS", 120, minimum=5)
 
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several readers write at once; wait for the lock instead of failing, and take the
@@ -233,6 +260,12 @@ REST_FRAMEWORK = {
     # builds forms from querysets our views do not declare (they authorise through
     # study_for_user) and answered `Accept: text/html` with a 500; now it is a 406.
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    # Depth-bounded and text-checked JSON (readerstudy/json_input.py): `"[" * 5000` was a 500.
+    "DEFAULT_PARSER_CLASSES": [
+        "readerstudy.json_input.BoundedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_METADATA_CLASS": "readerstudy.api_metadata.ViewMetadata",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
@@ -242,6 +275,8 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {"user": env_str("API_USER_RATE") or "1200/min"},
     "EXCEPTION_HANDLER": "readerstudy.api_errors.exception_handler",
 }
+# The OpenAPI schema and /api/docs/ for anonymous visitors too (readerstudy/api_docs.py).
+API_DOCS_PUBLIC = env_bool("API_DOCS_PUBLIC", False)
 SPECTACULAR_SETTINGS = {
     "TITLE": "ReaderStudy API",
     "DESCRIPTION": "Reader studies on chest X-ray MCQs (ReXVQA) beside AI models.",

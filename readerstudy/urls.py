@@ -1,5 +1,4 @@
 from django.contrib import admin
-from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from analysis import triage_views
@@ -7,14 +6,21 @@ from annotation import dashboard_views, expert_views
 from readerstudy import account_views, invite_views
 from readerstudy import views as study_views
 from readerstudy.api_urls import v1 as api_v1
+from readerstudy.browser_storage import SignInView, SignOutView
 from readerstudy.health import health
+from readerstudy.login_limits import BoundedAdminAuthenticationForm
+
+admin.site.login_form = BoundedAdminAuthenticationForm
 
 urlpatterns = [
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", SignInView.as_view(), name="login"),
+    path("accounts/logout/", SignOutView.as_view(), name="logout"),
     path("accounts/", account_views.account, name="account"),
     path("accounts/token/revoke/", account_views.token_revoke, name="account-token-revoke"),
     path("accounts/invitation/<str:token>/", invite_views.accept, name="invitation-accept"),
     path("accounts/", include("django.contrib.auth.urls")),
+    # The admin's sign-out clears the browser's storage too (readerstudy.browser_storage).
+    path("admin/logout/", SignOutView.as_view(next_page="admin:login"), name="admin-logout"),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
     path("api/", include("readerstudy.api_urls")),

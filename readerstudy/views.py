@@ -98,8 +98,20 @@ def members(request: HttpRequest, slug: str) -> HttpResponse:
     form = MembershipForm(request.POST)
     if form.is_valid():
         user, role = form.cleaned_data["username"], form.cleaned_data["role"]
-        membership_add(study=study, user=user, role=role, actor=request.user)
-        messages.success(request, f"Added {user} as {role}.")
+        seniority = form.cleaned_data.get("seniority") or None
+        try:
+            membership_add(
+                study=study, user=user, role=role, actor=request.user, seniority=seniority
+            )
+        except StudyError as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(
+                request,
+                f"Added {user} as {role}."
+                if seniority is None
+                else f"Saved {user} as {role} ({seniority}).",
+            )
     else:
         messages.error(request, " ".join(e for errs in form.errors.values() for e in errs))
     return redirect(site_link("pi-home", slug))

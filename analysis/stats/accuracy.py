@@ -1,4 +1,9 @@
-"""Accuracy per rater and task (or any per-question column) with binomial CIs."""
+"""Accuracy per rater and task (or any per-question column) with CIs that respect the X-ray.
+
+The interval is Wilson or Clopper–Pearson on the effective sample size (`clustered.py`): the
+questions of one X-ray count as less than independent trials by the design effect measured
+in the data. With one question per X-ray it is the plain binomial interval.
+"""
 
 from __future__ import annotations
 
@@ -6,23 +11,9 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.proportion import proportion_confint
 
-from analysis.stats.frame import ALL, AnalysisInputError, Missing, Prepared, prepare
-
-
-def _interval(correct: np.ndarray, n: np.ndarray, method: str, alpha: float):
-    low = np.full(len(n), np.nan)
-    high = np.full(len(n), np.nan)
-    ok = n > 0
-    if ok.any():
-        low[ok], high[ok] = proportion_confint(
-            correct[ok],
-            n[ok],
-            alpha=alpha,
-            method="beta" if method == "clopper-pearson" else method,
-        )
-    return np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
+from analysis.stats.clustered import clustered_proportion_ci
+from analysis.stats.frame import ALL, AnalysisInputError, Missing, Prepared, case_totals, prepare
 
 
 def accuracy_table(
@@ -34,9 +25,11 @@ def accuracy_table(
 ) -> pd.DataFrame:
     """Accuracy per rater and task (or `by` column), plus an "All" row per rater.
 
-    Returns columns rater, <by>, n, correct, accuracy (fraction), ci_low, ci_high. n counts
-    the questions presented to the rater (under "exclude": those it answered); a rater with
-    n = 0 in a group has NaN accuracy and limits. Limits are clipped to [0, 1].
+    Returns columns rater, <by>, n, x_rays, correct, accuracy (fraction), ci_low, ci_high,
+    deff (design effect of the X-ray clustering), n_eff (effective sample size the interval
+    uses), note (why an interval is missing or spans 0-100%). n counts the questions
+    presented to the rater (under "exclude": those it answered); a rater with n = 0 in a
+    group has NaN accuracy and limits.
     """
     if missing not in ("wrong", "exclude"):
         raise AnalysisInputError("missing must be 'wrong' or 'exclude'")
@@ -59,8 +52,33 @@ def accuracy_table(
             "correct": correct.T.ravel().astype(int),
         }
     )
-    nn, cc = n.T.ravel(), correct.T.ravel()
-    with np.errstate(invalid="ignore", divide="ignore"):
-        table["accuracy"] = np.where(nn > 0, cc / np.where(nn > 0, nn, 1), np.nan)
-    table["ci_low"], table["ci_high"] = _interval(cc, nn, method, alpha)
+    n_cases = len(data.case_ids)
+    per_case_n = case_totals(data.cases, n_cases, onehot[:, :, None] * counted[:, None, :])
+    per_case_correct = case_totals(
+        data.cases, n_cases, onehot[:, :, None] * data.correct[:, None, :]
+    )
+    # columns rater-major, as the table's rows: (rater, group)
+    flat_n = per_case_n.transpose(0, 2, 1).reshape(n_cases, -1)
+    flat_correct = per_case_correct.transpose(0, 2, 1).reshape(n_cases, -1)
+    ci = clustered_proportion_ci(flat_correct, flat_n, alpha, method)
+    table.insert(3, "x_rays", ci.clusters.astype(int))
+    table["accuracy"] = ci.p
+    table["ci_low"], table["ci_high"] = ci.ci_low, ci.ci_high
+    table["deff"] = np.where(ci.n > 0, ci.deff, np.nan)
+    table["n_eff"] = np.where(ci.n > 0, ci.n_eff, np.nan)
+    table["note"] = [
+        _note(n_, x, lo, hi)
+        for n_, x, lo, hi in zip(ci.n, ci.clusters, ci.ci_low, ci.ci_high, strict=True)
+    ]
     return table
+
+
+def _note(n: float, x_rays: int, low: float, high: float) -> str:
+    """Why an interval is missing or says nothing ("" otherwise)."""
+    if n == 0:
+        return ""
+    if np.isnan(low):
+        return f"not estimable: all {int(n)} questions on one X-ray"
+    if low <= 0.005 and high >= 0.995:
+        return f"only {x_rays} X-ray{'s' if x_rays != 1 else ''}: the interval spans 0–100%"
+    return ""

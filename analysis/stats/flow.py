@@ -1,5 +1,6 @@
 """The flow of questions through a study, like a CONSORT diagram: sampled, excluded by the PI
-(with reasons), analysed; then per rater, what was answered and what is missing."""
+(with reasons), rejected by an expert, analysed; then per rater, what was answered and what
+is missing."""
 
 from __future__ import annotations
 
@@ -20,8 +21,26 @@ class Flow:
     raters: pd.DataFrame
 
 
-def flow_tables(responses: pd.DataFrame, *, include_excluded: bool) -> Flow:
-    """`responses`: the long frame with `excluded` (bool) and optionally `excluded_reason`.
+def analysed_mask(
+    responses: pd.DataFrame, *, include_excluded: bool, exclude_rejected: bool = True
+) -> pd.Series:
+    """Rows of the long frame the analysis keeps under the policy: questions a PI excluded
+    are left out unless included; questions an expert rejected (`rejected`, optional) are
+    left out when `exclude_rejected`."""
+    keep = pd.Series(True, index=responses.index)
+    if not include_excluded and "excluded" in responses:
+        keep &= ~responses["excluded"].fillna(False).astype(bool)
+    if exclude_rejected and "rejected" in responses:
+        keep &= ~responses["rejected"].fillna(False).astype(bool)
+    return keep
+
+
+def flow_tables(
+    responses: pd.DataFrame, *, include_excluded: bool, exclude_rejected: bool = True
+) -> Flow:
+    """`responses`: the long frame with `excluded` (bool) and optionally `excluded_reason`
+    and `rejected` (bool: an expert rejected the question). A question both excluded and
+    rejected is counted once, under "Excluded by the PI".
 
     "no_answer" is a reader's missing answer or a model's failed extraction; "not_predicted"
     a question the model was never run on.
@@ -59,16 +78,42 @@ def flow_tables(responses: pd.DataFrame, *, include_excluded: bool) -> Flow:
                 "x_rays": case[part.index].nunique(),
             }
         )
-    analysed_mask = np.ones(len(questions), bool) if include_excluded else ~excluded.to_numpy()
+    rejected = (
+        questions["rejected"].fillna(False).astype(bool)
+        if "rejected" in questions
+        else pd.Series(False, index=questions.index)
+    )
+    rejected_only = rejected & ~excluded
+    stages.append(
+        {
+            "stage": "Rejected by an expert",
+            "detail": (
+                "left out (policy exclude_rejected)"
+                if exclude_rejected
+                else "kept in the analysis (policy exclude_rejected off)"
+            ),
+            "questions": int(rejected_only.sum()),
+            "x_rays": case[rejected_only].nunique(),
+        }
+    )
+    keep = np.ones(len(questions), bool)
+    if not include_excluded:
+        keep &= ~excluded.to_numpy()
+    if exclude_rejected:
+        keep &= ~rejected.to_numpy()
     stages.append(
         {
             "stage": "Analysed",
             "detail": "",
-            "questions": int(analysed_mask.sum()),
-            "x_rays": case[analysed_mask].nunique(),
+            "questions": int(keep.sum()),
+            "x_rays": case[keep].nunique(),
         }
     )
-    analysed = responses if include_excluded else responses[~responses["excluded"].astype(bool)]
+    analysed = responses[
+        analysed_mask(
+            responses, include_excluded=include_excluded, exclude_rejected=exclude_rejected
+        )
+    ]
     rater_rows = []
     if not analysed.empty:
         data = prepare(analysed)

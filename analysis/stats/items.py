@@ -22,16 +22,21 @@ Per question (`item_analysis` columns):
 - modal_wrong, modal_wrong_share: the most chosen option that is not the key (ties: the
   earlier letter) and its share; None / 0 when nobody chose a wrong option.
 - difficulty_<level>, fit_<level>: readers' votes; comments: readers' non-empty comments.
-- wrong_consensus and key_suspicion, from 0 to 1. key_suspicion is the larger of two pieces
-  of evidence that the key is wrong:
-    * consensus on a wrong option (wrong_consensus): modal_wrong_share, counted only when
-      the modal wrong option was chosen by more raters (readers and models together) than
-      the key and at least 3 raters answered; e.g. 3 readers and 3 models all choosing B
-      for a question keyed A give 1.0, and 3 of 5 choosing C with 1 choosing the key 0.6;
-    * negative discrimination: -discrimination when the pooled discrimination is below 0
-      (the raters who do best on the rest of the study miss this question more often);
-      NaN discrimination counts as 0.
-  0 means neither; it is a ranking signal for the expert queue, not a test.
+- discrimination_low, discrimination_high: a 95% CI of the pooled discrimination (Fisher's
+  z, atanh(r) +- 1.96 / sqrt(k - 3) with k raters counted; NaN with 3 or fewer).
+- wrong_consensus and key_suspicion, from 0 to 1, evidence that grows with the number of
+  raters (a share from 3 raters is not the same evidence as one from 30):
+    * wrong_consensus: the posterior probability that the modal wrong option is the most
+      popular answer of raters like these (above the key and every other option), under a
+      Jeffreys Dirichlet(1/2, 1/2, 1/2, 1/2) prior on the four options' shares given the
+      votes: P(pi_wrong = max pi | votes), by Monte Carlo (4,000 draws, fixed seed:
+      reproducible). Counted only when the modal wrong option has more votes than the key
+      and at least 3 raters answered; e.g. 3 of 3 choosing B for a key A give about 0.92,
+      6 of 6 about 0.99, 2 of 5 choosing C against 1 for the key and 2 for D about 0.41.
+    * negative discrimination counts only when its CI excludes 0 (upper limit below 0):
+      then -discrimination. A negative point-biserial from a handful of raters is noise.
+  key_suspicion is the larger of the two; 0 means neither. A ranking signal for the expert
+  queue, not a test.
 """
 
 from __future__ import annotations
@@ -56,6 +61,8 @@ COLUMNS = [
     "p_readers",
     "p_models",
     "discrimination",
+    "discrimination_low",
+    "discrimination_high",
     "discrimination_readers",
     *[f"share_{letter}" for letter in LETTERS],
     "modal_wrong",
@@ -73,6 +80,30 @@ def point_biserial(item: np.ndarray, rest: np.ndarray) -> float:
     if len(item) < MIN_RATERS or item.std() == 0 or rest.std() == 0:
         return float("nan")
     return float(np.corrcoef(item, rest)[0, 1])
+
+
+def fisher_interval(r: float, k: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """Fisher's z interval of a correlation r from k pairs; NaN when k <= 3 or r undefined."""
+    if k <= 3 or not np.isfinite(r):
+        return float("nan"), float("nan")
+    centre = np.arctanh(np.clip(r, -0.999999, 0.999999))
+    half = z / np.sqrt(k - 3)
+    return float(np.tanh(centre - half)), float(np.tanh(centre + half))
+
+
+DRAWS = 4000
+
+
+def wrong_top_probability(counts: np.ndarray, option: np.ndarray, seed: int = 0) -> np.ndarray:
+    """Per row of `counts` (questions x 4 votes): P(the share of `option` is the largest)
+    under the Dirichlet(counts + 1/2) posterior, by Monte Carlo with a fixed seed."""
+    counts = np.asarray(counts, dtype=float)
+    if not len(counts):
+        return np.zeros(0)
+    rng = np.random.default_rng(seed)
+    draws = rng.standard_gamma(counts[:, None, :] + 0.5, size=(len(counts), DRAWS, 4))
+    top = draws.argmax(axis=2)  # gamma draws share the Dirichlet's ordering
+    return (top == np.asarray(option)[:, None]).mean(axis=1)
 
 
 def _share(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
@@ -125,10 +156,12 @@ def item_analysis(
     rest = _share(total_correct - correct, other_answered)
     usable = present & (other_answered > 0)
     discrimination = np.full(len(ids), np.nan)
+    discrimination_ci = np.full((len(ids), 2), np.nan)
     discrimination_readers = np.full(len(ids), np.nan)
     for q in range(len(ids)):
         pooled = usable[q]
         discrimination[q] = point_biserial(correct[q, pooled].astype(float), rest[q, pooled])
+        discrimination_ci[q] = fisher_interval(discrimination[q], int(pooled.sum()))
         readers = pooled & human
         discrimination_readers[q] = point_biserial(
             correct[q, readers].astype(float), rest[q, readers]
@@ -147,8 +180,11 @@ def item_analysis(
         LETTERS[c] if v > 0 else None for c, v in zip(modal_code, modal_votes, strict=True)
     ]
     modal_share = np.where(modal_votes > 0, _share(modal_votes, n), 0.0)
-    consensus = np.where((modal_votes > key_votes) & (n >= MIN_RATERS), modal_share, 0.0)
-    negative = np.nan_to_num(np.clip(-discrimination, 0, None), nan=0.0)
+    counted = (modal_votes > key_votes) & (n >= MIN_RATERS)
+    consensus = np.zeros(len(ids))
+    consensus[counted] = wrong_top_probability(chosen[counted], modal_code[counted])
+    clear = discrimination_ci[:, 1] < 0  # NaN compares False: not enough raters
+    negative = np.where(clear, -np.nan_to_num(discrimination), 0.0)
 
     humans_frame = frame
     if "rater_kind" in frame.columns:
@@ -170,6 +206,8 @@ def item_analysis(
             "p_readers": _share((correct & human).sum(axis=1), n_readers),
             "p_models": _share((correct & model).sum(axis=1), n_models),
             "discrimination": discrimination,
+            "discrimination_low": discrimination_ci[:, 0],
+            "discrimination_high": discrimination_ci[:, 1],
             "discrimination_readers": discrimination_readers,
             **{f"share_{letter}": shares[:, i] for i, letter in enumerate(LETTERS)},
             "modal_wrong": modal_wrong,

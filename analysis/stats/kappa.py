@@ -155,7 +155,53 @@ def _kappa_batch(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return kappa, np.where(n == 0, np.nan, p_o), n
 
 
-PAIR_COLUMNS = ["rater_a", "rater_b", "n", "kappa", "ci_low", "ci_high", "agreement", "pabak"]
+PAIR_COLUMNS = [
+    "rater_a",
+    "rater_b",
+    "n",
+    "x_rays",
+    "kappa",
+    "ci_low",
+    "ci_high",
+    "agreement",
+    "pabak",
+    "caveat",
+]
+DEFAULT_MIN_XRAYS = 20
+HIGH_AGREEMENT, LOW_KAPPA = 0.8, 0.4
+
+
+def kappa_caveat(
+    kappa: float, low: float, high: float, x_rays: int, min_xrays: int, agreement=None
+) -> str:
+    """Plain words for a kappa whose CI or value would mislead at face value ("" if none)."""
+    notes = []
+    if x_rays < min_xrays:
+        notes.append(
+            f"only {x_rays} X-ray{'s' if x_rays != 1 else ''} (fewer than {min_xrays}): "
+            "a percentile bootstrap CI covers less than its level with so few"
+        )
+    if np.isfinite(low) and np.isfinite(high) and low == high:
+        notes.append(
+            "every bootstrap replicate gave the same κ: a zero-width CI reflects too "
+            "little data, not certainty"
+        )
+    elif np.isfinite(kappa) and not (np.isfinite(low) and np.isfinite(high)):
+        notes.append("no CI: κ is undefined in some bootstrap replicates or not computed")
+    if (
+        agreement is not None
+        and np.isfinite(agreement)
+        and np.isfinite(kappa)
+        and agreement >= HIGH_AGREEMENT
+        and kappa < LOW_KAPPA
+    ):
+        notes.append(
+            f"high agreement ({agreement:.0%}) with low κ: one answer dominates "
+            "(prevalence effect); see PABAK"
+        )
+    if not np.isfinite(kappa) and x_rays > 0:
+        notes.append("κ not estimable: both raters gave one and the same answer throughout")
+    return "; ".join(notes)
 
 
 def _case_pair_tables(data: Prepared, codes: np.ndarray, levels: int, rows) -> np.ndarray:
@@ -182,10 +228,13 @@ def kappa_pairs(
     alpha: float = 0.05,
     n_boot: int = 1000,
     seed: int = 0,
+    min_xrays: int = DEFAULT_MIN_XRAYS,
 ) -> pd.DataFrame:
     """One row per pair of raters (a before b in rater order), on the questions both answered:
-    n, Cohen's kappa, its case-clustered percentile bootstrap CI (clipped to [-1, 1]), raw
-    agreement (fraction) and PABAK. Undefined values are NaN.
+    n, X-rays, Cohen's kappa, its case-clustered percentile bootstrap CI (clipped to
+    [-1, 1]), raw agreement (fraction), PABAK, and a `caveat` in words (`kappa_caveat`)
+    with fewer than `min_xrays` X-rays, a zero-width CI or high agreement with low kappa.
+    Undefined values are NaN.
     """
     data = prepare(df)
     codes, raters, levels = _codes(data, scale, task)
@@ -196,6 +245,9 @@ def kappa_pairs(
     kappa, agreement, n = _kappa_batch(total)
     pabak = (levels * agreement - 1) / (levels - 1)
     upper = np.triu_indices(r, k=1)
+    # X-rays on which the pair has a question both answered
+    pair_n = per_case.reshape(per_case.shape[0], r, levels, r, levels).sum(axis=(2, 4))
+    x_rays = (pair_n > 0).sum(axis=0)[upper]
     low = high = np.full(len(upper[0]), np.nan)
     if n_boot and per_case.shape[0]:
         weights = bootstrap_counts(per_case.shape[0], n_boot, seed)
@@ -205,16 +257,25 @@ def kappa_pairs(
         boot = (weights @ pair_cells).reshape(n_boot, len(upper[0]), levels, levels)
         draws, _, _ = _kappa_batch(boot)
         low, high = percentile_interval(draws, alpha)
+    low, high = np.clip(low, -1, 1), np.clip(high, -1, 1)
+    caveats = [
+        kappa_caveat(k, lo, hi, int(x), min_xrays, a) if nn else "no question both answered"
+        for k, lo, hi, x, a, nn in zip(
+            kappa[upper], low, high, x_rays, agreement[upper], n[upper], strict=True
+        )
+    ]
     return pd.DataFrame(
         {
             "rater_a": [raters[i] for i in upper[0]],
             "rater_b": [raters[j] for j in upper[1]],
             "n": n[upper].astype(int),
+            "x_rays": x_rays.astype(int),
             "kappa": kappa[upper],
-            "ci_low": np.clip(low, -1, 1),
-            "ci_high": np.clip(high, -1, 1),
+            "ci_low": low,
+            "ci_high": high,
             "agreement": agreement[upper],
             "pabak": pabak[upper],
+            "caveat": caveats,
         },
         columns=PAIR_COLUMNS,
     )
@@ -232,7 +293,7 @@ def _fleiss(counts: np.ndarray, weights: np.ndarray) -> np.ndarray:
         return (p_bar - p_e) / (1 - p_e)
 
 
-FLEISS_COLUMNS = ["task", "raters", "n", "kappa", "ci_low", "ci_high"]
+FLEISS_COLUMNS = ["task", "raters", "n", "x_rays", "kappa", "ci_low", "ci_high", "caveat"]
 
 
 def fleiss_table(
@@ -242,9 +303,11 @@ def fleiss_table(
     alpha: float = 0.05,
     n_boot: int = 1000,
     seed: int = 0,
+    min_xrays: int = DEFAULT_MIN_XRAYS,
 ) -> pd.DataFrame:
     """Fleiss' kappa (A-D answers) of a panel per task and for all tasks, on the questions
-    every panel member answered (n), with a percentile bootstrap CI that draws X-rays."""
+    every panel member answered (complete cases, n), with a percentile bootstrap CI that
+    draws X-rays, and a `caveat` as for `kappa_pairs`."""
     data = prepare(df)
     unknown = [r for r in raters if r not in data.raters]
     if unknown:
@@ -256,8 +319,17 @@ def fleiss_table(
         codes = data.answers[selected][:, columns]
         complete = (codes >= 0).all(axis=1)
         label = ALL if task is None else task
+        x_rays = len(np.unique(data.cases[selected][complete]))
         if len(columns) < 2 or complete.sum() < 2:
-            rows.append({"task": label, "raters": len(columns), "n": int(complete.sum())})
+            rows.append(
+                {
+                    "task": label,
+                    "raters": len(columns),
+                    "n": int(complete.sum()),
+                    "x_rays": x_rays,
+                    "caveat": "not estimable: needs two readers and two questions all answered",
+                }
+            )
             continue
         codes = codes[complete]
         counts = np.stack([(codes == k).sum(axis=1) for k in range(len(LETTERS))], axis=1)
@@ -268,14 +340,17 @@ def fleiss_table(
         if weights is not None:
             draws = _fleiss(counts, weights.astype(float))
             low, high = (v[0] for v in percentile_interval(draws[:, None], alpha))
+        low, high = float(np.clip(low, -1, 1)), float(np.clip(high, -1, 1))
         rows.append(
             {
                 "task": label,
                 "raters": len(columns),
                 "n": len(codes),
+                "x_rays": x_rays,
                 "kappa": kappa,
-                "ci_low": float(np.clip(low, -1, 1)),
-                "ci_high": float(np.clip(high, -1, 1)),
+                "ci_low": low,
+                "ci_high": high,
+                "caveat": kappa_caveat(kappa, low, high, x_rays, min_xrays),
             }
         )
     return pd.DataFrame(rows, columns=FLEISS_COLUMNS)

@@ -102,6 +102,12 @@ def or_two_treatments(scores: np.ndarray, alpha: float = 0.05) -> ORResult:
 
 @dataclass(frozen=True)
 class SingleResult:
+    """Random readers (OR/Hillis) and, beside it, fixed readers (FRRC) for one FOM.
+
+    Never clipped: an interval past the FOM's range says how little the data pin it down.
+    `note` is "" when estimable, otherwise why not (and the interval and p are NaN).
+    """
+
     mean: float
     se: float
     df: float
@@ -109,6 +115,14 @@ class SingleResult:
     p_value: float
     ci_low: float
     ci_high: float
+    ms_r: float = float("nan")  # reader mean square
+    var: float = float("nan")  # OR error variance (jackknife, mean over readers)
+    cov2: float = float("nan")  # OR covariance between readers (jackknife)
+    se_fixed: float = float("nan")
+    p_fixed: float = float("nan")
+    ci_low_fixed: float = float("nan")
+    ci_high_fixed: float = float("nan")
+    note: str = ""
 
 
 def or_single_treatment(
@@ -117,16 +131,21 @@ def or_single_treatment(
     alpha: float = 0.05,
     *,
     sizes: np.ndarray | None = None,
-    bounds: tuple[float, float] | None = None,
 ) -> SingleResult:
     """Reader-averaged FOM of one treatment against a fixed value (Hillis 2007).
 
     fom_scores: readers x cases (per-case sums when `sizes` gives questions per case). Used
     for "readers minus AI": pass per-case differences (reader correct - AI correct) so the
-    AI's case variability is accounted for. With the MS(R) and Cov2 of Obuchowski-Rockette,
-    SE = sqrt((MS_R + r max(Cov2, 0)) / r) and Hillis' df = (MS_R + r max(Cov2, 0))^2 /
-    (MS_R^2 / (r - 1)). `bounds` clips the interval to the FOM's range ((0, 1) for an
-    accuracy, (-1, 1) for a difference).
+    AI's case variability is accounted for.
+
+    Random readers (generalises to readers and cases): with the MS(R) and Cov2 of
+    Obuchowski-Rockette, SE = sqrt((MS_R + r max(Cov2, 0)) / r), Student's t with Hillis'
+    df = (MS_R + r max(Cov2, 0))^2 / (MS_R^2 / (r - 1)). With 2-3 readers df is near 1 and
+    the test is anti-conservative (10% type I error with 2 readers in an audit).
+
+    Fixed readers (FRRC, generalises to cases for these readers only): the jackknife
+    variance of the reader mean, (Var + (r - 1) Cov2) / r, with a normal reference
+    (Obuchowski & Rockette 1995; as MRMCaov's fixed-reader analysis).
     """
     r, _ = fom_scores.shape
     if r < 2:
@@ -138,13 +157,30 @@ def or_single_treatment(
     denominator = ms_r + r * max(covs.cov2, 0.0)
     se = float(np.sqrt(denominator / r))
     df = denominator**2 / (ms_r**2 / (r - 1)) if ms_r > 0 else float("inf")
-    t = (mean - null) / se if se > 0 else float("nan")
-    p = float(2 * sps.t.sf(abs(t), df)) if se > 0 else float("nan")
+    fixed_var = (covs.var + (r - 1) * covs.cov2) / r
+    se_fixed = float(np.sqrt(fixed_var)) if fixed_var > 0 else 0.0
+    nan = float("nan")
+    extra = {"ms_r": ms_r, "var": covs.var, "cov2": covs.cov2, "se_fixed": se_fixed}
+    if se_fixed > 0:
+        z = (mean - null) / se_fixed
+        half = float(sps.norm.ppf(1 - alpha / 2)) * se_fixed
+        extra |= {
+            "p_fixed": float(2 * sps.norm.sf(abs(z))),
+            "ci_low_fixed": mean - half,
+            "ci_high_fixed": mean + half,
+        }
+    if not se_fixed > 0:
+        extra["note"] = "fixed-readers interval not estimable: no variance between X-rays"
+    if not se > 0:
+        extra.pop("note", None)
+        why = "not estimable: every reader and every X-ray give the same result (no variance)"
+        return SingleResult(mean, se, float(df), nan, nan, nan, nan, **extra, note=why)
+    t = (mean - null) / se
+    p = float(2 * sps.t.sf(abs(t), df))
     half = sps.t.ppf(1 - alpha / 2, df) * se
-    low, high = mean - half, mean + half
-    if bounds is not None:
-        low, high = float(np.clip(low, *bounds)), float(np.clip(high, *bounds))
-    return SingleResult(mean, se, float(df), float(t), p, low, high)
+    return SingleResult(
+        mean, se, float(df), float(t), p, float(mean - half), float(mean + half), **extra
+    )
 
 
 def case_sums(values: np.ndarray, cases: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
@@ -174,12 +210,12 @@ def ai_versus_readers(
     """
     differences = reader_correct.astype(float) - ai_correct.astype(float)[None, :]
     sums, sizes = case_sums(differences, cases)
-    return or_single_treatment(sums, null=0.0, alpha=alpha, sizes=sizes, bounds=(-1.0, 1.0))
+    return or_single_treatment(sums, null=0.0, alpha=alpha, sizes=sizes)
 
 
 def panel_accuracy(
     reader_correct: np.ndarray, alpha: float = 0.05, cases: np.ndarray | None = None
 ) -> SingleResult:
-    """Mean reader accuracy with an OR/Hillis interval (random readers and X-rays), in [0, 1]."""
+    """Mean reader accuracy with an OR/Hillis interval (random readers and X-rays), unclipped."""
     sums, sizes = case_sums(reader_correct.astype(float), cases)
-    return or_single_treatment(sums, null=0.0, alpha=alpha, sizes=sizes, bounds=(0.0, 1.0))
+    return or_single_treatment(sums, null=0.0, alpha=alpha, sizes=sizes)

@@ -1,7 +1,8 @@
-"""Paired comparisons of two raters on the same questions: exact McNemar, bootstrap.
+"""Paired comparisons of two raters on the same questions.
 
-`mcnemar_pairs` gives every pair at once, with Holm-adjusted p-values and a bootstrap CI of
-the accuracy difference that resamples whole X-rays (`case_id`).
+`mcnemar_pairs` gives every pair at once: the accuracy difference with a CI and p-value from
+Obuchowski's clustered method (X-rays as clusters), Holm-adjusted over a chosen family.
+`mcnemar_test` (exact, questions as independent) stays for a single pair in a notebook.
 """
 
 from __future__ import annotations
@@ -12,15 +13,14 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.contingency_tables import mcnemar as _mcnemar
 
+from analysis.stats.clustered import clustered_paired_difference
 from analysis.stats.frame import (
     AnalysisInputError,
     Missing,
     Prepared,
-    case_totals,
     correct_matrix,
     correct_wide,
     holm,
-    percentile_interval,
     prepare,
 )
 
@@ -108,6 +108,7 @@ PAIR_COLUMNS = [
     "rater_a",
     "rater_b",
     "n",
+    "x_rays",
     "both_correct",
     "only_a_correct",
     "only_b_correct",
@@ -115,11 +116,27 @@ PAIR_COLUMNS = [
     "accuracy_a",
     "accuracy_b",
     "difference",
+    "se",
     "ci_low",
     "ci_high",
-    "p_exact",
+    "df",
+    "p_value",
+    "in_holm_family",
     "p_holm",
+    "note",
 ]
+HOLM_FAMILIES = ("ai_vs_reader", "all_pairs")
+
+
+def in_family(a: str, b: str, family: str, kinds: dict[str, str] | None) -> bool:
+    """Whether the pair (a, b) is one of the comparisons Holm's adjustment runs over:
+    "all_pairs", or "ai_vs_reader" (one reader and one model; every pair when kinds are
+    unknown)."""
+    if family not in HOLM_FAMILIES:
+        raise AnalysisInputError(f"holm family must be one of {HOLM_FAMILIES}")
+    if family == "all_pairs" or kinds is None:
+        return True
+    return {kinds.get(a), kinds.get(b)} == {"human", "model"}
 
 
 def mcnemar_pairs(
@@ -128,14 +145,18 @@ def mcnemar_pairs(
     missing: Missing = "wrong",
     *,
     alpha: float = 0.05,
-    n_boot: int = 2000,
-    seed: int = 0,
+    family: str = "all_pairs",
+    kinds: dict[str, str] | None = None,
 ) -> pd.DataFrame:
     """Every pair of raters on the questions both are counted on (under the policy).
 
-    Exact McNemar p (binomial on the discordant questions), Holm-adjusted over all pairs in
-    the table (the same values as statsmodels' multipletests, which the tests check);
-    accuracy difference (a - b) with a percentile bootstrap CI that draws X-rays.
+    The accuracy difference (a - b) with its CI and p-value from one clustered method
+    (Obuchowski 1998, `clustered.clustered_paired_difference`): questions on one X-ray move
+    together, and p < alpha exactly when the CI excludes 0. With a single question per
+    X-ray it is a paired t test on the question-level differences (McNemar's setting).
+    Holm's adjustment runs over the pairs of `family` ("ai_vs_reader" needs `kinds`,
+    rater -> "human" | "model"); pairs outside the family have no p_holm. `note` says why
+    a value is not estimable.
     """
     data = prepare(df)
     names = data.raters if raters is None else list(raters)
@@ -146,49 +167,45 @@ def mcnemar_pairs(
     counted = ~np.isnan(values)
     right = np.nan_to_num(values)
     n_cases = len(data.case_ids)
-    # Per X-ray sums for every pair: correct of a where both counted, and questions counted.
-    both = counted[:, :, None] & counted[:, None, :]  # questions x a x b
-    hits = right[:, :, None] * both
-    q = len(names) ** 2
-    case_n = case_totals(data.cases, n_cases, both).reshape(n_cases, q)
-    case_a = case_totals(data.cases, n_cases, hits).reshape(n_cases, q)
-    case_b = case_a.reshape(n_cases, len(names), len(names)).transpose(0, 2, 1).reshape(n_cases, q)
-    weights = bootstrap_counts(n_cases, n_boot, seed)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        boot = (weights @ (case_a - case_b)) / (weights @ case_n)
-    boot_low, boot_high = percentile_interval(boot, alpha)
-    rows, pvalues = [], []
+    rows = []
     for i, a in enumerate(names):
         for j in range(i + 1, len(names)):
             b = names[j]
-            keep = both[:, i, j]
-            ca, cb = right[keep, i].astype(bool), right[keep, j].astype(bool)
-            table = [[int((ca & cb).sum()), int((ca & ~cb).sum())]]
-            table.append([int((~ca & cb).sum()), int((~ca & ~cb).sum())])
+            keep = counted[:, i] & counted[:, j]
+            ca, cb = right[:, i].astype(bool) & keep, right[:, j].astype(bool) & keep
             n = int(keep.sum())
-            p = float(_mcnemar(table, exact=True).pvalue) if n else float("nan")
-            low, high = boot_low[i * len(names) + j], boot_high[i * len(names) + j]
+            case_n = np.bincount(data.cases, weights=keep, minlength=n_cases)
+            case_d = np.bincount(
+                data.cases, weights=ca.astype(float) - cb.astype(float), minlength=n_cases
+            )
+            result = clustered_paired_difference(case_d, case_n, alpha)
             rows.append(
                 {
                     "rater_a": a,
                     "rater_b": b,
                     "n": n,
-                    "both_correct": table[0][0],
-                    "only_a_correct": table[0][1],
-                    "only_b_correct": table[1][0],
-                    "both_wrong": table[1][1],
-                    "accuracy_a": float(ca.mean()) if n else np.nan,
-                    "accuracy_b": float(cb.mean()) if n else np.nan,
-                    "difference": float(ca.mean() - cb.mean()) if n else np.nan,
-                    "ci_low": float(np.clip(low, -1, 1)),
-                    "ci_high": float(np.clip(high, -1, 1)),
-                    "p_exact": p,
+                    "x_rays": result.clusters,
+                    "both_correct": int((ca & cb).sum()),
+                    "only_a_correct": int((ca & ~cb).sum()),
+                    "only_b_correct": int((~ca & cb & keep).sum()),
+                    "both_wrong": int((~ca & ~cb & keep).sum()),
+                    "accuracy_a": float(ca.sum() / n) if n else np.nan,
+                    "accuracy_b": float(cb.sum() / n) if n else np.nan,
+                    "difference": result.difference,
+                    "se": result.se,
+                    "ci_low": result.ci_low,
+                    "ci_high": result.ci_high,
+                    "df": result.df,
+                    "p_value": result.p_value,
+                    "in_holm_family": in_family(a, b, family, kinds),
+                    "note": result.note,
                 }
             )
-            pvalues.append(p)
-    out = pd.DataFrame(rows, columns=PAIR_COLUMNS[:-1])
-    out["p_holm"] = np.nan
-    finite = ~np.isnan(np.asarray(pvalues, dtype=float))
-    if finite.any():
-        out.loc[finite, "p_holm"] = holm(np.asarray(pvalues)[finite])
+    out = pd.DataFrame(rows, columns=[c for c in PAIR_COLUMNS if c != "p_holm"])
+    out.insert(len(out.columns) - 1, "p_holm", np.nan)
+    if out.empty:
+        return out
+    chosen = (out["in_holm_family"] & out["p_value"].notna()).to_numpy()
+    if chosen.any():
+        out.loc[chosen, "p_holm"] = holm(out.loc[chosen, "p_value"].to_numpy())
     return out

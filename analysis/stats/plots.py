@@ -264,10 +264,25 @@ def _cell_labels(ax, columns: list, rows: list, size: float) -> None:
         ax.text(0, i, name, transform=left, ha="right", va="center", fontsize=size)
 
 
-def _heatmap(ax, matrix: pd.DataFrame, title: str, vmin: float, vmax: float, n_readers: int):
+def _heatmap(
+    ax,
+    matrix: pd.DataFrame,
+    title: str,
+    vmin: float,
+    vmax: float,
+    n_readers: int,
+    counts: pd.DataFrame | None = None,
+):
     """The lower triangle of a symmetric kappa matrix (each pair once, no diagonal of 1s),
-    as vector cells (pcolormesh: rectangles in SVG/PDF, not an embedded bitmap)."""
+    as vector cells (pcolormesh: rectangles in SVG/PDF, not an embedded bitmap). With
+    `counts` (questions per pair) each cell also shows its n: a κ of 1.00 on 3 questions
+    must not look like one on 300."""
     values = matrix.to_numpy(dtype=float)[1:, :-1]  # rows: raters 2..n, columns: 1..n-1
+    ns = (
+        counts.reindex(index=matrix.index, columns=matrix.columns).to_numpy(dtype=float)[1:, :-1]
+        if counts is not None
+        else None
+    )
     n = len(values)
     below = np.tril(np.ones((n, n), dtype=bool))
     if vmin < 0:
@@ -308,6 +323,8 @@ def _heatmap(ax, matrix: pd.DataFrame, title: str, vmin: float, vmax: float, n_r
         else:
             colour = "white" if dark[i, j] else "black"
             text = f"{values[i, j]:.2f}".replace("-", "−")
+            if ns is not None and np.isfinite(ns[i, j]):
+                text += f"\nn={int(ns[i, j])}"
             ax.text(j, i, text, ha="center", va="center", fontsize=font, color=colour)
     return image
 
@@ -319,6 +336,7 @@ def kappa_figure(
     vrange: str = "-1,1",
     models: list[str] | tuple[str, ...] = (),
     n_by_panel: dict[str, tuple[int, int]] | None = None,
+    n_matrices: dict[str, pd.DataFrame] | None = None,
     note: str = "",
 ) -> Figure:
     """One panel per task plus "All tasks", values in the cells, one fixed colour scale.
@@ -357,11 +375,13 @@ def kappa_figure(
     model_set = set(models)
     for ax, (title, matrix) in zip(axes.ravel(), panels, strict=False):
         n_readers = sum(1 for r in matrix.index if r not in model_set)
+        panel_name = title
         span = (n_by_panel or {}).get(title)
         if span:
             low, high = span
             title = f"{title}\nn = {high}" if low == high else f"{title}\nn = {low}–{high} per pair"
-        image = _heatmap(ax, matrix, title, vmin, vmax, n_readers)
+        counts = (n_matrices or {}).get(panel_name)
+        image = _heatmap(ax, matrix, title, vmin, vmax, n_readers, counts)
     for ax in axes.ravel()[len(panels) :]:
         ax.set_visible(False)
     what = "A–D answers" if scale == "answer" else "correct / incorrect"

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.proportion import proportion_confint
 
+from analysis.stats.clustered import clustered_proportion_ci
 from analysis.stats.frame import ALL, LETTERS, AnalysisInputError
 
 TIME_COLUMNS = ["rater", "task", "n", "median_s", "q1_s", "q3_s", "total_min"]
@@ -24,6 +24,7 @@ BIN_COLUMNS = [
     "accuracy",
     "ci_low",
     "ci_high",
+    "x_rays",
 ]
 
 
@@ -34,7 +35,10 @@ def _timed(df: pd.DataFrame, raters: list[str]) -> pd.DataFrame:
     seconds = pd.to_numeric(timed["time_ms"], errors="coerce") / 1000.0
     answered = timed["answer"].map(lambda v: str(v).strip().upper() in LETTERS)
     keep = answered & (seconds > 0)
-    out = timed.loc[keep, ["rater", "task", "answer", "correct_answer"]].copy()
+    columns = ["rater", "task", "answer", "correct_answer"]
+    out = timed.loc[keep, columns + (["case_id"] if "case_id" in timed else [])].copy()
+    if "case_id" not in out:
+        out["case_id"] = timed.loc[keep, "question_id"] if "question_id" in timed else out.index
     out["seconds"] = seconds[keep]
     out["correct"] = out["answer"].astype(str).str.strip().str.upper() == out["correct_answer"]
     return out
@@ -68,10 +72,15 @@ def reading_time_table(df: pd.DataFrame, raters: list[str]) -> pd.DataFrame:
 
 
 def accuracy_by_time(
-    df: pd.DataFrame, raters: list[str], bins: int = 4, alpha: float = 0.05
+    df: pd.DataFrame,
+    raters: list[str],
+    bins: int = 4,
+    alpha: float = 0.05,
+    method: str = "wilson",
 ) -> pd.DataFrame:
     """Per rater, their timed answers split into `bins` groups by their own reading time
-    (quartiles by default): accuracy with a Wilson CI in each. Does slower mean better?"""
+    (quartiles by default): accuracy with a Wilson (or Clopper-Pearson) CI on the effective
+    sample size by X-ray, as the accuracy table. Does slower mean better?"""
     timed = _timed(df, raters)
     rows = []
     for rater in raters:
@@ -81,7 +90,10 @@ def accuracy_by_time(
         groups = np.array_split(np.arange(len(mine)), min(bins, len(mine)))
         for k, part in enumerate(mine.iloc[g] for g in groups):
             n, correct = len(part), int(part["correct"].sum())
-            low, high = proportion_confint(correct, n, alpha=alpha, method="wilson")
+            per_xray = part.groupby("case_id", sort=False)["correct"].agg(["sum", "size"])
+            ci = clustered_proportion_ci(
+                per_xray["sum"].to_numpy(float), per_xray["size"].to_numpy(float), alpha, method
+            )
             rows.append(
                 {
                     "rater": rater,
@@ -92,8 +104,9 @@ def accuracy_by_time(
                     "max_s": part["seconds"].max(),
                     "correct": correct,
                     "accuracy": correct / n,
-                    "ci_low": float(np.clip(low, 0, 1)),
-                    "ci_high": float(np.clip(high, 0, 1)),
+                    "ci_low": float(ci.ci_low[0]),
+                    "ci_high": float(ci.ci_high[0]),
+                    "x_rays": len(per_xray),
                 }
             )
     return pd.DataFrame(rows, columns=BIN_COLUMNS)

@@ -32,3 +32,12 @@ def num(value, digits: int = 2) -> str:
     if value is None or value != value:
         return "–"
     return f"{float(value):.{int(digits)}f}".replace("-", "−")
+
+
+@register.simple_tag
+def interval(low, high, fmt: str = "pct", why: str = "") -> str:
+    """ "low – high", or the reason there is no interval (never a bare 0 – 0)."""
+    if low is None or high is None or low != low or high != high:
+        return why or "not estimable"
+    show = pct if fmt == "pct" else num
+    return f"{show(low)} – {show(high)}"

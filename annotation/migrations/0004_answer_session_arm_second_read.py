@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('annotation', '0003_review_ratings_optional'),
-        ('readerstudy', '0005_study_design_arms_groups_aid'),
+        ('readerstudy', '0008_study_design_arms_groups_aid'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -44,3 +44,17 @@ def user_password_changed(*, user) -> None:
     """Whoever knew the old password may hold a token taken with it: a new password ends it,
     and the token endpoint then hands out a new one."""
     api_token_revoke(user=user)
+
+
+def can_hold_token(user) -> bool:
+    """A token stands for the password it was taken with: only an active account that still
+    signs in with a password may use one (issue 25: disabling password sign-in in the admin,
+    `set_unusable_password()`, left the token working)."""
+    return user.is_active and user.has_usable_password()
+
+
+def user_saved(*, user) -> None:
+    """An account saved inactive or without a usable password loses its tokens for good, so
+    reactivating it later does not bring an old token back."""
+    if user.pk is not None and not can_hold_token(user):
+        api_token_revoke(user=user)

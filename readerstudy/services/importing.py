@@ -59,12 +59,25 @@ class ImportSummary:
         return asdict(self)
 
 
-def _progress(iterable, total: int, enabled: bool, desc: str = "Checking"):
+Report = Callable[[int, int, str], None]  # (done, total, stage): a task's progress
+
+
+def _progress(iterable, total: int, enabled: bool | Report, desc: str = "Checking"):
+    """The command line's tqdm bar (`True`), a task's progress report (a callable), or none."""
     if not enabled:
         return iterable
+    if callable(enabled):
+        return _reported(iterable, total, enabled, f"{desc} questions and their images")
     from tqdm import tqdm
 
     return tqdm(iterable, total=total, unit="q", desc=desc, file=sys.stderr)
+
+
+def _reported(iterable, total: int, report: Report, stage: str):
+    for done, item in enumerate(iterable):
+        report(done, total, stage)
+        yield item
+    report(total, total, stage)
 
 
 def _question_fields(parsed: ParsedQuestion) -> dict:
@@ -115,7 +128,7 @@ def image_source(
 
 
 def parse_records(
-    records: Sequence[RawRecord], source: ImageSource, *, progress: bool = False
+    records: Sequence[RawRecord], source: ImageSource, *, progress: bool | Report = False
 ) -> tuple[list[ParsedQuestion], dict[str, ParsedCase]]:
     questions: list[ParsedQuestion] = []
     cases: dict[str, ParsedCase] = {}
@@ -132,7 +145,7 @@ def records_import(
     records: Sequence[RawRecord],
     dataset_name: str,
     source: ImageSource,
-    progress: bool = False,
+    progress: bool | Report = False,
 ) -> ImportSummary:
     """Validate every record (fetching its images), then write all of them in one transaction."""
     questions, cases = parse_records(records, source, progress=progress)
@@ -309,6 +322,7 @@ def question_bank_study_create(
     dataset_name: str,
     images_root: Path | None,
     dicomweb: DicomwebConfig | None,
+    progress: Report | None = None,
     **study_options: Any,
 ) -> tuple[ImportSummary, StudyCreated]:
     """Import an uploaded question bank and sample a study from it, both or neither.
@@ -321,6 +335,10 @@ def question_bank_study_create(
         image_source(images_root=images_root, dicomweb=dicomweb) as source,
         transaction.atomic(),
     ):
-        summary = records_import(records=records, dataset_name=dataset_name, source=source)
-        created = study_create(dataset=Dataset.objects.get(name=dataset_name), **study_options)
+        summary = records_import(
+            records=records, dataset_name=dataset_name, source=source, progress=progress or False
+        )
+        created = study_create(
+            dataset=Dataset.objects.get(name=dataset_name), progress=progress, **study_options
+        )
     return summary, created

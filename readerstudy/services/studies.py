@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from readerstudy.blinding import membership_conflict
 from readerstudy.imaging import ImagingError, derive_display_image
 from readerstudy.models import (
     AuditEvent,
@@ -25,6 +26,7 @@ from readerstudy.models import (
 )
 from readerstudy.sampling import SEED_MAX, Candidate, SamplingError, sample
 from readerstudy.services.design import assignment_for
+from readerstudy.signals import data_changed
 
 
 class StudyError(ValueError):
@@ -57,7 +59,7 @@ def _derived_already(image: Image, media_root: Path) -> bool:
     return not (image.bits_stored and image.bits_stored > 8)
 
 
-def derive_images(images: list[Image]) -> int:
+def derive_images(images: list[Image], progress=None) -> int:
     """Derive display (and full-depth) PNGs for images that have none yet; return how many.
 
     A source that cannot be derived (changed or corrupt since the import checked it) raises
@@ -65,7 +67,9 @@ def derive_images(images: list[Image]) -> int:
     """
     media_root = Path(settings.MEDIA_ROOT)
     derived = 0
-    for image in images:
+    for done, image in enumerate(images):
+        if progress is not None:  # a task's report: (done, total, stage)
+            progress(done, len(images), "deriving the display images")
         if _derived_already(image, media_root):
             continue
         try:
@@ -99,6 +103,7 @@ def study_create(
     experts: list[str] = (),
     pis: list[str] = (),
     created_by=None,
+    progress=None,
     **options,
 ) -> StudyCreated:
     if ReaderStudy.objects.filter(slug=slug).exists():
@@ -152,14 +157,25 @@ def study_create(
             membership_add(study=study, user=user, role=role, actor=created_by)
         case_ids = Question.objects.filter(study_items__study=study).values("case_id")
         images = Image.objects.filter(case_id__in=case_ids).select_related("case")
-        derived = derive_images(list(images))
+        derived = derive_images(list(images), progress)
     per_task = Counter(Task(task_by_source[qid]).label for qid in chosen)
     return StudyCreated(study, chosen, dict(sorted(per_task.items())), derived)
 
 
 @transaction.atomic
-def membership_add(*, study: ReaderStudy, user, role: str, actor=None) -> Membership:
-    membership, created = Membership.objects.get_or_create(study=study, user=user, role=role)
+def membership_add(
+    *, study: ReaderStudy, user, role: str, actor=None, seniority: str | None = None
+) -> Membership:
+    """Add a member (idempotent); StudyError if that would break blinding by person
+    (readerstudy.blinding: a blind reader of shared questions as expert/PI, or the reverse).
+    `seniority` (training year or seniority, optional) is set on a new membership, or changed
+    on an existing one when given."""
+    conflict = membership_conflict(user=user, study=study, role=role)
+    if conflict:
+        raise StudyError(conflict)
+    membership, created = Membership.objects.get_or_create(
+        study=study, user=user, role=role, defaults={"seniority": (seniority or "").strip()}
+    )
     if role == Role.READER:
         # A reader of a designed study gets their recorded, balancing place in it.
         assignment_for(study=study, reader=user)
@@ -168,7 +184,16 @@ def membership_add(*, study: ReaderStudy, user, role: str, actor=None) -> Member
             study=study,
             actor=actor,
             action="membership.add",
-            detail={"user": user.username, "role": role},
+            detail={"user": user.username, "role": role, "seniority": membership.seniority},
+        )
+    elif seniority is not None and seniority.strip() != membership.seniority:
+        membership.seniority = seniority.strip()
+        membership.save(update_fields=["seniority"])
+        AuditEvent.objects.create(
+            study=study,
+            actor=actor,
+            action="membership.seniority",
+            detail={"user": user.username, "role": role, "seniority": membership.seniority},
         )
     return membership
 
@@ -216,4 +241,5 @@ def study_question_set_excluded(
         action="question.exclude" if excluded else "question.include",
         detail={"question": item.question.source_id, "reason": reason},
     )
+    data_changed(item.study)
     return item

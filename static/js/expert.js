@@ -73,10 +73,25 @@
     try { return window.localStorage; } catch (_) { return null; }
   }
 
+  /** Drafts expire after the study's draft_days; another user's drafts in this browser go. */
+  function forgetStale(store, key, days) {
+    const [, , me] = key.split(":");
+    const maxAge = (Number(days) > 0 ? Number(days) : 14) * 24 * 60 * 60 * 1000;
+    const names = [];
+    for (let i = 0; i < store.length; i++) names.push(store.key(i));
+    names.forEach((name) => {
+      if (!name || !name.startsWith("review:")) return;
+      let at = 0;
+      try { at = Number(JSON.parse(store.getItem(name) || "{}").at); } catch (_) { at = 0; }
+      if (name.split(":")[2] !== me || !(Date.now() - at < maxAge)) store.removeItem(name);
+    });
+  }
+
   function restoreDraft(f) {
     const key = f.dataset.draftKey;
     const store = storage();
     if (!key || !store) return;
+    try { forgetStale(store, key, f.dataset.draftDays); } catch (_) { /* storage refused */ }
     let draft = null;
     try { draft = JSON.parse(store.getItem(key) || "null"); } catch (_) { draft = null; }
     if (draft && draft.values !== valuesOf(f)) {

@@ -7,6 +7,12 @@
  * not acknowledged yet, in order; it is sent again until it is. Values are the form's own
  * field names and values: this file knows nothing of the vocabulary.
  *
+ * Drafts expire: older than the study's `draft_days` (the PI sets it; 14 by default) they are
+ * dropped when read, and every draft of the study older than that is dropped when the page
+ * opens. Sign-out clears this browser's storage for the site (the server's Clear-Site-Data),
+ * and so does a sign-in by a different user, so the next person at a shared workstation finds
+ * nothing here; `forgetOthers` also drops what other users of this browser left behind.
+ *
  * No DOM: a plain script in the page (window.ReaderStore) and a CommonJS module in Node, where
  * the unit tests (tests/js/) give it a fake storage with localStorage's methods.
  */
@@ -32,13 +38,30 @@
     return true;
   }
 
+  const DAY_MS = 24 * 60 * 60 * 1000;
+
   class Store {
     /** `storage`: localStorage's methods (getItem, setItem, removeItem, key, length); the
-     * page's localStorage by default. What it refuses (a full quota) is kept in memory. */
-    constructor(study, reader, storage) {
+     * page's localStorage by default. What it refuses (a full quota) is kept in memory.
+     * `draftDays`: the study's draft period (14 when absent). */
+    constructor(study, reader, storage, draftDays) {
       this.base = `${PREFIX}.${study}.${reader}`;
-      this.storage = storage === undefined ? pageStorage() : storage;
+      this.reader = String(reader);
+      this.storage = storage === undefined || storage === null ? pageStorage() : storage;
       this.memory = new Map();
+      this.maxAgeMs = (Number(draftDays) > 0 ? Number(draftDays) : 14) * DAY_MS;
+      this.forgetOthers();
+      this.draftNumbers().forEach((n) => this.draft(n)); // drops the expired ones
+    }
+
+    /** Drop every draft and outbox this browser holds for another user. */
+    forgetOthers() {
+      const prefix = `${PREFIX}.`;
+      this.keys().forEach((k) => {
+        if (!k || !k.startsWith(prefix)) return;
+        const reader = k.slice(prefix.length).split(".")[1];
+        if (reader !== undefined && reader !== this.reader) this.remove(k);
+      });
     }
 
     read(key) {
@@ -63,7 +86,13 @@
     }
 
     draftKey(number) { return `${this.base}.draft.${number}`; }
-    draft(number) { const d = this.read(this.draftKey(number)); return d && d.values ? d : null; }
+    draft(number) {
+      const key = this.draftKey(number);
+      const d = this.read(key);
+      if (!d || !d.values) return null;
+      if (!(Date.now() - Number(d.at) < this.maxAgeMs)) { this.remove(key); return null; }
+      return d;
+    }
     saveDraft(number, values) { this.write(this.draftKey(number), { values, at: Date.now() }); }
     /** Forget a draft; with `values`, only if the draft still holds exactly those. */
     clearDraft(number, values) {

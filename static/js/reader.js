@@ -539,7 +539,7 @@
     const context = $("[data-reader-context]");
     readerId(); // fixed now, before any case is fetched
     if (context) {
-      store = new ReaderStore.Store(context.dataset.study, context.dataset.reader);
+      store = new ReaderStore.Store(context.dataset.study, context.dataset.reader, undefined, context.dataset.draftDays);
       outbox = new ReaderOutbox.Outbox({ store, reader: readerId(), csrf: pageCsrf(), sessionUrl: sessionUrl() })
         .on("saved", saved)
         .on("refused", refusedSave)

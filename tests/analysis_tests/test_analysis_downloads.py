@@ -1,31 +1,42 @@
-"""The downloads drawn in the background while a PI reads the analysis page (issue 13,
-"fast"): the ZIP is ready when asked for, nothing is drawn twice, a newer data version
-replaces an older job, and a failed job loses nothing."""
+"""The analysis and its downloads computed by a task in a worker (issue 27): the page never
+computes (tables of an older version "as of HH:MM" meanwhile), the ZIP is ready when asked
+for, nothing is drawn twice, asking twice starts one job, a failure is shown in words, a
+killed worker's job is run again, and a change of answers is analysed before anyone asks.
 
-import contextlib
+Through a real database worker (django-tasks-db's worker loop, in process) and through RQ on
+Redis (DB 6); elsewhere the immediate backend."""
+
+import datetime as dt
 import io
-import threading
+import time
 import zipfile
-from concurrent.futures import wait
 from unittest import mock
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
-from analysis import downloads
+from analysis import downloads, tasks
 from analysis.cache import StudyAnalysis
 from analysis.pipeline import AnalysisSettings
 from analysis.stats import plots
 from annotation.services import answer_submit
+from readerstudy.models import BackgroundJob, JobStatus
 
 pytestmark = pytest.mark.django_db
 
+DB_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+RQ_URL = "redis://127.0.0.1:6379/6"
+
 
 @pytest.fixture(autouse=True)
-def _prepare_in_background(settings):
+def _prepare_downloads(settings):
     settings.ANALYSIS_PREPARE_DOWNLOADS = True
-    yield
-    downloads.settle()
+
+
+@pytest.fixture
+def db_backend(settings):
+    settings.TASKS = DB_TASKS
 
 
 @pytest.fixture
@@ -36,60 +47,72 @@ def answered(study, reader, other_reader, pi):
     return study
 
 
-class Renders:
-    """Counts figure renderings by (figure title, format); can hold the background thread
-    at its first rendering until released."""
+def run_db_worker() -> None:
+    """django-tasks-db's own worker loop, until no task is ready (`db_worker --batch`)."""
+    from django_tasks_db.management.commands.db_worker import Worker
 
-    def __init__(self, hold: bool = False):
-        self.calls: list[tuple[str, str, str]] = []
-        self.release = threading.Event()
-        if not hold:
-            self.release.set()
+    Worker(
+        queue_names=["default"],
+        interval=0,
+        batch=True,
+        backend_name="default",
+        startup_delay=False,
+        max_tasks=None,
+        worker_id="test-worker",
+        excluded_queue_names=[],
+    ).run()
+
+
+class Renders:
+    """Counts figure renderings by (figure title, format)."""
+
+    def __init__(self):
+        self.calls: list[tuple[str, str]] = []
         self._real = plots.figure_bytes
 
     def __call__(self, fig, fmt):
-        thread = threading.current_thread().name
-        self.calls.append((fig.get_suptitle() or fig.axes[0].get_title(), fmt, thread))
-        if thread.startswith("analysis-downloads"):
-            assert self.release.wait(10), "the test never released the background thread"
+        self.calls.append((fig.get_suptitle() or fig.axes[0].get_title(), fmt))
         return self._real(fig, fmt)
 
     def by_format(self) -> dict[tuple[str, str], int]:
         counts: dict[tuple[str, str], int] = {}
-        for title, fmt, _ in self.calls:
-            counts[(title, fmt)] = counts.get((title, fmt), 0) + 1
+        for call in self.calls:
+            counts[call] = counts.get(call, 0) + 1
         return counts
 
 
-@contextlib.contextmanager
-def another_worker():
-    """Requests served by another gunicorn worker: a process that shares the cache and none
-    of this one's in-memory state. Yields its jobs (run here on this process's thread)."""
-    local = {k: {} for k, v in vars(downloads).items() if k.startswith("_") and type(v) is dict}
-    with mock.patch.multiple(downloads, **local):
-        yield local["_jobs"]
-
-
-def page(client, study):
-    response = client.get(reverse("analysis", args=[study.slug]))
+def page(client, study, **params):
+    response = client.get(reverse("analysis", args=[study.slug]), params)
     assert response.status_code == 200
     return response
 
 
 def download_zip(client, study) -> zipfile.ZipFile:
     response = client.get(reverse("analysis-zip", args=[study.slug]))
-    assert response.status_code == 200
+    assert response.status_code == 200, response.status_code
     return zipfile.ZipFile(io.BytesIO(response.content))
 
 
-def test_the_zip_is_ready_after_the_page_and_the_request_draws_nothing(client, answered, pi):
+def test_the_page_computes_nothing_and_the_worker_prepares_everything_once(
+    client, answered, pi, db_backend
+):
     client.force_login(pi)
-    page(client, answered)
-    downloads.settle()
     spy = Renders()
     with mock.patch.object(plots, "figure_bytes", spy):
+        first = page(client, answered)
+        assert b"A worker is computing the analysis" in first.content
+        assert spy.calls == []  # the request drew nothing
+        page(client, answered)  # asked twice: one job
+        assert BackgroundJob.objects.filter(study=answered).count() == 1
+        run_db_worker()
+        assert BackgroundJob.objects.get(study=answered).status == JobStatus.DONE
+        ready = page(client, answered)
         archive = download_zip(client, answered)
-    assert spy.calls == []  # served as prepared
+    assert b"job-status" not in ready.content
+    # All drawn: the page links the pictures (pinned to the version), no placeholders.
+    assert b"analysis/figure/accuracy_by_task.svg?v=" in ready.content
+    assert b"figure-slot" not in ready.content
+    assert all(n == 1 for n in spy.by_format().values()), spy.by_format()
     names = set(archive.namelist())
     for figure in ("accuracy_by_task", "kappa_answer", "reading_time"):
         assert {f"{figure}.png", f"{figure}.svg", f"{figure}.pdf"} <= names
@@ -98,248 +121,193 @@ def test_the_zip_is_ready_after_the_page_and_the_request_draws_nothing(client, a
     assert archive.read("kappa_answer.pdf").startswith(b"%PDF")
 
 
-def test_a_zip_asked_for_while_it_is_prepared_waits_and_nothing_is_drawn_twice(
-    client, answered, pi
+def test_a_figure_shows_as_drawing_until_the_worker_has_drawn_it(client, answered, pi, db_backend):
+    client.force_login(pi)
+    page(client, answered)
+    run_db_worker()
+    analysis = StudyAnalysis(answered, AnalysisSettings())
+    for fmt in plots.FORMATS:  # as if the worker were still drawing this figure
+        analysis.forget(f"figure:accuracy_by_task:{fmt}")
+    analysis.forget("zip")
+    prepare = tasks.prepare(analysis)  # drawing again
+    assert prepare.status == JobStatus.QUEUED
+    shown = page(client, answered).content
+    assert b"analysis/figure-slot/accuracy_by_task/" in shown  # tables now, figure later
+    slot = reverse("analysis-figure-slot", args=[answered.slug, "accuracy_by_task"])
+    pending = client.get(slot, {"v": analysis.version})
+    assert b"Drawing this figure" in pending.content
+    assert b"<img" not in pending.content
+    run_db_worker()
+    drawn = client.get(slot, {"v": analysis.version})
+    assert b"<img" in drawn.content and b"Drawing" not in drawn.content
+
+
+def test_the_zip_asked_for_early_shows_progress_and_then_downloads(
+    client, answered, pi, db_backend
 ):
     client.force_login(pi)
-    spy = Renders(hold=True)
-    with mock.patch.object(plots, "figure_bytes", spy):
-        page(client, answered)  # the job starts and stops at its first drawing
-        threading.Timer(0.5, spy.release.set).start()
-        archive = download_zip(client, answered)
-        downloads.settle()
-    assert "kappa_answer.pdf" in archive.namelist()
-    assert spy.calls, "nothing was drawn at all"
-    assert all(n == 1 for n in spy.by_format().values()), spy.by_format()
+    waiting = client.get(reverse("analysis-zip", args=[answered.slug]))
+    assert waiting.status_code == 202
+    assert b"Preparing the analysis ZIP" in waiting.content
+    assert b"Waiting for a worker" in waiting.content
+    status = reverse("analysis-status", args=[answered.slug])
+    assert b"<progress" in client.get(status, {"want": "zip"}).content
+    run_db_worker()
+    done = client.get(status, {"want": "zip"})
+    assert done.status_code == 204
+    assert done["HX-Redirect"].startswith(reverse("analysis-zip", args=[answered.slug]))
+    assert "report.xlsx" in download_zip(client, answered).namelist()
 
 
-def test_an_older_data_version_stops_being_prepared(client, answered, pi, reader):
+def test_while_newer_answers_are_analysed_the_page_shows_the_older_analysis_as_of(
+    client, answered, pi, reader, db_backend
+):
     client.force_login(pi)
-    spy = Renders(hold=True)
-    with mock.patch.object(plots, "figure_bytes", spy):
-        page(client, answered)
-        old = StudyAnalysis(answered, AnalysisSettings())
-        answer_submit(reader=reader, item=answered.items.first(), choice="D")
-        page(client, answered)  # a newer version: the first job gives up at its next figure
-        spy.release.set()
-        downloads.settle()
+    page(client, answered)
+    run_db_worker()
+    answer_submit(reader=reader, item=answered.items.first(), choice="D")
+    response = page(client, answered)
+    assert b"Showing the analysis as of" in response.content
+    assert b"Accuracy" in response.content  # the older tables, at once
+    run_db_worker()
+    status = client.get(reverse("analysis-status", args=[answered.slug]))
+    assert status["HX-Refresh"] == "true"
+    assert b"Showing the analysis as of" not in page(client, answered).content
+
+
+def test_an_older_data_version_is_not_prepared_after_the_data_changed(
+    client, answered, pi, reader, db_backend
+):
+    """A job queued before an answer changed computes what is current when it runs."""
+    client.force_login(pi)
+    page(client, answered)
+    old = StudyAnalysis(answered, AnalysisSettings())
+    answer_submit(reader=reader, item=answered.items.first(), choice="D")
+    run_db_worker()
     new = StudyAnalysis(answered, AnalysisSettings())
     assert new.version != old.version
     assert new.has("zip") and not old.has("zip")
-    old_svgs = [c for c in spy.calls if c[1] == "svg"]
-    figures = len(set(c[0] for c in spy.calls))
-    assert len(old_svgs) <= figures + 1  # the old job drew at most the figure it was on
 
 
-def test_a_failed_preparation_is_logged_and_the_zip_is_still_served(client, answered, pi, caplog):
+def test_switching_policy_prepares_what_the_pi_now_looks_at(client, answered, pi, db_backend):
     client.force_login(pi)
-    real = downloads.analysis_zip
-    failures = iter([RuntimeError("disk full")])
-
-    def flaky(*args, **kwargs):
-        error = next(failures, None)
-        if error:
-            raise error
-        return real(*args, **kwargs)
-
-    with mock.patch.object(downloads, "analysis_zip", flaky):
-        page(client, answered)
-        downloads.settle()
-        archive = download_zip(client, answered)
-    assert "preparing the analysis downloads" in caplog.text
-    assert "report.xlsx" in archive.namelist()
-
-
-def test_nothing_is_prepared_when_switched_off(client, answered, pi, settings):
-    settings.ANALYSIS_PREPARE_DOWNLOADS = False
-    client.force_login(pi)
-    page(client, answered)
-    downloads.settle()
+    page(client, answered, missing="exclude")
+    run_db_worker()
+    assert StudyAnalysis(answered, AnalysisSettings(missing="exclude")).has("zip")
     assert not StudyAnalysis(answered, AnalysisSettings()).has("zip")
 
 
-def test_another_worker_waits_for_the_mark_instead_of_drawing(answered, monkeypatch):
-    """Another process is preparing (its mark is in the shared cache): wait for its ZIP."""
-    analysis = StudyAnalysis(answered, AnalysisSettings())
-    analysis.store("preparing", True)
-    monkeypatch.setattr(downloads, "WAIT", 5.0)
-
-    def other_worker_finishes():
-        analysis.store("zip", b"prepared elsewhere")
-        analysis.forget("preparing")
-
-    threading.Timer(0.5, other_worker_finishes).start()
-    spy = Renders()
-    with mock.patch.object(plots, "figure_bytes", spy):
-        assert downloads.zip_bytes(analysis) == b"prepared elsewhere"
-    assert spy.calls == []
-
-
-def test_switching_policy_prepares_what_the_pi_now_looks_at(client, answered, pi):
-    client.force_login(pi)
-    spy = Renders(hold=True)
-    with mock.patch.object(plots, "figure_bytes", spy):
-        page(client, answered)
-        response = client.get(reverse("analysis", args=[answered.slug]), {"missing": "exclude"})
-        assert response.status_code == 200
-        spy.release.set()
-        downloads.settle()
-    first = StudyAnalysis(answered, AnalysisSettings())
-    now = StudyAnalysis(answered, AnalysisSettings(missing="exclude"))
-    assert now.has("zip") and not first.has("zip")
-
-
-EXIT_WHILE_PREPARING = r"""
-import os, pickle, sys, time
-import django
-django.setup()
-from django.conf import settings
-from analysis import downloads
-from analysis.cache import StudyAnalysis
-from analysis.pipeline import AnalysisSettings
-from analysis.stats import plots
-from readerstudy.models import ReaderStudy
-
-settings.ANALYSIS_PREPARE_DOWNLOADS = True
-real = plots.figure_bytes
-log = open(sys.argv[2], "a", buffering=1)
-
-def slow(fig, fmt):
-    log.write("render\n")
-    time.sleep(0.3)
-    return real(fig, fmt)
-
-plots.figure_bytes = slow
-analysis = StudyAnalysis(ReaderStudy(pk=1), AnalysisSettings(), version="v1")
-with open(sys.argv[1], "rb") as f:
-    analysis._result = pickle.load(f)
-downloads.prepare(analysis)
-time.sleep(0.5)
-log.write("exit\n")
-"""
-
-
-def test_a_process_exiting_stops_its_job_at_the_next_figure(answered, tmp_path):
-    """A gunicorn worker restarting (deploy, max-requests) exits once the figure being
-    drawn is done, instead of drawing every download first, and leaves no "preparing" mark
-    for the other workers to wait on."""
-    import os
-    import pickle
-    import subprocess
-    import sys
-
-    from django.test import override_settings
-
-    from readerstudy.models import ReaderStudy
-
-    results = tmp_path / "result.pickle"
-    results.write_bytes(pickle.dumps(StudyAnalysis(answered, AnalysisSettings()).result))
-    log = tmp_path / "log"
-    env = {**os.environ, "CACHE_URL": f"file://{tmp_path}/cache"}
-    subprocess.run(
-        [sys.executable, "-c", EXIT_WHILE_PREPARING, str(results), str(log)],
-        env=env,
-        check=True,
-        timeout=300,
-    )
-    after_exit = log.read_text().split("exit\n", 1)[1].splitlines()
-    # At most the other formats of the figure it was on.
-    assert len(after_exit) <= 2, f"{len(after_exit)} renderings after the process exited"
-    file_cache = {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache"}
-    with override_settings(CACHES={"default": {**file_cache, "LOCATION": f"{tmp_path}/cache"}}):
-        seen_by_another_worker = StudyAnalysis(ReaderStudy(pk=1), AnalysisSettings(), "v1")
-        assert not seen_by_another_worker.has("preparing")
-
-
-def test_a_policy_switch_served_by_another_worker_drops_the_older_job(client, answered, pi):
-    client.force_login(pi)
-    spy = Renders(hold=True)
-    with mock.patch.object(plots, "figure_bytes", spy):
-        page(client, answered)  # this worker's job starts and stops at its first drawing
-        with another_worker() as its_jobs:
-            response = client.get(reverse("analysis", args=[answered.slug]), {"missing": "exclude"})
-            assert response.status_code == 200
-        spy.release.set()
-        downloads.settle()
-        wait(list(its_jobs.values()), timeout=downloads.WAIT)
-    first = StudyAnalysis(answered, AnalysisSettings())
-    now = StudyAnalysis(answered, AnalysisSettings(missing="exclude"))
-    assert not first.has("zip"), "the older job was not dropped"
-    assert now.has("zip")
-
-
-def test_a_page_opened_in_another_worker_does_not_prepare_the_same_downloads_again(
-    client, answered, pi
+def test_a_failed_job_shows_its_error_in_words_and_runs_again_when_asked(
+    client, answered, pi, db_backend
 ):
     client.force_login(pi)
-    spy = Renders(hold=True)
-    zips = mock.Mock(wraps=downloads.analysis_zip)
-    with (
-        mock.patch.object(plots, "figure_bytes", spy),
-        mock.patch.object(downloads, "analysis_zip", zips),
-    ):
-        page(client, answered)  # this worker's job starts and stops at its first drawing
-        with another_worker() as its_jobs:
-            page(client, answered)  # a reload, served by another worker
-        spy.release.set()
-        downloads.settle()
-        wait(list(its_jobs.values()), timeout=downloads.WAIT)
-    assert StudyAnalysis(answered, AnalysisSettings()).has("zip")
-    assert zips.call_count == 1, "the second worker prepared the same downloads again"
+    with mock.patch.object(downloads, "analysis_zip", side_effect=RuntimeError("disk full")):
+        page(client, answered)
+        run_db_worker()
+    job = BackgroundJob.objects.get(study=answered)
+    assert job.status == JobStatus.FAILED and job.error == "disk full"
+    shown = page(client, answered)  # asked again: a failed job is run again
+    run_db_worker()
+    job.refresh_from_db()
+    assert job.status == JobStatus.DONE and job.attempt == 2
+    assert "report.xlsx" in download_zip(client, answered).namelist()
+    assert shown.status_code == 200
 
 
-def test_a_figure_saved_while_another_is_saved_keeps_its_text(answered):
-    """The job saves one figure while a request saves another (each under its own figure
-    lock): the one that started second must still come out with real SVG text, even though
-    the first finishes while it is being written."""
-    from matplotlib.figure import Figure
-
-    from analysis.exports import figure_builders
-
-    builders = figure_builders(StudyAnalysis(answered, AnalysisSettings()).result)
-    first, second = builders["accuracy_by_task"](), builders["reading_time"]()
-    first_inside, second_inside, first_done = (threading.Event() for _ in range(3))
-    real = Figure.savefig
-
-    def savefig(fig, *args, **kwargs):
-        if fig is first:  # the request: started first, finishes while the job writes
-            first_inside.set()
-            second_inside.wait(2)
-        else:  # the job
-            second_inside.set()
-            first_done.wait(2)
-        return real(fig, *args, **kwargs)
-
-    out = {}
-
-    def job():
-        first_inside.wait(5)
-        out["second"] = plots.figure_bytes(second, "svg")
-
-    with mock.patch.object(Figure, "savefig", savefig):
-        thread = threading.Thread(target=job)
-        thread.start()
-        out["first"] = plots.figure_bytes(first, "svg")
-        first_done.set()
-        thread.join(10)
-    assert b"<text" in out["first"]
-    assert b"<text" in out["second"], "the second figure's text came out as glyph paths"
+def test_the_failure_is_shown_on_the_page(client, answered, pi, settings):
+    """Immediate backend: the page shows the job's error instead of a progress bar."""
+    client.force_login(pi)
+    with mock.patch.object(downloads.StudyAnalysis, "result", new_callable=mock.PropertyMock) as r:
+        r.side_effect = ValueError("the responses table has no rows for this policy")
+        response = page(client, answered)
+    assert b"could not be computed: the responses table has no rows" in response.content
+    assert b'hx-trigger="every 2s"' not in response.content  # no polling of a failed job
 
 
-def test_the_background_job_reads_no_database(client, answered, pi):
-    """The job works from the analysis the request loaded: no connection of its own."""
-    from django.db.backends import utils
+class Killed(BaseException):
+    """Stands for SIGKILL: nothing in the job's own code sees it."""
 
-    threads = []
-    real = utils.CursorWrapper.execute
 
-    def spy(self, *args, **kwargs):
-        threads.append(threading.current_thread().name)
-        return real(self, *args, **kwargs)
+def test_a_killed_workers_job_is_run_again_cleanly(client, answered, pi, db_backend, settings):
+    client.force_login(pi)
+    real = downloads.build_zip
+    with mock.patch.object(downloads, "build_zip", side_effect=Killed()):
+        page(client, answered)
+        run_db_worker()  # the worker "dies" while writing the ZIP
+    job = BackgroundJob.objects.get(study=answered)
+    assert job.status == JobStatus.RUNNING  # nobody told the job it ended
+    status = reverse("analysis-status", args=[answered.slug])
+    client.get(status, {"want": "zip"})  # still fresh: not run twice at once
+    run_db_worker()
+    assert BackgroundJob.objects.get(pk=job.pk).attempt == 1
+    later = time.time() + settings.TASK_STALE_SECONDS + 1
+    with mock.patch("readerstudy.jobs.time.time", return_value=later):
+        client.get(status, {"want": "zip"})  # silent too long: enqueued again
+    with mock.patch.object(downloads, "build_zip", wraps=real) as zips:
+        run_db_worker()
+    job.refresh_from_db()
+    assert job.status == JobStatus.DONE and job.attempt == 2
+    assert zips.call_count == 1
+    assert "report.xlsx" in download_zip(client, answered).namelist()
+
+
+def test_answers_changing_schedule_one_debounced_reanalysis(
+    client, answered, pi, reader, db_backend, settings, django_capture_on_commit_callbacks
+):
+    """The first change schedules the re-analysis ANALYSIS_REFRESH_DELAY later; the ones in
+    that spell ride along; when it has run, the page is ready without computing."""
+    from django_tasks_db.models import DBTaskResult
 
     client.force_login(pi)
-    with mock.patch.object(utils.CursorWrapper, "execute", spy):
-        page(client, answered)
-        downloads.settle()
-    assert StudyAnalysis(answered, AnalysisSettings()).has("zip")
-    assert threads and not [t for t in threads if t.startswith("analysis-downloads")]
+    page(client, answered, missing="exclude")  # a PI looks at this policy
+    run_db_worker()
+    items = list(answered.items.order_by("position"))
+    before = timezone.now()
+    with django_capture_on_commit_callbacks(execute=True):
+        answer_submit(reader=reader, item=items[0], choice="D")
+        answer_submit(reader=reader, item=items[1], choice="D")
+    scheduled = DBTaskResult.objects.filter(task_path__endswith="analysis_refresh")
+    assert scheduled.count() == 1
+    delay = dt.timedelta(seconds=settings.ANALYSIS_REFRESH_DELAY)
+    assert scheduled.get().run_after >= before + delay
+    run_db_worker()  # not yet due
+    assert scheduled.get().status == "READY"
+    scheduled.update(run_after=timezone.now())
+    run_db_worker()  # the refresh, then the analyses it enqueued
+    for policy in (AnalysisSettings(), AnalysisSettings(missing="exclude")):
+        assert downloads.ready(StudyAnalysis(answered, policy)), policy
+    spy = Renders()
+    with mock.patch.object(plots, "figure_bytes", spy):
+        response = page(client, answered, missing="exclude")
+    assert b"job-status" not in response.content and spy.calls == []
+
+
+def test_the_same_work_through_rq_on_redis(
+    client, answered, pi, settings, django_capture_on_commit_callbacks
+):
+    redis = pytest.importorskip("redis")
+    connection = redis.Redis.from_url(RQ_URL)
+    try:
+        connection.ping()
+    except redis.ConnectionError:
+        pytest.skip("no Redis on 127.0.0.1:6379")
+    connection.flushdb()
+    settings.RQ_QUEUES = {"default": {"URL": RQ_URL}}
+    settings.TASKS = {"default": {"BACKEND": "django_tasks_rq.RQBackend"}}
+    import django_rq
+    from django_tasks_rq import Job
+    from rq import SimpleWorker
+
+    client.force_login(pi)
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            first = page(client, answered)
+        assert b"A worker is computing the analysis" in first.content
+        queue = django_rq.get_queue("default")
+        assert queue.count == 1
+        SimpleWorker([queue], connection=queue.connection, job_class=Job).work(burst=True)
+        job = BackgroundJob.objects.get(study=answered)
+        assert job.status == JobStatus.DONE, job.error
+        assert "report.xlsx" in download_zip(client, answered).namelist()
+    finally:
+        connection.flushdb()

@@ -124,8 +124,10 @@ def test_policy_is_in_every_output(client, answered, pi):
     assert policy["case_unit"].startswith("X-ray") and policy["alpha"] == 0.05
     for name in names:
         if name.endswith(".csv"):
-            head = archive.read(name).decode().splitlines()[:4]
-            assert head[0] == f"# table: {name[:-4]}" and head[1] == "# missing: wrong", name
+            head = archive.read(name).decode().splitlines()[:3]
+            assert head[0] == f"# table: {name[:-4]}", name
+            assert head[1].startswith("# unit: ") and head[2].startswith("# method: "), name
+    assert "# missing: wrong" in archive.read("accuracy.csv").decode().splitlines()
     assert {"kappa_answer_all.csv", "kappa_correct_all.csv"} <= names
     answer = pd.read_csv(io.BytesIO(archive.read("kappa_answer_all.csv")), comment="#")
     correct = pd.read_csv(io.BytesIO(archive.read("kappa_correct_all.csv")), comment="#")
@@ -139,7 +141,7 @@ def test_policy_is_in_every_output(client, answered, pi):
         assert api[key], key
     pair = api["kappa_pairs"][0]
     assert {"n", "kappa", "ci_low", "ci_high", "agreement", "pabak"} <= set(pair)
-    assert {"p_exact", "p_holm"} <= set(api["mcnemar"][0])
+    assert {"p_value", "p_holm", "in_holm_family"} <= set(api["mcnemar"][0])
 
 
 def test_figures_keep_text_and_truetype_fonts(client, answered, pi):

@@ -171,6 +171,8 @@ def test_export_analysis_writes_every_file(tmp_path, analysed_study):
         "failed_extractions.csv",
         "responses.csv",
         "questions.csv",
+        "methods.csv",
+        "methods.md",
         "report.xlsx",
     }
     for scale in ("answer", "correct"):
@@ -192,6 +194,7 @@ def test_export_analysis_writes_every_file(tmp_path, analysed_study):
         "alignment",
         "time_ms",
         "excluded",
+        "rejected",
     ]
     questions = pd.read_csv(out / "questions.csv", comment="#")
     assert list(questions.columns) == [
@@ -202,6 +205,8 @@ def test_export_analysis_writes_every_file(tmp_path, analysed_study):
         "correct_answer",
         "excluded",
         "excluded_reason",
+        "rejected",
+        "rejected_by",
     ]
     sheets = pd.ExcelFile(out / "report.xlsx").sheet_names
     assert {"accuracy", "k_ans_all", "k_cor_all", "responses", "questions", "settings"} <= set(

@@ -73,13 +73,17 @@ def test_paper_accuracies_with_two_cases_dropped():
 
 
 def test_accuracy_table_per_task_with_wilson_and_clopper_pearson():
+    """One question per X-ray (no case_id): the plain binomial intervals, design effect 1."""
     df = long_frame(
         {"r1": ["A", "B", "C", "D", "A"], "r2": ["A", "A", "A", "A", None]},
         truth=["A", "B", "C", "A", "A"],
         tasks=["X", "X", "Y", "Y", "Y"],
     )
     table = stats.accuracy_table(df)
-    assert list(table.columns) == ["rater", "task", "n", "correct", "accuracy", "ci_low", "ci_high"]
+    assert list(table.columns) == [
+        *["rater", "task", "n", "x_rays", "correct", "accuracy", "ci_low", "ci_high"],
+        *["deff", "n_eff", "note"],
+    ]
     assert table[["rater", "task", "n", "correct"]].values.tolist() == [
         ["r1", "X", 2, 2],
         ["r1", "Y", 3, 2],

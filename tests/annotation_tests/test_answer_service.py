@@ -102,6 +102,19 @@ def test_time_is_bounded(item, reader, settings):
     assert Answer.objects.get(item=item.study.items.last()).time_ms == 0
 
 
+def test_revisions_do_not_push_a_case_past_the_time_cap(item, reader, settings):
+    """Issue 25, finding 10: alternating answers stored 6.5 h on one case; the cap holds for
+    the case's total, however many revisions."""
+    settings.MAX_CASE_TIME_MS = 60_000
+    for i in range(12):
+        answer_submit(reader=reader, item=item, choice="AB"[i % 2], time_ms=50_000)
+    answer = Answer.objects.get(reader=reader, item=item)
+    assert answer.revisions_count == 11
+    assert answer.time_ms == 60_000
+    spent = answer.time_ms
+    assert sum(r.time_ms for r in AnswerRevision.objects.filter(answer=answer)) <= spent
+
+
 def test_readers_answer_independently(item, reader, other_reader):
     answer_submit(reader=reader, item=item, choice="A")
     answer_submit(reader=other_reader, item=item, choice="B")

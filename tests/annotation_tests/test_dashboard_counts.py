@@ -44,7 +44,7 @@ def test_one_review_with_one_flag_on_a_question_three_readers_answered_shows_1(c
     item = study.items.first()
     _readers_answer(study, item, 3)
     _expert_reviews(study, item, "e1", ["image_mismatch"], "reject")
-    rows, totals = flagged_items(study)
+    rows, totals = flagged_items(study, viewer=pi)
     assert rows[0]["flags"] == {"Image does not match the question": 1}
     assert rows[0]["rejects"] == 1 and rows[0]["reviews"] == 1 and rows[0]["misfit"] == 3
     assert totals["Image does not match the question"] == 1
@@ -57,12 +57,12 @@ def test_one_review_with_one_flag_on_a_question_three_readers_answered_shows_1(c
     assert "flags: Image does not match the question" in audit and "image_mismatch" not in audit
 
 
-def test_two_reviews_and_several_answers_count_two(study):
+def test_two_reviews_and_several_answers_count_two(study, pi):
     item = study.items.first()
     _readers_answer(study, item, 4)
     _expert_reviews(study, item, "e1", ["image_mismatch", "hallucinated"], "reject")
     _expert_reviews(study, item, "e2", ["image_mismatch"], "revise")
-    rows, _ = flagged_items(study)
+    rows, _ = flagged_items(study, viewer=pi)
     assert rows[0]["flags"] == {
         "Finding not supported by the report": 1,
         "Image does not match the question": 2,

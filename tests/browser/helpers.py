@@ -94,3 +94,13 @@ def wait_for_image(page) -> None:
                    if (!v || !v.loaded) return false;
                    return v.readPixel(v.canvas.width / 2, v.canvas.height / 2) > 0; }"""
     )
+
+
+def end_session(page) -> None:
+    """The session ends (timeout, sign-out in another tab): its cookies go, while the browser
+    still remembers who signed in last here (readerstudy.browser_storage), so the same person
+    signing in again keeps their drafts."""
+    kept = [c for c in page.context.cookies() if c["name"] == "rs_last_user"]
+    page.context.clear_cookies()
+    if kept:
+        page.context.add_cookies(kept)

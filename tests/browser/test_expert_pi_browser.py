@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from annotation.models import ExpertReview
 from readerstudy.models import Role
-from tests.browser.helpers import sign_in, study_with_radiographs
+from tests.browser.helpers import end_session, sign_in, study_with_radiographs
 from tests.factories import PASSWORD, MembershipFactory, UserFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -76,7 +76,7 @@ def test_an_expert_review_survives_an_expired_session(page, live_server):
         page.check(f"input[name={name}][value='2']")
     page.check("input[name=image_alignment][value='1']")
     page.check("input[name=difficulty][value=medium]")
-    page.context.clear_cookies()  # the session ends (timeout, sign-out in another tab)
+    end_session(page)  # the session ends (timeout, sign-out in another tab)
     page.click("button:has-text('Save and next')")
     # Without the session's cookies the POST is refused (its CSRF token went with them).
     page.wait_for_selector("text=kept in this browser as a draft")

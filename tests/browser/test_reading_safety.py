@@ -16,6 +16,7 @@ from annotation.selectors import ordered_item_ids
 from annotation.services import answer_submit
 from readerstudy.models import StudyQuestion
 from tests.browser.helpers import (
+    end_session,
     reader_of,
     sign_in,
     sign_in_with_form,
@@ -109,7 +110,7 @@ def test_draft_comes_back_after_reload_new_tab_and_sign_in_and_is_never_an_answe
     assert "Case 2 has a draft you have not submitted" in other_tab.inner_text("[data-final-note]")
     other_tab.close()
 
-    page.context.clear_cookies()  # the session ends
+    end_session(page)
     page.reload()
     page.wait_for_selector("input[name=username]")
     page.fill("input[name=username]", "resident")
@@ -188,7 +189,7 @@ def test_ended_session_asks_to_sign_in_on_the_page_then_saves_the_answer(
     study, reader = reading
     open_case(page, live_server, study, 1)
     page.keyboard.press("b")
-    page.context.clear_cookies()
+    end_session(page)
     page.keyboard.press("Enter")
     dialog = page.locator("#signin")
     dialog.wait_for(state="visible")
@@ -486,3 +487,24 @@ def test_a_case_answered_in_another_tab_is_never_written_over_without_a_word(
     page.wait_for_function("() => !document.querySelector('#save-alert:not([hidden])')")
     answer = answer_of(reader, study, 1)
     assert answer.choice == "B" and answer.revisions_count == 1  # a revision, on purpose
+
+
+def test_drafts_are_gone_after_sign_out_and_a_colleague_signing_in_finds_none(
+    page, live_server, reading
+):
+    """Issue 25, finding 11: the next person at a shared workstation read drafts in devtools."""
+    study, _ = reading
+    open_case(page, live_server, study, 2)
+    page.keyboard.press("c")
+    page.fill("textarea[name=comment]", "private thought")
+    keys = "() => Object.keys(localStorage).filter((k) => k.startsWith('readerstudy.v1'))"
+    page.wait_for_function(f"({keys})().length > 0")
+    page.goto(live_server.url + "/")
+    page.click("text=Sign out")
+    page.wait_for_selector("input[name=username]")
+    assert page.evaluate(keys) == []
+    reader_of(study, "colleague")
+    sign_in(page, live_server, "colleague")
+    open_case(page, live_server, study, 2)
+    assert page.evaluate(keys) == [] or all(".colleague" not in k for k in page.evaluate(keys))
+    assert "private thought" not in page.evaluate("JSON.stringify(localStorage)")

@@ -175,12 +175,25 @@ def test_prediction_upload_limits(study, pi, settings):
     assert not Prediction.objects.exists()
 
 
-def test_schema_and_docs_are_served(client):
+def test_schema_and_docs_are_served(client, outsider):
+    client.force_login(outsider)  # anyone signed in; anonymous only with API_DOCS_PUBLIC
     schema = client.get("/api/schema/")
     assert schema.status_code == 200 and b"/api/v1/studies/" in schema.content
     docs = client.get("/api/docs/")
     assert docs.status_code == 200 and b"<script" in docs.content
     assert b"cdn" not in docs.content.lower()
+
+
+def test_schema_and_docs_ask_anonymous_visitors_to_sign_in(client, settings):
+    """Finding 12: they were open to anyone; API_DOCS_PUBLIC=1 opens them on purpose."""
+    assert settings.API_DOCS_PUBLIC is False  # the default
+    schema = client.get("/api/schema/")
+    assert schema.status_code == 401 and b"/api/v1/" not in schema.content
+    docs = client.get("/api/docs/")
+    assert docs.status_code == 302 and docs["Location"].startswith("/accounts/login/")
+    settings.API_DOCS_PUBLIC = True
+    assert client.get("/api/schema/").status_code == 200
+    assert client.get("/api/docs/").status_code == 200
 
 
 def test_token_endpoint_rejects_oversized_credentials_cleanly(reader):

@@ -165,12 +165,22 @@ def endpoints(study, item) -> list[Endpoint]:
         Endpoint("feedback csv", "get", reverse("pi-feedback-csv", args=[s]), pis),
         Endpoint("analysis", "get", reverse("analysis", args=[s]), pis),
         Endpoint(
-            "analysis figure", "get", reverse("analysis-figure", args=[s, "kappa", "svg"]), pis
+            "analysis figure",
+            "get",
+            reverse("analysis-figure", args=[s, "kappa_answer", "svg"]),
+            pis,
         ),
         Endpoint(
             "analysis table", "get", reverse("analysis-table", args=[s, "responses", "csv"]), pis
         ),
         Endpoint("analysis zip", "get", reverse("analysis-zip", args=[s]), pis),
+        Endpoint("analysis status", "get", reverse("analysis-status", args=[s]), pis),
+        Endpoint(
+            "analysis figure slot",
+            "get",
+            reverse("analysis-figure-slot", args=[s, "accuracy_by_task"]),
+            pis,
+        ),
         Endpoint(
             "analysis names",
             "post",
@@ -257,6 +267,8 @@ ENDPOINT_NAMES = [
     "analysis figure",
     "analysis table",
     "analysis zip",
+    "analysis status",
+    "analysis figure slot",
     "analysis names",
     "api cases",
     "api case",

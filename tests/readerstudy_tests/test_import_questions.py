@@ -252,8 +252,8 @@ def test_missing_file_is_a_clear_error(tmp_path):
 
 
 def test_reader_gives_row_numbers_as_shown_in_excel():
-    text = "id,question,option_a,option_b,option_c,option_d,correct,task,image_paths\n"
-    text += "a,Q?,1,2,3,4,A,presence,x.png\n\nb,Q?,1,2,3,4,A,presence,x.png\n"
+    text = "id,case_id,question,option_a,option_b,option_c,option_d,correct,task,image_paths\n"
+    text += "a,c,Q?,1,2,3,4,A,presence,x.png\n\nb,c,Q?,1,2,3,4,A,presence,x.png\n"
     records = read_question_bank(io.BytesIO(text.encode()), "b.csv")
     assert [(r.qid, r.row) for r in records] == [("a", 2), ("b", 4)]
 

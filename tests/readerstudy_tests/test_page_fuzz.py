@@ -116,3 +116,72 @@ def test_no_image_name_answers_5xx(client, reader):
         assert response.status_code in (400, 404), (name, response.status_code)
 
     run()
+
+
+# Issue 25's shapes: nesting, unpaired surrogates (as JSON escapes), long and odd values.
+SHAPES = st.one_of(
+    VALUES,
+    st.integers(min_value=1, max_value=30_000).map(lambda n: "[" * n),
+    st.integers(min_value=1, max_value=300).map(lambda n: '{"a":' * n + "1" + "}" * n),
+    st.sampled_from(['{"choice": "\\ud800"}', '"\\udfff"', '{"choice": "A"}', "[]", "null"]),
+    st.text(min_size=200, max_size=6000),
+)
+FORMS = {
+    "reader": [
+        ("/s/{slug}/read/1/answer/", ["choice", "difficulty", "alignment", "comment", "base"]),
+        ("/s/{slug}/read/review/", ["confirm"]),
+    ],
+    "anonymous": [("/accounts/login/", ["username", "password", "next"])],
+    "expert": [("/s/{slug}/expert/{item}/", ["decision", "difficulty", "comment", "flags"])],
+    "pi": [
+        ("/s/{slug}/dashboard/members/", ["username", "role", "remove", "confirm"]),
+        ("/s/{slug}/analysis/names/", ["name-reader:1", "name-model:gpt"]),
+    ],
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("persona", list(FORMS))
+def test_no_form_post_answers_5xx_whatever_the_fields(lived_in, request, persona):
+    """Every form field takes odd shapes (the reading page's `base` with 19,000 brackets was a
+    500; a 5,000-character username a 500 on PostgreSQL)."""
+    study = lived_in
+    client = Client(raise_request_exception=False)
+    if persona != "anonymous":
+        client.force_login(request.getfixturevalue(persona))
+    item = study.items.order_by("position").first().id
+    forms = [
+        (url.replace("{slug}", study.slug).replace("{item}", str(item)), fields)
+        for url, fields in FORMS[persona]
+    ]
+
+    @given(form=st.sampled_from(forms), data=st.data(), script=st.booleans())
+    @settings(max_examples=examples(40), suppress_health_check=list(HealthCheck))
+    def run(form, data, script):
+        url, fields = form
+        values = {
+            name: data.draw(SHAPES, label=name)
+            for name in data.draw(st.lists(st.sampled_from(fields), unique=True), label="fields")
+        }
+        headers = {"HTTP_ACCEPT": "application/json"} if script else {}
+        response = client.post(url, values, **headers)
+        assert response.status_code < 500, (url, values, response.status_code)
+
+    run()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("persona", [*PAGES, "anonymous"])
+def test_options_on_every_page_is_never_a_5xx(lived_in, request, persona):
+    """`OPTIONS /api/docs/` was a 500 for anyone."""
+    study = lived_in
+    client = Client(raise_request_exception=False)
+    if persona != "anonymous":
+        client.force_login(request.getfixturevalue(persona))
+    item = study.items.order_by("position").first().id
+    pages = [*PAGES.get(persona, PAGES["outsider"]), "/api/docs/", "/api/schema/", "/healthz"]
+    pages += ["/accounts/login/", "/accounts/password_change/", "/admin/login/"]
+    for page in pages:
+        url = page.replace("{slug}", study.slug).replace("{item}", str(item))
+        response = client.options(url)
+        assert response.status_code < 500, (url, response.status_code)

@@ -78,3 +78,46 @@ def test_a_bad_cache_url_is_refused_at_start_up(url):
     result = load_settings(DEBUG="1", CACHE_URL=url)
     assert result.returncode != 0
     assert "is not a cache URL" in result.stderr
+
+
+def _tasks_settings(**env) -> subprocess.CompletedProcess:
+    code = (
+        "import readerstudy.settings as s; "
+        "print(s.TASKS['default']['BACKEND'], s.CACHES['default']['BACKEND'], s.RQ_QUEUES)"
+    )
+    clean = {k: v for k, v in os.environ.items() if k not in {"TASKS_URL", "CACHE_URL"}}
+    clean.update(ENV_FILE=os.devnull, DEBUG="1", **env)
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=clean, capture_output=True, text=True
+    )
+
+
+@pytest.mark.parametrize(
+    ("url", "backend"),
+    [
+        (None, "django_tasks_db.DatabaseBackend"),
+        ("db://", "django_tasks_db.DatabaseBackend"),
+        ("redis://127.0.0.1:6379/6", "django_tasks_rq.RQBackend"),
+        ("immediate://", "ImmediateBackend"),
+    ],
+)
+def test_tasks_url_selects_the_task_engine(url, backend):
+    result = _tasks_settings(**({"TASKS_URL": url} if url else {}))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split()[0].endswith(backend)
+    if url and url.startswith("redis"):
+        assert "redis://127.0.0.1:6379/6" in result.stdout  # the queue RQ workers read
+
+
+def test_with_a_worker_the_default_cache_is_shared_and_locmem_is_refused():
+    result = _tasks_settings(TASKS_URL="db://")
+    assert result.stdout.split()[1].endswith("FileBasedCache"), result.stderr
+    refused = _tasks_settings(TASKS_URL="db://", CACHE_URL="locmem://")
+    assert refused.returncode != 0 and "private to one process" in refused.stderr
+
+
+@pytest.mark.parametrize("url", ["rq://x", "db://elsewhere", "redis://", "redis://h/x", "db"])
+def test_a_bad_tasks_url_is_refused_at_start_up(url):
+    result = _tasks_settings(TASKS_URL=url)
+    assert result.returncode != 0
+    assert "is not a task backend URL" in result.stderr

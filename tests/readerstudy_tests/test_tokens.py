@@ -127,3 +127,48 @@ def test_the_ttl_setting_is_read_from_the_environment(value, shown):
         [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
     )
     assert shown in result.stdout + result.stderr
+
+
+def test_disabling_password_sign_in_in_the_admin_ends_the_token(client, reader):
+    """Issue 25, finding 4: "Password-based authentication: Disabled" (set_unusable_password)
+    left the token working."""
+    old = obtain("reader", PASSWORD)["token"]
+    admin = UserFactory(username="boss", is_staff=True, is_superuser=True)
+    client.force_login(admin)
+    response = client.post(
+        f"/admin/auth/user/{reader.pk}/password/",
+        {"usable_password": "false", "unset-password": "1"},
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    reader.refresh_from_db()
+    assert not reader.has_usable_password()
+    assert not works(old)
+    assert not Token.objects.filter(user=reader).exists()
+
+
+def test_set_unusable_password_in_the_shell_ends_the_token(reader):
+    old = obtain("reader", PASSWORD)["token"]
+    reader.set_unusable_password()
+    reader.save()
+    assert not works(old)
+
+
+def test_deactivating_the_account_ends_the_token_for_good(reader):
+    old = obtain("reader", PASSWORD)["token"]
+    reader.is_active = False
+    reader.save()
+    assert not Token.objects.filter(user=reader).exists()
+    reader.is_active = True  # reactivated later: the old token does not come back
+    reader.save()
+    assert not works(old)
+
+
+def test_a_token_of_an_account_disabled_behind_the_models_back_is_refused(reader):
+    """A bulk update skips save(); authentication checks the account's state itself."""
+    old = obtain("reader", PASSWORD)["token"]
+    type(reader).objects.filter(pk=reader.pk).update(password="!unusable")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {old}")
+    response = client.get("/api/v1/studies/")
+    assert response.status_code in (401, 403)
+    assert not Token.objects.filter(key=old).exists()

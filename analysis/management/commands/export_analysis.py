@@ -3,12 +3,13 @@
 import json
 from pathlib import Path
 
+from django.conf import settings as django_settings
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis.design_frame import design_frame
 from analysis.exports import write_analysis
 from analysis.pipeline import AnalysisSettings, analyse, attach_design
-from analysis.selectors import study_responses
+from analysis.selectors import study_facts, study_responses
 from analysis.stats import AnalysisInputError
 from readerstudy.models import ReaderStudy
 
@@ -33,6 +34,14 @@ class Command(BaseCommand):
             "--ni-margin", type=float, default=0.05, help="aided vs unaided NI margin (accuracy)"
         )
         parser.add_argument(
+            "--include-rejected",
+            action="store_true",
+            help="Count questions an expert rejected (default: leave them out).",
+        )
+        parser.add_argument(
+            "--holm-family", choices=["ai_vs_reader", "all_pairs"], default="ai_vs_reader"
+        )
+        parser.add_argument(
             "--include-excluded",
             action="store_true",
             help="Count questions the PI excluded (default: leave them out).",
@@ -53,11 +62,14 @@ class Command(BaseCommand):
             n_boot=opts["bootstrap"],
             seed=opts["seed"],
             ni_margin=opts["ni_margin"],
+            exclude_rejected=not opts["include_rejected"],
+            holm_family=opts["holm_family"],
+            time_cap_ms=django_settings.MAX_CASE_TIME_MS,
         )
         if not 0 < settings.alpha < 1 or settings.n_boot < 1:
             raise CommandError("--alpha must be between 0 and 1 and --bootstrap at least 1")
         try:
-            result = analyse(study_responses(study), settings)
+            result = analyse(study_responses(study), settings, study_facts(study))
             if study.aid_model:  # aided vs unaided and the MRMC-package files, like the ZIP
                 attach_design(result, design_frame(study))
         except AnalysisInputError as exc:

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('readerstudy', '0004_invitation'),
+        ('readerstudy', '0007_membership_seniority'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

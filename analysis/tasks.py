@@ -1,0 +1,94 @@
+"""The analysis's background tasks (Django's Tasks API; TASKS_URL picks the engine).
+
+`analysis_prepare` computes one study's analysis and downloads at one data version and
+policy (`analysis.downloads.prepare_work`), once: the job is keyed by what it computes.
+`analysis_refresh` is the debounced re-analysis after the data changed: the first change
+schedules it ANALYSIS_REFRESH_DELAY seconds later, later changes in that spell ride along,
+so the results are ready before a PI asks.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import asdict
+
+from django.conf import settings
+from django.core.cache import cache
+from django.utils import timezone
+from django_tasks import task
+
+from analysis import downloads
+from analysis.cache import StudyAnalysis
+from analysis.design import designed_study_create
+from readerstudy.jobs import Run, job_enqueue, job_refresh, job_run
+from readerstudy.models import BackgroundJob, JobKind, ReaderStudy
+from readerstudy.selectors import design_sentence
+from readerstudy.services.design import Design, DesignError
+from readerstudy.tasks import CREATE_ERRORS, study_create_from_job
+
+
+@task()
+def analysis_prepare(job_id: int) -> None:
+    job_run(job_id, downloads.prepare_work)
+
+
+def prepare(analysis: StudyAnalysis, *, requested_by=None) -> BackgroundJob:
+    """The job computing `analysis` (started unless it is queued, running or done)."""
+    return job_enqueue(
+        key=downloads.job_key(analysis),
+        kind=JobKind.ANALYSIS,
+        task=analysis_prepare,
+        study=analysis.study,
+        requested_by=requested_by,
+        label=analysis.settings.describe()[:200],
+        params={"policy": asdict(analysis.settings)},
+        # Done but its downloads were since evicted from the cache: compute them again.
+        rerun_done=not downloads.ready(analysis),
+    )
+
+
+def job_of(analysis: StudyAnalysis) -> BackgroundJob | None:
+    """The job computing `analysis`, if any, as it is now (a silent one is run again)."""
+    job = BackgroundJob.objects.filter(key=downloads.job_key(analysis)).first()
+    return job_refresh(job, analysis_prepare) if job else None
+
+
+@task()
+def analysis_refresh(study_id: int) -> None:
+    study = ReaderStudy.objects.filter(pk=study_id).first()
+    if study is None:
+        return
+    for policy in downloads.viewed_policies(study):
+        prepare(StudyAnalysis(study, policy))
+
+
+def refresh_later(sender=None, *, study: ReaderStudy, **kwargs) -> None:
+    """Receiver of `study_data_changed`: schedule one re-analysis per quiet spell. The
+    immediate backend (tests) cannot defer, so there it does nothing."""
+    if not analysis_refresh.get_backend().supports_defer:
+        return
+    delay = settings.ANALYSIS_REFRESH_DELAY
+    if cache.add(f"analysis:refresh:{study.pk}", 1, timeout=delay):
+        when = timezone.now() + dt.timedelta(seconds=delay)
+        analysis_refresh.using(run_after=when).enqueue(study_id=study.pk)
+
+
+@task()
+def designed_study_create_task(job_id: int) -> None:
+    """A study created from the browser with its design: the creation (readerstudy.tasks) and
+    the design (which snapshots the AI's answers: analysis.design) in one transaction."""
+    job_run(job_id, _designed_create, expected=(*CREATE_ERRORS, DesignError))
+
+
+def _designed_create(run: Run) -> dict:
+    design = Design(**run.job.params.get("design", {}))
+    actor = run.job.requested_by
+
+    def wrap(make):
+        created, _ = designed_study_create(design=design, create=make, actor=actor)
+        return created
+
+    result = study_create_from_job(run, wrap=wrap)
+    study = ReaderStudy.objects.get(slug=result["slug"])
+    result["message"] += " " + design_sentence(study) + "."
+    return result

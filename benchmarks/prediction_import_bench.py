@@ -1,0 +1,123 @@
+"""Time one model's prediction import at the size of ReXVQA's public test split.
+
+40,826 questions (10,000 X-rays) in one dataset, all shown by one study (as in the paper's
+benchmark table), imported into a fresh SQLite database; one model's predictions (free text
+answers, as models write them) imported, then replaced. Goal (issue 27): <= 3 s per model.
+Run: .venv/bin/python benchmarks/prediction_import_bench.py [--profile]
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+N_QUESTIONS = 40_826
+N_CASES = 10_000
+
+
+def setup(db: Path) -> None:
+    os.environ.update(
+        DEBUG="1",
+        DATABASE_URL=f"sqlite:///{db}",
+        TASKS_URL="immediate://",
+        CACHE_URL="locmem://",
+        ENV_FILE=os.devnull,
+    )
+    sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "readerstudy.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def build():
+    from readerstudy.models import Case, Dataset, Question, ReaderStudy, StudyQuestion
+
+    rng = random.Random(0)
+    dataset = Dataset.objects.create(name="ReXVQA test")
+    cases = Case.objects.bulk_create(
+        Case(dataset=dataset, study_id=f"study-{c:05d}") for c in range(N_CASES)
+    )
+    Question.objects.bulk_create(
+        (
+            Question(
+                dataset=dataset,
+                case=cases[q % N_CASES],
+                source_id=f"q{q:06d}",
+                text=f"Question {q}?",
+                option_a=f"A. opacity {q}",
+                option_b=f"B. effusion {q}",
+                option_c=f"C. nodule {q}",
+                option_d=f"D. normal {q}",
+                correct="ABCD"[rng.randrange(4)],
+                task="presence",
+            )
+            for q in range(N_QUESTIONS)
+        ),
+        batch_size=5000,
+    )
+    study = ReaderStudy.objects.create(slug="all", title="All", dataset=dataset)
+    StudyQuestion.objects.bulk_create(
+        (
+            StudyQuestion(study=study, question=q, position=i)
+            for i, q in enumerate(dataset.questions.order_by("id"))
+        ),
+        batch_size=5000,
+    )
+    return dataset
+
+
+def predictions(seed: int) -> bytes:
+    rng = random.Random(seed)
+    forms = [
+        "The answer is {l}. {o}",
+        "{l}",
+        "Answer: ({l}) because the image shows {o}",
+        "I think the best option is {o}.",
+    ]
+    rows = ["question_id,prediction"]
+    for q in range(N_QUESTIONS):
+        letter = "ABCD"[rng.randrange(4)]
+        option = {"A": "opacity", "B": "effusion", "C": "nodule", "D": "normal"}[letter]
+        text = rng.choice(forms).format(l=letter, o=f"{option} {q}")
+        rows.append(f'q{q:06d},"{text}"')
+    return ("\n".join(rows) + "\n").encode()
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        setup(Path(tmp) / "bench.sqlite3")
+        from analysis.services import predictions_import
+
+        t0 = time.perf_counter()
+        dataset = build()
+        print(f"built {N_QUESTIONS} questions in {time.perf_counter() - t0:.1f} s")
+        content = predictions(1)
+        for label, replace in (("import", False), ("replace", True)):
+            t0 = time.perf_counter()
+            if "--profile" in sys.argv:
+                import cProfile
+                import pstats
+
+                with cProfile.Profile() as prof:
+                    predictions_import(
+                        dataset=dataset, model_name="m", content=content, replace=replace
+                    )
+                pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
+            else:
+                predictions_import(
+                    dataset=dataset, model_name="m", content=content, replace=replace
+                )
+            print(f"{label}: {time.perf_counter() - t0:.2f} s for {N_QUESTIONS} predictions")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,93 @@
+"""JSON from outside, parsed with bounds: nesting depth and text that is really text.
+
+Python's parser recurses once per level and gives up with a RecursionError near 1000 levels;
+that error is not a ValueError, so `"[" * 5000` to any API endpoint, or to the reading page's
+`base` field, was a 500 (issue 25). Nothing we accept nests more than a few levels, so input
+nested deeper than MAX_DEPTH is refused before parsing, with the reason.
+
+JSON may also spell an unpaired UTF-16 surrogate (`"\\ud800"`): Python decodes it into a str
+that cannot be encoded as UTF-8, so the 400 that echoed it, or the database write, failed.
+Such input is not text; it is refused here, without echoing it.
+
+Used by the API's parser (settings REST_FRAMEWORK) and every form field that holds JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from itertools import accumulate
+
+from django.conf import settings
+from rest_framework.exceptions import ParseError
+from rest_framework.parsers import JSONParser
+
+MAX_DEPTH = 32
+
+# Escapes first (JSON has backslashes only inside strings), then the plain string literals:
+# what is inside a string is never nesting. Two passes, each linear; one pattern matching
+# strings with their escapes restarted at every escaped quote (quadratic on `"\"\"\"...`).
+_ESCAPE = re.compile(r"\\.", re.DOTALL)
+_STRING = re.compile(r'"[^"]*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}.__getitem__
+
+
+class JsonInputError(ValueError):
+    """The text is not JSON we accept; the message says why without quoting the input."""
+
+
+def nesting_depth(text: str) -> int:
+    """The deepest bracket nesting of `text`, outside string literals (linear time)."""
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", _ESCAPE.sub("", text)))
+    return max(accumulate(map(_STEP, brackets)), default=0)
+
+
+def check_text(value) -> None:
+    """Refuse a parsed value holding a string that is not encodable text (lone surrogates)."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise JsonInputError(
+            "The JSON holds an unpaired UTF-16 surrogate escape (\\ud800-\\udfff), which is "
+            "not text."
+        ) from exc
+
+
+def loads(text: str | bytes, *, max_depth: int = MAX_DEPTH, **kwargs):
+    """json.loads with a depth bound and a text check; JsonInputError names the problem."""
+    if isinstance(text, bytes | bytearray):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise JsonInputError("The JSON is not valid UTF-8.") from exc
+    if nesting_depth(text) > max_depth:
+        raise JsonInputError(f"The JSON is nested more than {max_depth} levels deep.")
+    try:
+        value = json.loads(text, **kwargs)
+    except RecursionError as exc:  # not reachable through the bound; kept as a last guard
+        raise JsonInputError(f"The JSON is nested more than {max_depth} levels deep.") from exc
+    except json.JSONDecodeError as exc:
+        raise JsonInputError(
+            f"Not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})."
+        ) from exc
+    check_text(value)
+    return value
+
+
+class BoundedJSONParser(JSONParser):
+    """DRF's JSON parser with the bounds above; a refused body is a 400 naming the reason."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        body = stream.read(limit + 1) if stream is not None else b""
+        if limit is not None and len(body) > limit:
+            raise ParseError(f"The JSON body is larger than {limit} bytes.")
+        try:
+            return loads(body, parse_constant=_no_constant)
+        except JsonInputError as exc:
+            raise ParseError(str(exc)) from exc
+
+
+def _no_constant(name: str):
+    raise JsonInputError(f"{name} is not a JSON number.")

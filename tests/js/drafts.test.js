@@ -1,0 +1,59 @@
+// Reader drafts expire and never outlive another user in this browser (issue 25, finding 11).
+// Run: node --test tests/js/   (make test-js)
+"use strict";
+
+const { test } = require("node:test");
+const assert = require("node:assert/strict");
+const { Store } = require("../../static/js/reader-store.js");
+
+class MemoryStorage {
+  constructor() { this.map = new Map(); }
+  getItem(k) { return this.map.has(k) ? this.map.get(k) : null; }
+  setItem(k, v) { this.map.set(k, String(v)); }
+  removeItem(k) { this.map.delete(k); }
+  key(i) { return Array.from(this.map.keys())[i] ?? null; }
+  get length() { return this.map.size; }
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+
+test("a draft older than the study's draft_days is gone", () => {
+  const storage = new MemoryStorage();
+  const store = new Store("s", "7", storage, 14);
+  store.saveDraft(1, { choice: "A" });
+  store.saveDraft(2, { choice: "B" });
+  const key = "readerstudy.v1.s.7.draft.2";
+  storage.setItem(key, JSON.stringify({ ...JSON.parse(storage.getItem(key)), at: Date.now() - 15 * DAY }));
+  store.memory.clear(); // what a reload finds: the browser's storage only
+  assert.equal(store.draft(1).values.choice, "A");
+  assert.equal(store.draft(2), null);
+  assert.equal(storage.getItem(key), null);
+});
+
+test("the PI's setting applies: 1 day, and expired drafts go when the page opens", () => {
+  const storage = new MemoryStorage();
+  storage.setItem("readerstudy.v1.s.7.draft.3", JSON.stringify({ values: { choice: "C" }, at: Date.now() - 2 * DAY }));
+  storage.setItem("readerstudy.v1.s.7.draft.4", JSON.stringify({ values: { choice: "D" }, at: Date.now() - DAY / 2 }));
+  const store = new Store("s", "7", storage, 1);
+  assert.equal(storage.getItem("readerstudy.v1.s.7.draft.3"), null);
+  assert.equal(store.draft(4).values.choice, "D");
+});
+
+test("another user's drafts and outbox in this browser are dropped; preferences stay", () => {
+  const storage = new MemoryStorage();
+  const first = new Store("s", "7", storage, 14);
+  first.saveDraft(1, { choice: "A", comment: "private note" });
+  first.enqueue({ id: "x", number: 1, values: { choice: "A" } });
+  storage.setItem("readerstudy.shortcuts", "off");
+  new Store("other-study", "8", storage, 14);
+  assert.deepEqual(Array.from(storage.map.keys()), ["readerstudy.shortcuts"]);
+});
+
+test("without a draft period the default is 14 days", () => {
+  const storage = new MemoryStorage();
+  storage.setItem("readerstudy.v1.s.7.draft.1", JSON.stringify({ values: { choice: "A" }, at: Date.now() - 13 * DAY }));
+  storage.setItem("readerstudy.v1.s.7.draft.2", JSON.stringify({ values: { choice: "B" }, at: Date.now() - 15 * DAY }));
+  const store = new Store("s", "7", storage);
+  assert.equal(store.draft(1).values.choice, "A");
+  assert.equal(store.draft(2), null);
+});
