@@ -9,10 +9,11 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
 from analysis.cache import StudyAnalysis
-from analysis.forms import AnalysisSettingsForm
-from analysis.pipeline import TABLES, clean, records
+from analysis.forms import AnalysisSettingsForm, PowerForm
+from analysis.pipeline import DESIGN_TABLES, TABLES, clean, records
 from analysis.selectors import readers_not_started
 from analysis.services import PredictionForbidden, PredictionImportError, predictions_import
+from analysis.stats.design import as_json
 from readerstudy.models import Role
 from readerstudy.selectors import study_for_user
 
@@ -84,6 +85,13 @@ def _matrix(frame) -> dict:
     }
 
 
+def design_power_json(analysis: StudyAnalysis, effect: float, target: float) -> dict:
+    """The power section as JSON: the question asked, and the table with its unit and method."""
+    table = analysis.design_power(effect, target)
+    body = as_json({"design": "", "comparison": None, "tables": {"power": table}})
+    return {"effect": effect, "power": target, **body["tables"]["power"]}
+
+
 class AnalysisResults(GenericAPIView):
     """Every statistic of the analysis page as JSON, with the policy as an object (PIs only).
 
@@ -98,16 +106,25 @@ class AnalysisResults(GenericAPIView):
             OpenApiParameter("ci", str, enum=["wilson", "clopper-pearson"]),
             OpenApiParameter("rejected", str, enum=["drop", "keep"]),
             OpenApiParameter("holm", str, enum=["ai_vs_reader", "all_pairs"]),
+            OpenApiParameter("ni_margin", float, description="Aided vs unaided NI margin."),
+            OpenApiParameter("effect", float, description="Power section: effect to detect."),
+            OpenApiParameter("power", float, description="Power section: target power."),
         ],
         responses=inline_serializer(
             "AnalysisResults",
             {
                 "policy": serializers.DictField(),
                 **{
-                    name: serializers.ListField(child=serializers.DictField())
+                    name: serializers.ListField(
+                        child=serializers.DictField(), required=name not in DESIGN_TABLES
+                    )
                     for name in TABLES
                     if name != "reader_panel"
                 },
+                # A study with an aided arm only: the design sentence, each design table
+                # with its unit, method and policy, and the power section.
+                "design": serializers.DictField(required=False),
+                "power": serializers.DictField(required=False),
                 "kappa": serializers.DictField(),
                 "reader_panel": serializers.DictField(allow_null=True),
                 "readers_not_started": serializers.ListField(child=serializers.CharField()),
@@ -117,18 +134,29 @@ class AnalysisResults(GenericAPIView):
     def get(self, request, slug: str):
         study = study_for_user(request.user, slug, [Role.PI])
         form = AnalysisSettingsForm(request.query_params)
-        if not form.is_valid():
+        power_form = PowerForm(request.query_params)
+        if not form.is_valid() or not power_form.is_valid():
             return Response(
                 {
                     "detail": "missing must be wrong|exclude, scale answer|correct, "
                     "excluded drop|keep, ci wilson|clopper-pearson, rejected drop|keep, "
-                    "holm ai_vs_reader|all_pairs."
+                    "holm ai_vs_reader|all_pairs, ni_margin 0.001–0.5, effect 0.005–0.5, "
+                    "power 0.5–0.99.",
+                    "errors": {**form.errors, **power_form.errors},
                 },
                 status=400,
             )
-        result = StudyAnalysis(study, form.settings()).result
+        analysis = StudyAnalysis(study, form.settings())
+        result = analysis.result
+        design = {}
+        if result.design is not None:
+            design["design"] = as_json(result.design)
+            design["power"] = design_power_json(analysis, *power_form.values())
+        elif result.design_error:
+            design["design"] = {"error": result.design_error}
         return Response(
             {
+                **design,
                 "policy": result.settings.policy(),
                 **{name: records(frame) for name, frame in result.shown_tables().items()},
                 "kappa": {name: _matrix(m) for name, m in result.kappas.items()},

@@ -26,9 +26,11 @@ from django.core.cache import cache
 from django.db.models import Count, Max
 from django.template.loader import get_template
 
+from analysis.design_frame import design_frame
 from analysis.models import Prediction
-from analysis.pipeline import AnalysisResult, AnalysisSettings, analyse
+from analysis.pipeline import AnalysisResult, AnalysisSettings, analyse, attach_design
 from analysis.selectors import study_facts, study_raters, study_responses
+from analysis.stats.design import power_table
 from annotation.models import Answer, ExpertReview
 from readerstudy.models import Membership, ReaderStudy, StudyQuestion
 from readerstudy.vocabulary import Decision
@@ -178,13 +180,25 @@ class StudyAnalysis:
     @property
     def result(self) -> AnalysisResult:
         if self._result is None:
-            self._result = self.cached(
-                "result",
-                lambda: analyse(
-                    study_responses(self.study), self.settings, study_facts(self.study)
-                ),
-            )
+            self._result = self.cached("result", self._analyse)
         return self._result
+
+    def design_power(self, effect: float, target: float):
+        """The power section (readers x X-rays needed to detect `effect` with `target` power,
+        this study as the pilot) as a DesignTable; None for a study without design results."""
+        result = self.result
+        if result.design is None:
+            return None
+        return self.cached(
+            f"power:{effect!r}:{target!r}",
+            lambda: power_table(result.design, effect, target, self.settings.alpha),
+        )
+
+    def _analyse(self) -> AnalysisResult:
+        result = analyse(study_responses(self.study), self.settings, study_facts(self.study))
+        if self.study.aid_model:  # aided vs unaided, on the design frame, same policy
+            attach_design(result, design_frame(self.study))
+        return result
 
     def figure_formats(
         self,

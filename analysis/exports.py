@@ -20,9 +20,20 @@ from analysis.pipeline import AnalysisResult
 from analysis.reporting import methods_markdown
 from analysis.selectors import COLUMNS
 from analysis.stats import plots
+from analysis.stats.design import power_table
+from analysis.stats.mrmc_formats import README_LINES, id_map, package_files
 from readerstudy.spreadsheets import frame_csv, write_sheet, xlsx_writer
 
 ALREADY_COMPRESSED = (".png", ".xlsx")
+# The policy values an aided-vs-unaided table rests on (AnalysisSettings.design_policy).
+DESIGN_POLICY_KEYS = (
+    "missing",
+    "missing_means",
+    "alpha",
+    "ci_level",
+    "ni_margin",
+    "ni_margin_means",
+)
 QUESTION_COLUMNS = [
     "question_id",
     "case_id",
@@ -68,7 +79,16 @@ def all_tables(result: AnalysisResult) -> dict[str, pd.DataFrame]:
 
 def table_csv(result: AnalysisResult, name: str, frame: pd.DataFrame) -> bytes:
     matrix = name.startswith(("kappa_answer_", "kappa_correct_"))
-    header = [f"table: {name}", *result.settings.header_lines(name)]
+    design = result.design_table(name)
+    if design is not None:  # its own unit, method and policy, and the policy values it uses
+        policy = result.settings.policy()
+        header = [
+            f"table: {name}",
+            *design.header_lines(),
+            *(f"{key}: {policy[key]}" for key in DESIGN_POLICY_KEYS),
+        ]
+    else:
+        header = [f"table: {name}", *result.settings.header_lines(name)]
     text = frame_csv(
         frame, index=matrix, index_label="rater" if matrix else None, header_lines=header
     )
@@ -162,12 +182,49 @@ def figure_files(result: AnalysisResult, figure: FigureSource | None = None) -> 
     return files
 
 
+# The power section of the exports: the page's and `mrmc_power`'s defaults.
+POWER_EFFECT, POWER_TARGET = 0.05, 0.8
+
+
+def design_files(result: AnalysisResult) -> dict[str, bytes]:
+    """A study with an aided arm: the power table (this study as the pilot), and under mrmc/
+    the three MRMC-package input files, the key from their ids to the study's, and a README
+    saying the design and how to load each file in R. Empty for a single-arm study."""
+    if result.design_error:
+        return {"design_not_analysed.txt": (result.design_error + "\n").encode()}
+    if result.design is None:
+        return {}
+    frame, missing = result.design_frame, result.settings.missing
+    files = {}
+    table = power_table(result.design, POWER_EFFECT, POWER_TARGET, result.settings.alpha)
+    header = ["table: power", *table.header_lines()]
+    files["power.csv"] = frame_csv(table.data, header_lines=header).encode()
+    if result.design.get("result") is None:  # nothing to compare yet: no package files
+        return files
+    packaged = package_files(frame, missing)
+    files |= {f"mrmc/{name}": body for name, body in packaged.items()}
+    files["mrmc/id_map.csv"] = frame_csv(id_map(frame, missing)).encode()
+    lines = [
+        f"Design: {result.design['design']}",
+        f"Policy: {result.settings.design_policy().describe()}",
+        "",
+        "id_map.csv: the key from the ids in these files to the study's readers, X-rays and "
+        "questions (keep it with the files; the files themselves carry no names).",
+    ]
+    lines += [f"{name}: {line}" for name, line in README_LINES.items() if name in packaged]
+    if "rjafroc_not_written.txt" in packaged:
+        lines.append("rjafroc_not_written.txt: why RJafroc's file is not written for this design.")
+    files["mrmc/README.txt"] = ("\n".join(lines) + "\n").encode()
+    return files
+
+
 def analysis_files(result: AnalysisResult, figure: FigureSource | None = None) -> dict[str, bytes]:
     """Every output file by name."""
     tables = all_tables(result)
     files = {"policy.json": json.dumps(result.settings.policy(), indent=2).encode()}
     files["methods.md"] = methods_markdown(result).encode()
     files |= {f"{name}.csv": table_csv(result, name, frame) for name, frame in tables.items()}
+    files |= design_files(result)
     files |= figure_files(result, figure)
     files["report.xlsx"] = table_xlsx(result, tables)
     return files
@@ -178,6 +235,7 @@ def write_analysis(result: AnalysisResult, out: Path) -> list[Path]:
     written = []
     for name, body in analysis_files(result).items():
         path = out / name
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(body)
         written.append(path)
     return written

@@ -48,6 +48,14 @@ class AnalysisSettingsForm(forms.Form):
         required=False,
         label="Holm family",
     )
+    ni_margin = forms.FloatField(
+        min_value=0.001,
+        max_value=0.5,
+        initial=AnalysisSettings.ni_margin,
+        required=False,
+        label="Non-inferiority margin (accuracy)",
+        help_text="Aided vs unaided: e.g. 0.05 = 5 percentage points.",
+    )
 
     def settings(self) -> AnalysisSettings:
         data = self.cleaned_data if self.is_valid() else {}
@@ -60,7 +68,32 @@ class AnalysisSettingsForm(forms.Form):
             exclude_rejected=data.get("rejected") != "keep",
             holm_family=data.get("holm") or "ai_vs_reader",
             time_cap_ms=django_settings.MAX_CASE_TIME_MS,
+            ni_margin=data.get("ni_margin") or AnalysisSettings.ni_margin,
         )
+
+
+class PowerForm(forms.Form):
+    """The power section's question: which effect (aided − unaided accuracy) with which power.
+    The page, the API and `mrmc_power` take the same two values."""
+
+    EFFECT = 0.05
+    POWER = 0.8
+
+    effect = forms.FloatField(
+        min_value=0.005,
+        max_value=0.5,
+        initial=EFFECT,
+        required=False,
+        label="Effect to detect (accuracy)",
+    )
+    power = forms.FloatField(
+        min_value=0.5, max_value=0.99, initial=POWER, required=False, label="Power"
+    )
+
+    def values(self) -> tuple[float, float]:
+        """(effect, power); the defaults when the form is empty or invalid."""
+        data = self.cleaned_data if self.is_valid() else {}
+        return data.get("effect") or self.EFFECT, data.get("power") or self.POWER
 
 
 class RaterNamesForm(forms.Form):

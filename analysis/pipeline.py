@@ -19,7 +19,9 @@ from analysis import stats
 from analysis.reporting import methods_table, table_description
 from analysis.stats.clustered import CLUSTER_CI_METHOD
 from analysis.stats.comparisons import ai_vs_readers_table, reader_panel_accuracy
+from analysis.stats.design import DesignPolicy, design_results
 from analysis.stats.flow import analysed_mask
+from analysis.stats.frame import AnalysisInputError
 
 SCALES = ("answer", "correct")
 SCALE_LABELS = {"answer": "A–D answers", "correct": "correct / incorrect"}
@@ -45,6 +47,7 @@ class AnalysisSettings:
     n_boot: int = 1000
     seed: int = 0
     case_unit: str = "X-ray (imaging study): resampled as a whole"
+    ni_margin: float = 0.05  # aided vs unaided: non-inferiority margin, accuracy scale
     # Fewer readers than this: random-readers results carry a warning, fixed readers beside.
     min_readers: int = 4
     # Holm's adjustment runs over this family of paired comparisons.
@@ -87,6 +90,11 @@ class AnalysisSettings:
             "case_unit": self.case_unit,
             "bootstrap": f"{self.n_boot} percentile replicates by X-ray, seed {self.seed}",
             "kappa_colour_scale": self.vrange,
+            "ni_margin": self.ni_margin,
+            "ni_margin_means": (
+                f"aided is non-inferior to unaided when the lower CI bound of aided − unaided "
+                f"accuracy is above −{self.ni_margin:g} (two-arm studies only)"
+            ),
             "kappa_min_xrays": self.kappa_min_xrays,
             "min_readers": self.min_readers,
             "holm_family": self.holm_family,
@@ -97,6 +105,10 @@ class AnalysisSettings:
                 "as the cap"
             ),
         }
+
+    def design_policy(self) -> DesignPolicy:
+        """The part of this policy the design-aware (aided vs unaided) results rest on."""
+        return DesignPolicy(missing=self.missing, alpha=self.alpha, ni_margin=self.ni_margin)
 
     def header_lines(self, table: str | None = None) -> list[str]:
         """The header block of a CSV: for a named table, its unit, method and the policy
@@ -178,6 +190,17 @@ class AnalysisSettings:
         raise ValueError(f"no figure {figure!r}")
 
 
+# The design-aware tables (aided vs unaided), in the order the page shows them.
+DESIGN_TABLES: tuple[str, ...] = (
+    "arm_accuracy",
+    "mrmc_difference",
+    "mrmc_variance_components",
+    "non_inferiority",
+    "arm_by_session",
+    "reliance_agreement",
+    "second_read_switches",
+)
+
 # The analysis tables, once, in the order the exports write them: file names (and the keys of
 # the API and the page's context). `kappa_pairs` is one file per scale (kappa_pairs_<scale>);
 # the kappa matrices are `AnalysisResult.matrices()`.
@@ -195,6 +218,8 @@ TABLES: tuple[str, ...] = (
     "reading_time",
     "accuracy_by_time",
     "failed_extractions",
+    # A study with an aided arm only (analysis.stats.design; `AnalysisResult.design`):
+    *DESIGN_TABLES,
     "methods",
 )
 TABLE_ATTRIBUTES = {"failed_extractions": "failed"}  # file name -> AnalysisResult field
@@ -234,6 +259,11 @@ class AnalysisResult:
     flow: pd.DataFrame = field(default_factory=pd.DataFrame)
     flow_raters: pd.DataFrame = field(default_factory=pd.DataFrame)
     failed: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # A study with an aided arm: design_results() of its design frame (None otherwise), the
+    # frame itself (the MRMC-package files are written from it), or why it cannot be analysed.
+    design: dict | None = None
+    design_frame: pd.DataFrame | None = None
+    design_error: str = ""
     facts: dict = field(default_factory=dict)  # the study beyond its responses (Methods)
 
     @property
@@ -258,7 +288,7 @@ class AnalysisResult:
         """Every table by its file name (without .csv): what the ZIP, XLSX and downloads hold,
         in `TABLES` order, with the kappa pairs of every scale."""
         out = {}
-        for name in TABLES:
+        for name in self._present():
             if name == "kappa_pairs":
                 for scale, pairs in self.kappa_pairs.items():
                     out[f"kappa_pairs_{scale}"] = pairs
@@ -272,14 +302,27 @@ class AnalysisResult:
         """The tables the page and the API show, by name: the kappa pairs on the policy's scale
         only; the reader panel (one row) is shown as a dict, not here."""
         out = {}
-        for name in TABLES:
+        for name in self._present():
             if name == "kappa_pairs":
                 out[name] = self.kappa_pairs.get(self.settings.scale, pd.DataFrame())
             elif name != "reader_panel":
                 out[name] = self.table(name)
         return out
 
+    def _present(self) -> list[str]:
+        """`TABLES` less the design tables this study has not got (a single-arm study has
+        none; a crossover has no switch table, a second read no order check)."""
+        given = self.design["tables"] if self.design else {}
+        return [name for name in TABLES if name not in DESIGN_TABLES or name in given]
+
+    def design_table(self, name: str):
+        """The DesignTable `name` (data with its unit, method and policy), or None."""
+        return self.design["tables"].get(name) if self.design else None
+
     def table(self, name: str) -> pd.DataFrame:
+        if name in DESIGN_TABLES:
+            table = self.design_table(name)
+            return table.data if table is not None else pd.DataFrame()
         if name == "methods":  # generated from the other tables, the facts and the policy
             return methods_table(self)
         return getattr(self, TABLE_ATTRIBUTES.get(name, name))
@@ -297,6 +340,20 @@ def task_slug(name: str) -> str:
     if name == stats.ALL_TASKS:
         return "all"
     return "-".join("".join(c if c.isalnum() else " " for c in name.lower()).split())
+
+
+def attach_design(result: AnalysisResult, frame: pd.DataFrame) -> AnalysisResult:
+    """Add the design-aware results of a study with an aided arm (its design frame: one row
+    per reader, arm and question, canonical letters) under the result's own policy. A letter
+    that cannot be mapped to the canonical ones refuses the analysis, with the reason."""
+    result.design_frame = frame
+    if frame.empty:
+        return result
+    try:
+        result.design = design_results(frame, result.settings.design_policy())
+    except AnalysisInputError as error:
+        result.design_error = str(error)
+    return result
 
 
 def analyse(

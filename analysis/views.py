@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 from django.conf import settings as django_settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -20,16 +20,13 @@ from django.views.decorators.http import require_GET, require_POST
 
 from analysis import downloads, tasks
 from analysis.cache import StudyAnalysis, cached_template_version
-from analysis.design_frame import design_frame
 from analysis.exports import all_tables, figure_builders, table_csv, table_xlsx
-from analysis.forms import AnalysisSettingsForm, RaterNamesForm
-from analysis.pipeline import records
+from analysis.forms import AnalysisSettingsForm, PowerForm, RaterNamesForm
+from analysis.pipeline import DESIGN_TABLES, records
 from analysis.rater_names import RaterLabelError, rater_labels_set, study_labels
 from analysis.reporting import methods_section
 from analysis.selectors import readers_not_started, study_raters
 from analysis.stats import plots
-from analysis.stats.design import DesignPolicy, design_results
-from analysis.stats.frame import AnalysisInputError
 from readerstudy.downloads import attachment
 from readerstudy.jobs import ACTIVE, job_progress
 from readerstudy.models import BackgroundJob, JobStatus, Role
@@ -177,61 +174,82 @@ def _results_html(study, analysis: StudyAnalysis, query: str, drawn: bool) -> tu
         "methods": methods_section(result),
         "query": query,
         "version": analysis.version,
-        **_arms(study, settings.missing),
+        **_design(study, analysis, QueryDict(query)),
         "drawn": drawn,
     }
     excluded = int(result.flow.iloc[1]["questions"]) if not result.flow.empty else 0
     return render_to_string(RESULTS_TEMPLATE, context), excluded
 
 
-DESIGN_TABLES = [
-    ("arm_accuracy", "Accuracy per arm (panel = mean of readers, all tasks)"),
-    ("mrmc_difference", "Aided against unaided (MRMC)"),
-    ("non_inferiority", "Non-inferiority and superiority"),
-    ("arm_by_session", "Order check: accuracy per arm and session"),
-]
+DESIGN_TITLES = {
+    "arm_accuracy": "Accuracy per arm (per reader and task; panel = mean of readers)",
+    "mrmc_difference": "Aided − unaided: MRMC difference (random readers and cases; fixed readers)",
+    "mrmc_variance_components": "Variance components (Obuchowski–Rockette)",
+    "non_inferiority": "Non-inferiority and superiority",
+    "arm_by_session": "Order check: accuracy per arm and session",
+    "reliance_agreement": "Reliance on the AI: agreement with the AI when it was right vs wrong",
+    "second_read_switches": "Second read: switches to the AI's answer",
+}
 
 
 def _cell(value):
     if isinstance(value, float):
-        return "–" if value != value else f"{value:.3f}"
-    return value
+        return "–" if value != value else f"{value:.3f}".replace("-", "−")
+    return "–" if value is None else value
 
 
-def _arms(study, missing: str) -> dict:
-    """The design-aware results of a study with an aided arm (analysis.stats.design, on the
-    design frame); empty for a study read in one unaided arm."""
+def _design_table(name: str, title: str, table) -> dict:
+    data = table.data
+    return {
+        "name": name,
+        "title": title,
+        "columns": list(data.columns),
+        "rows": [[_cell(v) for v in row] for row in data.itertuples(index=False)],
+        "about": table.header_lines(),
+    }
+
+
+def _design(study, analysis: StudyAnalysis, query: QueryDict) -> dict:
+    """The design-aware section of a study with an aided arm: the design sentence, each design
+    table (pipeline.DESIGN_TABLES) with what it rests on, the NI/superiority conclusions in
+    words, and the power section for the effect and power asked (PowerForm); empty for a study
+    read in one unaided arm."""
     if not study.aid_model:
         return {}
-    frame = design_frame(study)
-    if frame.empty:
-        return {"design": design_sentence(study), "design_tables": []}
-    try:
-        results = design_results(frame, DesignPolicy(missing=missing))
-    except AnalysisInputError as error:
-        return {"design": design_sentence(study), "design_error": str(error)}
-    tables = []
-    for name, title in DESIGN_TABLES:
-        table = results["tables"].get(name)
-        if table is None:
-            continue
-        data = table.data
-        if name == "arm_accuracy" and "task" in data:
-            data = data[(data["task"] == "All") & (data["reader"] == "Panel (mean of readers)")]
-        tables.append(
-            {
-                "name": name,
-                "title": title,
-                "columns": list(data.columns),
-                "rows": [[_cell(v) for v in row] for row in data.itertuples(index=False)],
-                "about": table.header_lines(),
-            }
-        )
+    result = analysis.result
+    out = {"design": design_sentence(study), "baseline_arm": study.arm_list[0]}
+    if result.design_error:
+        return {**out, "design_error": result.design_error}
+    if result.design is None:
+        return {**out, "design_tables": []}
+    power_form = PowerForm(query)
+    effect, target = power_form.values()
+    ni = result.design_table("non_inferiority")
     return {
-        "design": design_sentence(study),
-        "analysed": results["design"].rstrip("."),
-        "design_tables": tables,
-        "baseline_arm": study.arm_list[0],
+        **out,
+        "analysed": result.design["design"].rstrip("."),
+        "design_tables": [
+            _design_table(name, DESIGN_TITLES[name], result.design_table(name))
+            for name in DESIGN_TABLES
+            if result.design_table(name) is not None
+        ],
+        "conclusions": (
+            [(row["analysis"], row["conclusion"]) for row in records(ni.data)] if ni else []
+        ),
+        "power_form": power_form,
+        "power_effect": f"{effect:g}",
+        "power_target": f"{target:g}",
+        "power_keep": [
+            (key, value)
+            for key, values in query.lists()
+            if key not in power_form.fields
+            for value in values
+        ],
+        "power": _design_table(
+            "power",
+            f"Power: readers × X-rays to detect {effect:g} with power {target:g}",
+            analysis.design_power(effect, target),
+        ),
     }
 
 

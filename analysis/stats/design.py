@@ -381,8 +381,14 @@ def power_table(
     if cube.split_plot:
         data = pd.DataFrame({"note": ["power for split-plot designs is not implemented"]})
         return DesignTable(data, unit, "Hillis–Obuchowski–Berbaum (2011) OR power", "")
-    pilot = power.Pilot.from_components(results["result"].components, cube.n_questions)
-    data = power.sample_size_table(pilot, effect, target, alpha, readers)
+    try:
+        pilot = power.Pilot.from_components(results["result"].components, cube.n_questions)
+        data = power.sample_size_table(pilot, effect, target, alpha, readers)
+    except (ZeroDivisionError, ValueError, FloatingPointError) as error:
+        # A degenerate pilot (e.g. accuracies that do not vary over X-rays): no estimate.
+        reason = f"no pilot estimate: its variance components give none ({error})"
+        data = pd.DataFrame({"note": [reason]})
+        return DesignTable(data, unit, "Hillis–Obuchowski–Berbaum (2011) OR power", "")
     return DesignTable(
         data,
         unit,

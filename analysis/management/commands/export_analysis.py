@@ -6,8 +6,9 @@ from pathlib import Path
 from django.conf import settings as django_settings
 from django.core.management.base import BaseCommand, CommandError
 
+from analysis.design_frame import design_frame
 from analysis.exports import write_analysis
-from analysis.pipeline import AnalysisSettings, analyse
+from analysis.pipeline import AnalysisSettings, analyse, attach_design
 from analysis.selectors import study_facts, study_responses
 from analysis.stats import AnalysisInputError
 from readerstudy.models import ReaderStudy
@@ -29,6 +30,9 @@ class Command(BaseCommand):
         parser.add_argument("--alpha", type=float, default=0.05, help="1 - CI level")
         parser.add_argument("--bootstrap", type=int, default=1000, help="replicates")
         parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+        parser.add_argument(
+            "--ni-margin", type=float, default=0.05, help="aided vs unaided NI margin (accuracy)"
+        )
         parser.add_argument(
             "--include-rejected",
             action="store_true",
@@ -57,6 +61,7 @@ class Command(BaseCommand):
             alpha=opts["alpha"],
             n_boot=opts["bootstrap"],
             seed=opts["seed"],
+            ni_margin=opts["ni_margin"],
             exclude_rejected=not opts["include_rejected"],
             holm_family=opts["holm_family"],
             time_cap_ms=django_settings.MAX_CASE_TIME_MS,
@@ -65,6 +70,8 @@ class Command(BaseCommand):
             raise CommandError("--alpha must be between 0 and 1 and --bootstrap at least 1")
         try:
             result = analyse(study_responses(study), settings, study_facts(study))
+            if study.aid_model:  # aided vs unaided and the MRMC-package files, like the ZIP
+                attach_design(result, design_frame(study))
         except AnalysisInputError as exc:
             raise CommandError(str(exc)) from exc
         if result.accuracy.empty:

@@ -1,0 +1,62 @@
+"""python manage.py mrmc_power SLUG [--effect 0.05] [--power 0.8] [--alpha 0.05] [--missing ...]
+
+Readers x X-rays a new aided-vs-unaided study needs, with SLUG (finished or running) as the
+pilot: its Obuchowski-Rockette variance components (Hillis-Obuchowski-Berbaum 2011). The same
+table as the analysis page's power section and the API's `power`.
+"""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from analysis.design_frame import design_frame
+from analysis.forms import PowerForm
+from analysis.stats import AnalysisInputError
+from analysis.stats.design import DesignPolicy, design_results, power_table
+from readerstudy.models import ReaderStudy
+from readerstudy.spreadsheets import frame_csv
+
+
+class Command(BaseCommand):
+    help = (
+        "Readers x X-rays needed to detect an aided - unaided accuracy difference with a given "
+        "power, from a two-arm study used as the pilot (CSV on stdout, headed by the method)."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("slug")
+        parser.add_argument("--effect", type=float, default=PowerForm.EFFECT)
+        parser.add_argument("--power", type=float, default=PowerForm.POWER)
+        parser.add_argument("--alpha", type=float, default=0.05, help="two-sided test level")
+        parser.add_argument("--missing", choices=["wrong", "exclude"], default="wrong")
+
+    def handle(self, *args, **opts):
+        try:
+            study = ReaderStudy.objects.get(slug=opts["slug"])
+        except ReaderStudy.DoesNotExist as exc:
+            raise CommandError(f"no study {opts['slug']!r}") from exc
+        form = PowerForm({"effect": opts["effect"], "power": opts["power"]})
+        if not form.is_valid():
+            errors = "; ".join(f"--{k}: {' '.join(v)}" for k, v in form.errors.items())
+            raise CommandError(errors)
+        if not 0 < opts["alpha"] < 1:
+            raise CommandError("--alpha must be between 0 and 1")
+        if not study.aid_model:
+            raise CommandError(
+                f"{study.slug!r} has no aided arm: a pilot needs aided and unaided readings"
+            )
+        frame = design_frame(study)
+        if frame.empty:
+            raise CommandError(f"{study.slug!r} has no answers yet: nothing to take as a pilot")
+        try:
+            results = design_results(
+                frame, DesignPolicy(missing=opts["missing"], alpha=opts["alpha"])
+            )
+        except AnalysisInputError as exc:
+            raise CommandError(str(exc)) from exc
+        if results["result"] is None:
+            raise CommandError(f"no pilot estimate: {results['design']}")
+        effect, target = form.values()
+        table = power_table(results, effect, target, opts["alpha"])
+        if list(table.data.columns) == ["note"]:  # e.g. a split-plot pilot
+            raise CommandError(f"no power table: {table.data['note'].iloc[0]}")
+        header = [f"pilot: {study.slug}: {results['design']}", *table.header_lines()]
+        self.stdout.write(frame_csv(table.data, header_lines=header), ending="")

@@ -1,0 +1,216 @@
+"""The design-aware analysis through its URLs: the analysis page, the API, the ZIP and
+`mrmc_power`, on a two-arm crossover read by simulated readers and on the demo's study."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from html import unescape
+from io import StringIO
+
+import pandas as pd
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+
+from analysis.design import study_design_set
+from analysis.design_frame import design_frame
+from analysis.stats.design import DesignPolicy, design_results, power_table
+from analysis.stats.mrmc_formats import README_LINES, read_mrmcaov
+from analysis.stats.or_design import or_design
+from annotation import selectors
+from annotation.services import answer_submit, reader_finish
+from annotation.sessions import reading_of
+from readerstudy.models import ReaderStudy, Role
+from readerstudy.services.studies import membership_add
+from tests.design_tests.conftest import add_model, add_readers, crossover
+from tests.factories import UserFactory, build_study
+
+pytestmark = pytest.mark.django_db
+
+PACKAGE_FILES = {"mrmc/mrmcaov.csv", "mrmc/imrmc.imrmc", "mrmc/rjafroc.xlsx"}
+
+
+def _wrong(letter: str) -> str:
+    return "ABCD"[("ABCD".index(letter) + 1) % 4]
+
+
+def _read(study, reader, skill: int) -> None:
+    """Read the reader's current session: question i right unless (i + skill) % k == 0, with
+    k larger (fewer errors) in the aided arm, so readers and arms differ."""
+    reading = reading_of(study, reader)
+    every = 5 if reading.arm == "aided" else 3
+    for number in range(1, len(selectors.ordered_item_ids(study, reader, reading)) + 1):
+        item = selectors.item_at(study, reader, number, reading=reading)
+        right = item.question.correct
+        choice = _wrong(right) if (item.position + skill) % every == 0 else right
+        answer_submit(reader=reader, item=item, choice=choice)
+    reader_finish(reader=reader, study=study)
+
+
+@pytest.fixture
+def two_arm(db):
+    """A crossover (unaided / aided, concurrent, washout 0): 4 readers x 12 questions x 2 arms,
+    and its PI."""
+    study = build_study(12)
+    add_model(study)
+    readers = add_readers(study, 4)
+    study_design_set(study=study, design=crossover())
+    for skill, reader in enumerate(readers):
+        _read(study, reader, skill)
+        _read(study, reader, skill)
+    pi = UserFactory(username="the-pi")
+    membership_add(study=study, user=pi, role=Role.PI)
+    return study, pi
+
+
+def _expected(study, **policy):
+    return design_results(design_frame(study), DesignPolicy(**policy))
+
+
+def test_page_shows_design_arms_mrmc_conclusion_reliance_and_power(client, two_arm):
+    study, pi = two_arm
+    client.force_login(pi)
+    response = client.get(reverse("analysis", args=[study.slug]))
+    html = unescape(response.content.decode())
+    assert response.status_code == 200
+    expected = _expected(study)
+    assert "Crossover, 2 arms (unaided / aided by MedGemma, concurrent)" in html
+    assert expected["design"].rstrip(".") in html
+    for name in (
+        "arm_accuracy",
+        "mrmc_difference",
+        "mrmc_variance_components",
+        "non_inferiority",
+        "reliance_agreement",
+        "power",
+    ):
+        assert f'data-design-table="{name}"' in html, name
+    difference = expected["tables"]["mrmc_difference"].data
+    for value in difference["difference"]:
+        assert f"{value:.3f}".replace("-", "−") in html
+    for conclusion in expected["tables"]["non_inferiority"].data["conclusion"]:
+        assert conclusion in html
+
+
+def test_ni_margin_is_a_policy_value_that_changes_the_conclusion(client, two_arm):
+    study, pi = two_arm
+    client.force_login(pi)
+    url = reverse("api-analysis", args=[study.slug])
+    wide = client.get(url, {"ni_margin": "0.4"}).json()
+    assert wide["policy"]["ni_margin"] == 0.4
+    rows = wide["design"]["tables"]["non_inferiority"]["rows"]
+    assert all(row["margin"] == 0.4 for row in rows)
+    assert rows == [
+        {k: (None if v != v else v) for k, v in row.items()}
+        for row in _expected(study, ni_margin=0.4)["tables"]["non_inferiority"].data.to_dict(
+            "records"
+        )
+    ]
+    assert client.get(url, {"ni_margin": "2"}).status_code == 400
+
+
+def test_api_gives_design_tables_with_unit_method_policy_and_power(client, two_arm):
+    study, pi = two_arm
+    client.force_login(pi)
+    body = client.get(
+        reverse("api-analysis", args=[study.slug]), {"effect": "0.1", "power": "0.9"}
+    ).json()
+    expected = _expected(study)
+    design = body["design"]
+    assert design["design"] == expected["design"]
+    table = design["tables"]["mrmc_difference"]
+    assert table["unit"].startswith("X-ray") and "Obuchowski" in table["method"]
+    assert [r["analysis"] for r in table["rows"]] == list(
+        expected["tables"]["mrmc_difference"].data["analysis"]
+    )
+    assert pytest.approx([r["p_value"] for r in table["rows"]]) == list(
+        expected["tables"]["mrmc_difference"].data["p_value"]
+    )
+    # The design tables are also among the page's tables (one registry, pipeline.TABLES).
+    assert body["arm_accuracy"] and body["mrmc_difference"]
+    power = body["power"]
+    assert (power["effect"], power["power"]) == (0.1, 0.9)
+    want = power_table(expected, 0.1, 0.9).data
+    assert len(power["rows"]) == len(want)
+    bad = client.get(reverse("api-analysis", args=[study.slug]), {"power": "1.5"})
+    assert bad.status_code == 400 and "power" in bad.json()["errors"]
+
+
+def test_zip_holds_the_package_files_id_key_readme_and_design_tables(client, two_arm):
+    study, pi = two_arm
+    client.force_login(pi)
+    response = client.get(reverse("analysis-zip", args=[study.slug]))
+    archive = zipfile.ZipFile(io.BytesIO(response.content))
+    names = set(archive.namelist())
+    assert PACKAGE_FILES | {"mrmc/id_map.csv", "mrmc/README.txt", "power.csv"} <= names
+    assert {"mrmc_difference.csv", "non_inferiority.csv", "reliance_agreement.csv"} <= names
+    readme = archive.read("mrmc/README.txt").decode()
+    for name, line in README_LINES.items():
+        assert f"{name}: {line}" in readme
+    expected = _expected(study)
+    assert expected["design"] in readme
+    # The MRMCaov file read back through our analysis gives the page's difference.
+    cube = read_mrmcaov(archive.read("mrmc/mrmcaov.csv").decode(), expected["cube"].modalities)
+    again = or_design(cube.correct, cube.counted)
+    assert again.random.estimate == pytest.approx(expected["result"].random.estimate, abs=1e-12)
+    ids = pd.read_csv(io.BytesIO(archive.read("mrmc/id_map.csv")))
+    assert set(ids["kind"]) == {"reader", "X-ray", "question"}
+    header = archive.read("mrmc_difference.csv").decode().splitlines()[:30]
+    assert any(line.startswith("# unit: X-ray") for line in header)
+    assert any("ni_margin: 0.05" in line for line in header)
+
+
+def test_single_arm_outputs_have_no_design_tables(client, study, pi, reader):
+    answer_submit(reader=reader, item=study.items.first(), choice="A")
+    client.force_login(pi)
+    body = client.get(reverse("api-analysis", args=[study.slug])).json()
+    assert "design" not in body and "mrmc_difference" not in body
+    archive = zipfile.ZipFile(
+        io.BytesIO(client.get(reverse("analysis-zip", args=[study.slug])).content)
+    )
+    assert not any(n.startswith("mrmc/") or n == "arm_accuracy.csv" for n in archive.namelist())
+    assert (
+        "Aided against unaided"
+        not in client.get(reverse("analysis", args=[study.slug])).content.decode()
+    )
+
+
+def test_only_pis_see_the_design_aware_results(client, two_arm):
+    study, _pi = two_arm
+    reader = study.memberships.filter(role=Role.READER).first().user
+    client.force_login(reader)
+    for name in ("analysis", "api-analysis", "analysis-zip"):
+        assert client.get(reverse(name, args=[study.slug])).status_code in (403, 404)
+
+
+def test_mrmc_power_command_prints_the_power_table(two_arm):
+    study, _pi = two_arm
+    out = StringIO()
+    call_command("mrmc_power", study.slug, "--effect", "0.1", "--power", "0.9", stdout=out)
+    text = out.getvalue()
+    want = power_table(_expected(study), 0.1, 0.9).data
+    lines = [line for line in text.splitlines() if not line.startswith("#")]
+    table = pd.read_csv(io.StringIO("\n".join(lines)))
+    assert list(table.columns) == list(want.columns)
+    assert len(table) == len(want)
+    assert "# pilot: " in text and "Hillis" in text
+    with pytest.raises(CommandError, match="--power"):
+        call_command("mrmc_power", study.slug, "--power", "2", stdout=StringIO())
+    with pytest.raises(CommandError, match="no study"):
+        call_command("mrmc_power", "nope", stdout=StringIO())
+
+
+def test_demo_aided_page_and_zip(client, demo):
+    study = ReaderStudy.objects.get(slug="demo-aided")
+    client.force_login(get_user_model().objects.get(username="pi1"))
+    html = client.get(reverse("analysis", args=[study.slug])).content.decode()
+    assert "data-design-sentence" in html and "Crossover, 2 arms" in html
+    for name in ("arm_accuracy", "mrmc_difference", "reliance_agreement", "power"):
+        assert f'data-design-table="{name}"' in html, name
+    assert "data-conclusions" in html and "non-inferior" in html
+    archive = zipfile.ZipFile(
+        io.BytesIO(client.get(reverse("analysis-zip", args=[study.slug])).content)
+    )
+    assert set(archive.namelist()) >= PACKAGE_FILES
