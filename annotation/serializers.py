@@ -71,11 +71,15 @@ class ReaderCaseSerializer(serializers.Serializer):
     sex = serializers.CharField(allow_null=True)
     answer = ReaderAnswerSerializer(allow_null=True)
     editable = serializers.BooleanField()
-    session = serializers.IntegerField()
-    arm = serializers.CharField()
-    aid = ReaderAidSerializer(allow_null=True)
+    # Only in a designed study (arms, sessions): absent from single-arm studies' cases, so
+    # not required in the schema.
+    session = serializers.IntegerField(required=False)
+    arm = serializers.CharField(required=False)
+    aid = ReaderAidSerializer(allow_null=True, required=False)
     first_choice = serializers.CharField(
-        allow_blank=True, help_text="Second read: your answer before the AI was shown."
+        allow_blank=True,
+        required=False,
+        help_text="Second read: your answer before the AI was shown.",
     )
 
     DESIGN_FIELDS = ("session", "arm", "aid", "first_choice")

@@ -33,9 +33,9 @@ class AnswerConflict(AnswerRejected):
     """The case was answered elsewhere after the page showed it. `saved`: the answer the
     server holds (the reader's own), so the page can show it beside the reader's draft."""
 
-    def __init__(self, message: str, *, saved: dict[str, str]):
+    def __init__(self, message: str, *, saved: dict[str, str] | None = None):
         super().__init__(message)
-        self.saved = saved
+        self.saved = saved or {}
 
 
 class SessionNotOpen(AnswerRejected):

@@ -48,9 +48,18 @@ def answered(study, reader, other_reader, pi):
 
 
 def run_db_worker() -> None:
-    """django-tasks-db's own worker loop, until no task is ready (`db_worker --batch`)."""
-    from django_tasks_db.management.commands.db_worker import Worker
+    """django-tasks-db's own worker loop, until no task is ready (`db_worker --batch`).
 
+    In process, inside the test's transaction: the loop's `close_old_connections()` (connection
+    hygiene for a long-lived worker) would close the test's own connection on PostgreSQL, whose
+    autocommit is off in a transaction (SQLite's in-memory test database ignores the close)."""
+    from django_tasks_db.management.commands import db_worker
+
+    with mock.patch.object(db_worker, "close_old_connections", lambda: None):
+        _worker_loop(db_worker.Worker)
+
+
+def _worker_loop(Worker) -> None:
     Worker(
         queue_names=["default"],
         interval=0,
