@@ -12,11 +12,10 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django_tasks import task
 
 from readerstudy.dicomweb import DicomwebError
 from readerstudy.imaging import ImagingError
-from readerstudy.jobs import Run, job_enqueue, job_run
+from readerstudy.jobs import Run, job_enqueue
 from readerstudy.models import BackgroundJob, Dataset, JobKind
 from readerstudy.rexvqa import RexvqaError
 from readerstudy.services.importing import configured_dicomweb, question_bank_study_create
@@ -28,13 +27,14 @@ def _uploads() -> Path:
 
 
 def study_create_start(
-    *, user, options: dict, upload=None, dataset=None, task=None, **bank
+    *, user, options: dict, task, upload=None, dataset=None, **bank
 ) -> BackgroundJob:
-    """Store the upload (if any) and enqueue the study's creation; `options` as for
-    study_create (JSON-able; the requesting user becomes `created_by`), `bank` the
-    question bank's `dataset_name` and `image_source` ("folder" or "dicomweb") and any
-    JSON-able extra the `task` needs (a higher layer's task may wrap the creation, e.g. to set
-    the study's design in the same transaction: analysis.tasks)."""
+    """Store the upload (if any) and enqueue the study's creation as `task`, a task whose
+    work calls `study_create_from_job` (analysis.tasks.designed_study_create_task wraps it to
+    set the study's design in the same transaction); `options` as for study_create
+    (JSON-able; the requesting user becomes `created_by`), `bank` the question bank's
+    `dataset_name` and `image_source` ("folder" or "dicomweb") and any JSON-able extra the
+    task needs."""
     token = uuid.uuid4().hex
     params = {"options": options, "dataset": dataset.pk if dataset else None, **bank}
     if upload is not None:
@@ -48,7 +48,7 @@ def study_create_start(
     return job_enqueue(
         key=f"study-create:{token}",
         kind=JobKind.QUESTION_BANK if upload is not None else JobKind.STUDY_IMAGES,
-        task=task or study_create_task,
+        task=task,
         requested_by=user,
         label=f"Create study {options['slug']}",
         params=params,
@@ -61,11 +61,6 @@ def _discard(file: str | None) -> None:
 
 
 CREATE_ERRORS = (StudyError, ImagingError, RexvqaError, DicomwebError)
-
-
-@task()
-def study_create_task(job_id: int) -> None:
-    job_run(job_id, study_create_from_job, expected=CREATE_ERRORS)
 
 
 def study_create_from_job(run: Run, wrap=None) -> dict:
