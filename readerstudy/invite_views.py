@@ -51,6 +51,7 @@ def invite(request: HttpRequest, slug: str) -> HttpResponse:
     form = InviteForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["people_file"]
+        link = _link_maker(request)
         try:
             people = people_parse(
                 text=form.cleaned_data["people"], csv_bytes=upload.read() if upload else None
@@ -60,12 +61,11 @@ def invite(request: HttpRequest, slug: str) -> HttpResponse:
                 people=people,
                 role=form.cleaned_data["role"],
                 actor=request.user,
-                link_for=_link_maker(request),
+                link_for=link,
             )
         except InvitationError as exc:
             form.add_error(None, f"Nobody was added. {exc}")
         else:
-            link = _link_maker(request)
             rows = [(a, link(a.link_token) if a.link_token else "") for a in added]
             context = {"study": study, "rows": rows, "role": form.cleaned_data["role"]}
             return _secret_page(render(request, "readerstudy/invite_done.html", context))
