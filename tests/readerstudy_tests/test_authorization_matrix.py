@@ -194,9 +194,7 @@ def endpoints(study, item) -> list[Endpoint]:
             pis,
             {"name-reader:1": "Matrix"},
         ),
-        Endpoint(
-            "predictions upload page", "get", reverse("analysis-predictions", args=[s]), pis
-        ),
+        Endpoint("predictions upload page", "get", reverse("analysis-predictions", args=[s]), pis),
         Endpoint(
             "predictions preview",
             "post",
