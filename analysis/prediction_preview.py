@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import time
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
@@ -113,14 +114,33 @@ def _folder() -> Path:
     return Path(settings.MEDIA_ROOT) / "uploads" / "predictions"
 
 
+# A preview confirmed later than this is refused; its file is then removed at the next upload.
+PREVIEW_MAX_AGE = 60 * 60
+
+
 def upload_store(content: bytes, name: str) -> tuple[str, str]:
-    """Store the file for the confirmation: (path under the uploads folder, SHA-256)."""
+    """Store the file for the confirmation: (path under the uploads folder, SHA-256).
+    Files of previews nobody confirmed in time go first."""
+    _forget_abandoned()
     token = uuid.uuid4().hex
     folder = _folder() / token
     folder.mkdir(parents=True)
     safe = Path(name).name or "predictions"
     (folder / safe).write_bytes(content)
     return f"{token}/{safe}", hashlib.sha256(content).hexdigest()
+
+
+def _forget_abandoned() -> None:
+    if not _folder().is_dir():
+        return
+    cutoff = time.time() - PREVIEW_MAX_AGE
+    for folder in _folder().iterdir():
+        try:
+            stale = folder.stat().st_mtime < cutoff
+        except OSError:
+            continue
+        if stale:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def upload_read(path: str, digest: str) -> bytes:

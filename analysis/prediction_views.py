@@ -19,6 +19,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from analysis.prediction_preview import (
+    PREVIEW_MAX_AGE,
     predictions_preview,
     upload_discard,
     upload_read,
@@ -29,7 +30,6 @@ from readerstudy.models import ReaderStudy, Role
 from readerstudy.selectors import roles_of, study_for_user
 
 SALT = "analysis.predictions.preview"
-PREVIEW_MAX_AGE = 60 * 60  # seconds a preview can be confirmed
 
 
 class PredictionUploadForm(forms.Form):

@@ -1,7 +1,9 @@
 """AI predictions from the browser: upload, preview (writes nothing), confirm (writes, all or
 nothing); the API says which studies changed."""
 
+import os
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -203,3 +205,14 @@ def test_the_api_response_lists_the_studies_changed(study, pi, study_b):
     )
     assert response.status_code == 201
     assert response.json()["studies"] == sorted([study.slug, "study-b"])
+
+
+def test_files_of_previews_nobody_confirmed_are_removed_later(client, study, pi):
+    client.force_login(pi)
+    preview(client, study, csv_of(study))
+    folder = Path(settings.MEDIA_ROOT) / "uploads" / "predictions"
+    [old] = list(folder.iterdir())
+    two_hours_ago = time.time() - 2 * 60 * 60
+    os.utime(old, (two_hours_ago, two_hours_ago))
+    preview(client, study, csv_of(study, "C"))
+    assert old not in list(folder.iterdir()) and len(list(folder.iterdir())) == 1
