@@ -13,6 +13,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
+from django.views.decorators.vary import vary_on_headers
 
 from analysis.pipeline import records
 from analysis.triage import (
@@ -58,6 +59,7 @@ def show_who(roles) -> bool:
 
 @login_required
 @require_GET
+@vary_on_headers("HX-Request")  # the panel for htmx, a page for a plain link
 def evidence(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     """The review page's evidence panel (annotation's page loads it through SITE_LINKS: the
     answers of AI models live here): option shares, key vs most chosen, why the question

@@ -39,7 +39,9 @@ def test_panel_shows_shares_key_vs_most_chosen_rank_and_who_chose_what(client, m
     assert "Reader 1, Reader 2, Reader 3, m1, m2, m3" in rows[1]
     assert "Wrong <strong>B</strong>: 6 of 6" in html
     assert "6 of 6 raters chose B, 0 the key A" in html
-    full = client.get(evidence_url(study, target)).content.decode()
+    response = client.get(evidence_url(study, target))
+    assert "HX-Request" in response["Vary"]
+    full = response.content.decode()
     assert "<html" in full and reverse("expert-review", args=[study.slug, target.id]) in full
 
 
