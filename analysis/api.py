@@ -33,6 +33,9 @@ class PredictionSummarySerializer(serializers.Serializer):
     failed_extractions = serializers.IntegerField()
     replaced = serializers.IntegerField()
     rules = serializers.DictField(child=serializers.IntegerField())
+    studies = serializers.ListField(
+        child=serializers.CharField(), help_text="Slugs of every study whose results changed."
+    )
 
 
 class PredictionUpload(GenericAPIView):

@@ -44,6 +44,7 @@ class PredictionSummary:
     failed_extractions: int = 0
     replaced: int = 0
     rules: dict[str, int] = field(default_factory=dict)
+    studies: list[str] = field(default_factory=list)  # slugs of every study it changed
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -245,6 +246,7 @@ def predictions_import(
         summary.predictions = len(rows)
         summary.failed_extractions = rules.get("failed", 0)
         summary.rules = dict(sorted(rules.items()))
+        summary.studies = [study.slug for study in studies]
         detail = {
             "model": model_name,
             "predictions": summary.predictions,

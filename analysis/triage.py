@@ -29,7 +29,7 @@ still outrank weak evidence of an earlier one.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -37,6 +37,7 @@ from django.db.models import Count, Q
 from django.urls import reverse
 
 from analysis.selectors import study_questions, study_responses
+from analysis.stats.frame import LETTERS
 from analysis.stats.items import fisher_interval, item_analysis
 from annotation.models import Answer, ExpertReview
 from readerstudy.models import Image, ReaderStudy, StudyQuestion
@@ -145,6 +146,51 @@ class QueueRow:
     reviews: int
     reviewed_by_me: bool
     choices: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (letter, raters who chose it)
+    counts: tuple[tuple[str, int], ...] = ()  # (letter, raters choosing it), every option
+    most_chosen: tuple[str, ...] = ()  # every option at the top count: more than one is a tie
+    wrong_tied: tuple[str, ...] = ()  # every wrong option at the top wrong count
+    my_review: ExpertReview | None = None  # this expert's saved review: decision and flags
+    rank: int = 0  # 1-based place in the queue
+
+    @property
+    def top_count(self) -> int:
+        return max((n for _, n in self.counts), default=0)
+
+    @property
+    def tie(self) -> bool:
+        return len(self.most_chosen) > 1
+
+    def options(self) -> list[dict]:
+        """The evidence panel's rows: per option, raters choosing it (count, share, names),
+        whether it is the key, and whether it is (one of) the most chosen."""
+        names = dict(self.choices)
+        return [
+            {
+                "letter": letter,
+                "count": count,
+                "percent": round(100 * count / self.answered) if self.answered else 0,
+                "names": names.get(letter, ()),
+                "is_key": letter == self.key,
+                "is_top": letter in self.most_chosen,
+            }
+            for letter, count in self.counts
+        ]
+
+
+def option_counts(row) -> tuple[tuple[str, int], ...]:
+    """(letter, raters choosing it) for A-D, from the item analysis' shares of n."""
+    n = int(row["n"])
+    return tuple(
+        (letter, round((_number(row[f"share_{letter}"]) or 0.0) * n)) for letter in LETTERS
+    )
+
+
+def tied_top(counts, exclude: str | None = None) -> tuple[str, ...]:
+    """Every letter at the highest count above 0 (leaving `exclude`, the key, out): a tie is
+    shown as a tie, never as the earlier letter."""
+    pool = [(letter, n) for letter, n in counts if letter != exclude]
+    top = max((n for _, n in pool), default=0)
+    return tuple(letter for letter, n in pool if top and n == top)
 
 
 def choices_by_question(frame: pd.DataFrame) -> dict[str, tuple]:
@@ -165,9 +211,12 @@ def reasons_for(row) -> list[str]:
     if row["wrong_consensus"] > 0:
         chosen = round(row["modal_wrong_share"] * n)
         key_votes = round(row[f"share_{row['key']}"] * n)
-        reasons.append(
-            f"{chosen} of {n} raters chose {row['modal_wrong']}, {key_votes} the key {row['key']}"
-        )
+        tied = tied_top(option_counts(row), exclude=row["key"])
+        if len(tied) > 1:
+            picked = f"each chose {', '.join(tied)} (tie)"
+        else:
+            picked = f"chose {row['modal_wrong']}"
+        reasons.append(f"{chosen} of {n} raters {picked}, {key_votes} the key {row['key']}")
     discrimination = _number(row["discrimination"])
     high = _number(row.get("discrimination_high"))
     if discrimination is not None and high is not None and high < 0:
@@ -237,10 +286,15 @@ def triage_queue(study: ReaderStudy, expert) -> list[QueueRow]:
         )
     )
     thumbnails = _thumbnails(study)
+    mine = {
+        review.item_id: review
+        for review in ExpertReview.objects.filter(item__study=study, expert=expert)
+    }
     rows = []
     for item in items:
         row = analysis.loc[item.id]
         evidence, complaints = evidence_of(row)
+        counts = option_counts(row)
         rows.append(
             QueueRow(
                 item=item,
@@ -265,10 +319,20 @@ def triage_queue(study: ReaderStudy, expert) -> list[QueueRow]:
                 reviews=item.n_reviews,
                 reviewed_by_me=item.n_mine > 0,
                 choices=chosen.get(item.question.source_id, ()),
+                counts=counts,
+                most_chosen=tied_top(counts),
+                wrong_tied=tied_top(counts, exclude=item.question.correct),
+                my_review=mine.get(item.id),
             )
         )
     rows.sort(key=lambda r: (-r.evidence, r.reviewed_by_me, r.item.position))
-    return rows
+    return [replace(row, rank=rank) for rank, row in enumerate(rows, start=1)]
+
+
+def question_evidence(study: ReaderStudy, expert, item_id: int) -> QueueRow | None:
+    """One question's row of the queue (its rank among all, which needs them all): the
+    evidence panel of the review page."""
+    return next((row for row in triage_queue(study, expert) if row.item.id == item_id), None)
 
 
 def next_to_review(study: ReaderStudy, expert) -> StudyQuestion | None:

@@ -13,9 +13,16 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
+from django.views.decorators.vary import vary_on_headers
 
 from analysis.pipeline import records
-from analysis.triage import ITEM_COLUMNS, next_to_review, study_item_analysis, triage_queue
+from analysis.triage import (
+    ITEM_COLUMNS,
+    next_to_review,
+    question_evidence,
+    study_item_analysis,
+    triage_queue,
+)
 from annotation.reviews import REVIEWERS, expert_agreement, may_see_others
 from readerstudy.downloads import attachment
 from readerstudy.models import Role
@@ -40,10 +47,35 @@ def queue(request: HttpRequest, slug: str) -> HttpResponse:
         "agreement": expert_agreement(study, request.user),
         "agreement_scope": None if seen is True else len(seen),
         "can_review": Role.EXPERT in roles,
-        # who chose what: not to someone who also reads in this study (blinding)
-        "show_who": Role.READER not in roles,
+        "show_who": show_who(roles),
     }
     return render(request, "analysis/expert_queue.html", context)
+
+
+def show_who(roles) -> bool:
+    """Who chose what: never to someone who also reads in this study (blinding)."""
+    return Role.READER not in roles
+
+
+@login_required
+@require_GET
+@vary_on_headers("HX-Request")  # the panel for htmx, a page for a plain link
+def evidence(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+    """The review page's evidence panel (annotation's page loads it through SITE_LINKS: the
+    answers of AI models live here): option shares, key vs most chosen, why the question
+    ranks where it does, who chose what. Experts and PIs of the study only, like the queue."""
+    study = study_for_user(request.user, slug, REVIEWERS)
+    row = question_evidence(study, request.user, item_id)
+    if row is None:
+        raise Http404("No such question in this study.")
+    context = {
+        "study": study,
+        "row": row,
+        "total": study.items.count(),
+        "show_who": show_who(roles_of(request.user, study)),
+    }
+    template = "analysis/_evidence.html" if request.htmx else "analysis/evidence.html"
+    return render(request, template, context)
 
 
 @login_required

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from analysis import design_views, triage_views, views
+from analysis import design_views, prediction_views, triage_views, views
 
 urlpatterns = [
     path("studies/new/", design_views.create, name="study-create"),
@@ -8,6 +8,16 @@ urlpatterns = [
     path("s/<slug:slug>/analysis/", views.analysis_page, name="analysis"),
     path("s/<slug:slug>/analysis/export.zip", views.export_zip, name="analysis-zip"),
     path("s/<slug:slug>/analysis/names/", views.rater_names, name="analysis-names"),
+    path(
+        "s/<slug:slug>/analysis/predictions/",
+        prediction_views.upload,
+        name="analysis-predictions",
+    ),
+    path(
+        "s/<slug:slug>/analysis/predictions/confirm/",
+        prediction_views.confirm,
+        name="analysis-predictions-confirm",
+    ),
     path("s/<slug:slug>/analysis/status/", views.analysis_status, name="analysis-status"),
     path(
         "s/<slug:slug>/analysis/figure-slot/<str:name>/",

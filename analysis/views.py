@@ -23,6 +23,7 @@ from analysis.cache import StudyAnalysis, cached_template_version
 from analysis.exports import all_tables, figure_builders, table_csv, table_xlsx
 from analysis.forms import AnalysisSettingsForm, PowerForm, RaterNamesForm
 from analysis.pipeline import DESIGN_TABLES, records
+from analysis.prediction_views import PredictionUploadForm
 from analysis.rater_names import RaterLabelError, rater_labels_set, study_labels
 from analysis.reporting import methods_section
 from analysis.selectors import readers_not_started, study_raters
@@ -90,6 +91,7 @@ def analysis_page(request: HttpRequest, slug: str) -> HttpResponse:
             raters=study_raters(study),
             initial={f"name-{k}": v for k, v in study_labels(study).items()},
         ),
+        "prediction_form": PredictionUploadForm(),
         "query": query,
         "not_started": readers_not_started(study),
         "excluded_count": excluded_count,

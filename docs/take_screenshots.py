@@ -1,6 +1,7 @@
 """Screenshots for the README, taken from a running `make demo` (Debian's Chromium).
 
-Run: .venv/bin/python docs/take_screenshots.py PASSWORD [BASE_URL]
+Run: .venv/bin/python docs/take_screenshots.py PASSWORD [BASE_URL [PREDICTIONS.csv]]
+(the upload preview needs a predictions file for the demo's questions; it is not confirmed).
 """
 
 from __future__ import annotations
@@ -75,6 +76,35 @@ def expert_first_question(browser, base: str, password: str) -> None:
     context.close()
 
 
+def expert_evidence(browser, base: str, password: str) -> None:
+    """The review page's evidence panel (who chose what), scrolled into view at 1280x720."""
+    context = browser.new_context(viewport=LAPTOP)
+    page = context.new_page()
+    sign_in(page, base, "expert1", password)
+    page.goto(f"{base}/s/demo/expert/")
+    page.locator("table a").first.click()
+    page.locator("#evidence table").wait_for()  # loaded by htmx
+    page.locator("#evidence").evaluate("el => el.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(400)
+    page.screenshot(path=OUT / "expert-evidence.png")
+    context.close()
+
+
+def pi_upload_preview(browser, base: str, password: str, csv_path: Path) -> None:
+    """The preview of a predictions upload (nothing is written: the preview is not confirmed)."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    sign_in(page, base, "pi1", password)
+    page.goto(f"{base}/s/demo/analysis/#predictions")
+    form = page.locator("#predictions form")
+    form.locator("input[name=model]").fill("GPT-demo")
+    form.locator("input[name=file]").set_input_files(str(csv_path))
+    form.locator("button[type=submit]").click()
+    page.locator(".prediction-preview").wait_for()
+    page.screenshot(path=OUT / "pi-upload-preview.png", full_page=True)
+    context.close()
+
+
 FIGURES = {
     "accuracy_by_task": "figure-accuracy",
     "kappa_answer": "figure-kappa",
@@ -104,6 +134,9 @@ def main() -> None:
         reader_case(browser, base, password)
         shoot(browser, base, password, "expert1", [("/s/demo/expert/", "expert-queue")], LAPTOP)
         expert_first_question(browser, base, password)
+        expert_evidence(browser, base, password)
+        if len(sys.argv) > 3:  # a predictions file (CSV) to preview
+            pi_upload_preview(browser, base, password, Path(sys.argv[3]))
         shoot(
             browser,
             base,

@@ -170,6 +170,7 @@ SITE_LINKS = {
     "pi-home": "pi-dashboard",  # a PI's study page (annotation)
     "expert-home": "expert-queue",  # an expert's review queue (analysis)
     "expert-next": "expert-next",  # the next question to review (analysis)
+    "expert-evidence": "expert-evidence",  # a question's evidence panel (analysis)
     "analysis": "analysis",  # the PI's analysis page (analysis)
     "study-create": "study-create",  # a new study with its design (analysis)
 }

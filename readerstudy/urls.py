@@ -63,6 +63,7 @@ expert = [
     path("", triage_views.queue, name="expert-queue"),
     path("next/", triage_views.next_question, name="expert-next"),
     path("<int:item_id>/", expert_views.review_question, name="expert-review"),
+    path("<int:item_id>/evidence/", triage_views.evidence, name="expert-evidence"),
 ]
 urlpatterns += [
     path("s/<slug:slug>/dashboard/", include(dashboard)),

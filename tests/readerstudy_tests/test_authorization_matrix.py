@@ -146,6 +146,12 @@ def endpoints(study, item) -> list[Endpoint]:
             frozenset({"expert"}),
             review,
         ),
+        Endpoint(
+            "expert evidence panel",
+            "get",
+            reverse("expert-evidence", args=[s, item.id]),
+            reviewers,
+        ),
         Endpoint("dashboard", "get", reverse("pi-dashboard", args=[s]), pis),
         Endpoint(
             "exclusion",
@@ -188,6 +194,14 @@ def endpoints(study, item) -> list[Endpoint]:
             pis,
             {"name-reader:1": "Matrix"},
         ),
+        Endpoint("predictions upload page", "get", reverse("analysis-predictions", args=[s]), pis),
+        Endpoint(
+            "predictions preview",
+            "post",
+            reverse("analysis-predictions", args=[s]),
+            pis,
+            {"model": "matrix-model"},
+        ),
         Endpoint("api cases", "get", f"/api/v1/studies/{s}/cases/", readers, api=True),
         Endpoint("api case", "get", f"/api/v1/studies/{s}/cases/1/", readers, api=True),
         Endpoint(
@@ -225,7 +239,7 @@ def call(endpoint: Endpoint, user, study):
     if user is not None:
         client.force_login(user)
     data = dict(endpoint.data or {})
-    if endpoint.name == "api predictions":
+    if endpoint.name in ("api predictions", "predictions preview"):
         rows = "\n".join(f"{i.question.source_id},A" for i in study.items.all())
         data["file"] = SimpleUploadedFile("p.csv", f"question_id,prediction\n{rows}\n".encode())
         return client.post(endpoint.url, data, format="multipart")
@@ -258,6 +272,7 @@ ENDPOINT_NAMES = [
     "member removal page",
     "expert review page",
     "expert review submit",
+    "expert evidence panel",
     "dashboard",
     "exclusion",
     "members",
@@ -270,6 +285,8 @@ ENDPOINT_NAMES = [
     "analysis status",
     "analysis figure slot",
     "analysis names",
+    "predictions upload page",
+    "predictions preview",
     "api cases",
     "api case",
     "api answer",

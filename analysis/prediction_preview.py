@@ -1,0 +1,162 @@
+"""What an upload of AI predictions would do, before it does it: the browser's preview.
+
+Beside the import (`analysis.services.predictions_import`), not inside it: the preview reads
+the same file with the same parser, matches the same questions, runs the same extraction and
+finds the same studies, and writes nothing. The import itself stays one transaction, run only
+when the PI confirms, on the file stored at preview time (`upload_store`), so what was
+previewed is what is imported (a changed file is refused: `upload_read`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import time
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.conf import settings
+
+from analysis.models import AIModel
+from analysis.services import (
+    MAX_ERRORS_SHOWN,
+    PredictionImportError,
+    _check_scope,
+    parse_predictions,
+    studies_showing,
+)
+from analysis.stats.extraction import extract_letter
+from readerstudy.models import Dataset, Question, ReaderStudy
+
+
+@dataclass
+class PredictionPreview:
+    model: str
+    dataset: str
+    rows: int = 0
+    matched: int = 0  # rows whose question id is a question of the dataset
+    in_study: int = 0  # of those, questions of the study the upload came through
+    unknown: list[str] = field(default_factory=list)  # the first unmatched ids
+    unknown_count: int = 0
+    failed_extractions: int = 0
+    rules: dict[str, int] = field(default_factory=dict)
+    existing: int = 0  # predictions the model has now (replaced when confirmed)
+    studies: list[ReaderStudy] = field(default_factory=list)  # every study it would change
+    problems: list[str] = field(default_factory=list)  # why it cannot be confirmed as it is
+
+    @property
+    def importable(self) -> bool:
+        return not self.problems
+
+
+def predictions_preview(
+    *,
+    dataset: Dataset,
+    model_name: str,
+    content: bytes,
+    replace: bool = False,
+    actor=None,
+    through: ReaderStudy | None = None,
+) -> PredictionPreview:
+    """The import's outcome without the import. A file that cannot be read raises
+    PredictionImportError; an uploader who is not a PI of every study it would change,
+    PredictionForbidden (as the import would); ids outside the dataset and a model that
+    exists without `replace` are listed in `problems` next to the counts."""
+    model_name = model_name.strip()
+    if not model_name:
+        raise PredictionImportError("a model name is required")
+    rows = parse_predictions(content)
+    questions = {
+        source_id: (pk, options)
+        for pk, source_id, *options in Question.objects.filter(dataset=dataset).values_list(
+            "id", "source_id", "option_a", "option_b", "option_c", "option_d"
+        )
+    }
+    preview = PredictionPreview(model=model_name, dataset=dataset.name, rows=len(rows))
+    unknown = [qid for qid, _, _ in rows if qid not in questions]
+    preview.unknown, preview.unknown_count = unknown[:MAX_ERRORS_SHOWN], len(unknown)
+    matched = [(questions[qid], text) for qid, text, _ in rows if qid in questions]
+    preview.matched = len(matched)
+    rules = Counter(extract_letter(text, options).rule for (_, options), text in matched)
+    preview.rules = dict(sorted(rules.items()))
+    preview.failed_extractions = rules.get("failed", 0)
+    shown = {pk for (pk, _), _ in matched}
+    if through is not None:
+        preview.in_study = through.items.filter(question_id__in=shown).count()
+    model = AIModel.objects.filter(dataset=dataset, name=model_name).first()
+    if model is not None:
+        earlier = set(model.predictions.values_list("question_id", flat=True))
+        preview.existing = len(earlier)
+        shown |= earlier
+    preview.studies = studies_showing(dataset, shown)
+    if actor is not None:
+        _check_scope(actor, model_name, preview.studies)
+    if unknown:
+        more = f" and {len(unknown) - MAX_ERRORS_SHOWN} more" if len(unknown) > 10 else ""
+        preview.problems.append(
+            f"{len(unknown)} question id(s) not in dataset {dataset.name!r}: "
+            f"{', '.join(preview.unknown)}{more}"
+        )
+    if model is not None and not replace:
+        preview.problems.append(
+            f"Model {model_name!r} already has {preview.existing} predictions: tick "
+            "“Replace” to overwrite them, or choose another model name."
+        )
+    return preview
+
+
+# The uploaded file, stored at preview time under MEDIA_ROOT (shared by every web server).
+
+
+def _folder() -> Path:
+    return Path(settings.MEDIA_ROOT) / "uploads" / "predictions"
+
+
+# A preview confirmed later than this is refused; its file is then removed at the next upload.
+PREVIEW_MAX_AGE = 60 * 60
+
+
+def upload_store(content: bytes, name: str) -> tuple[str, str]:
+    """Store the file for the confirmation: (path under the uploads folder, SHA-256).
+    Files of previews nobody confirmed in time go first."""
+    _forget_abandoned()
+    token = uuid.uuid4().hex
+    folder = _folder() / token
+    folder.mkdir(parents=True)
+    safe = Path(name).name or "predictions"
+    (folder / safe).write_bytes(content)
+    return f"{token}/{safe}", hashlib.sha256(content).hexdigest()
+
+
+def _forget_abandoned() -> None:
+    if not _folder().is_dir():
+        return
+    cutoff = time.time() - PREVIEW_MAX_AGE
+    for folder in _folder().iterdir():
+        try:
+            stale = folder.stat().st_mtime < cutoff
+        except OSError:
+            continue
+        if stale:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def upload_read(path: str, digest: str) -> bytes:
+    """The stored file, if it is still the one previewed; else PredictionImportError."""
+    token, _, name = path.partition("/")
+    file = _folder() / Path(token).name / Path(name).name
+    try:
+        content = file.read_bytes()
+    except OSError as exc:
+        raise PredictionImportError("the previewed file is gone: upload it again") from exc
+    if hashlib.sha256(content).hexdigest() != digest:
+        raise PredictionImportError("the file changed after the preview: upload it again")
+    return content
+
+
+def upload_discard(path: str) -> None:
+    token = Path(path.partition("/")[0]).name
+    if token:
+        shutil.rmtree(_folder() / token, ignore_errors=True)

@@ -1,0 +1,218 @@
+"""AI predictions from the browser: upload, preview (writes nothing), confirm (writes, all or
+nothing); the API says which studies changed."""
+
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.contrib.messages import get_messages
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from analysis.models import AIModel, Prediction
+from analysis.services import predictions_import
+from readerstudy.models import AuditEvent, Role
+from tests.factories import (
+    MembershipFactory,
+    QuestionFactory,
+    ReaderStudyFactory,
+    StudyQuestionFactory,
+    UserFactory,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def study_b(study):
+    """Study B on the same dataset: two of the study's questions and one of its own."""
+    b = ReaderStudyFactory(dataset=study.dataset, slug="study-b", title="Study B")
+    for position, item in enumerate(study.items.order_by("position")[:2]):
+        StudyQuestionFactory(study=b, question=item.question, position=position)
+    StudyQuestionFactory(
+        study=b, question=QuestionFactory(dataset=study.dataset, source_id="b-only"), position=2
+    )
+    return b
+
+
+def csv_of(study, letter="B", extra=""):
+    rows = "".join(f"{i.question.source_id},{letter}\n" for i in study.items.all())
+    return f"question_id,prediction\n{rows}{extra}".encode()
+
+
+def preview(client, study, content, model="MedGemma", replace=False):
+    data = {"model": model, "file": SimpleUploadedFile("preds.csv", content)}
+    if replace:
+        data["replace"] = "on"
+    return client.post(reverse("analysis-predictions", args=[study.slug]), data)
+
+
+def token_of(response) -> str:
+    return re.search(r'name="token" value="([^"]+)"', response.content.decode()).group(1)
+
+
+def nothing_written():
+    return not (
+        AIModel.objects.exists()
+        or Prediction.objects.exists()
+        or AuditEvent.objects.filter(action__startswith="predictions").exists()
+    )
+
+
+def test_the_analysis_page_offers_the_upload_form(client, study, pi):
+    client.force_login(pi)
+    html = client.get(reverse("analysis", args=[study.slug])).content.decode()
+    assert f'action="{reverse("analysis-predictions", args=[study.slug])}"' in html
+    assert 'enctype="multipart/form-data"' in html
+
+
+def test_preview_shows_rows_matches_failures_and_every_changed_study_and_writes_nothing(
+    client, study, pi, study_b
+):
+    MembershipFactory(study=study_b, user=pi, role=Role.PI)
+    client.force_login(pi)
+    content = csv_of(study, extra="b-only,no idea at all\n")
+    response = preview(client, study, content)
+    assert response.status_code == 200
+    html = response.content.decode()
+    rows = dict(re.findall(r"<tr><th>(.*?)</th><td[^>]*>(.*?)</td></tr>", html))
+    assert rows["Rows in the file"] == "5"
+    assert rows["Questions matched in the dataset"] == "5 of 5"
+    assert rows["… of them in this study"] == "4"
+    assert rows[next(k for k in rows if k.startswith("Failed extractions"))] == "1"
+    assert "Studies whose results change (2)" in html
+    assert f"<strong>{study.slug}</strong>" in html and "<strong>study-b</strong>" in html
+    assert "Import 5 predictions" in html
+    assert nothing_written()
+    stored = list((Path(settings.MEDIA_ROOT) / "uploads" / "predictions").glob("*/*"))
+    assert [p.read_bytes() for p in stored] == [content]  # the file is stored first
+
+
+def test_confirm_imports_the_previewed_file_and_names_the_changed_studies(client, study, pi):
+    client.force_login(pi)
+    token = token_of(preview(client, study, csv_of(study, "C")))
+    response = client.post(
+        reverse("analysis-predictions-confirm", args=[study.slug]), {"token": token}
+    )
+    assert response.url == reverse("analysis", args=[study.slug])
+    [message] = [str(m) for m in get_messages(response.wsgi_request)]
+    assert message.startswith("Imported 4 predictions of “MedGemma” (0 failed extractions)")
+    assert message.endswith(f"Studies whose results changed: {study.slug}.")
+    assert set(Prediction.objects.values_list("letter", flat=True)) == {"C"}
+    assert AuditEvent.objects.get(study=study, action="predictions.upload").actor == pi
+    assert not list((Path(settings.MEDIA_ROOT) / "uploads" / "predictions").glob("*/*"))
+    # The same token again: the file is gone, nothing changes.
+    again = client.post(
+        reverse("analysis-predictions-confirm", args=[study.slug]), {"token": token}
+    )
+    assert again.status_code == 400 and Prediction.objects.count() == 4
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b" \n", "the file is empty"),
+        (b"id,answer\nq1,A\n", "CSV needs a header with question_id,prediction"),
+        (b"\xff\xfe\x00binary", "the file is not UTF-8 text"),
+    ],
+)
+def test_a_bad_file_gives_a_clear_error_and_writes_nothing(client, study, pi, content, message):
+    client.force_login(pi)
+    response = preview(client, study, content)
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "Nothing was imported." in html and message in html
+    assert 'name="token"' not in html and nothing_written()
+
+
+def test_unknown_ids_and_an_existing_model_are_shown_and_cannot_be_confirmed(client, study, pi):
+    predictions_import(dataset=study.dataset, model_name="MedGemma", content=csv_of(study, "A"))
+    client.force_login(pi)
+    response = preview(client, study, csv_of(study, extra="nope-1,A\n"))
+    html = response.content.decode()
+    assert "1 question id(s) not in dataset" in html and "nope-1" in html
+    assert "already has 4 predictions" in html
+    assert 'name="token"' not in html
+    replaced = preview(client, study, csv_of(study, "D"), replace=True)
+    assert "Predictions of this model replaced" in replaced.content.decode()
+    client.post(
+        reverse("analysis-predictions-confirm", args=[study.slug]), {"token": token_of(replaced)}
+    )
+    assert set(Prediction.objects.values_list("letter", flat=True)) == {"D"}
+
+
+def test_non_pis_cannot_preview_or_confirm(client, study, pi, reader, expert, outsider):
+    client.force_login(pi)
+    token = token_of(preview(client, study, csv_of(study)))
+    for person in (reader, expert, outsider):
+        client.force_login(person)
+        assert preview(client, study, csv_of(study)).status_code == 404
+        confirm = reverse("analysis-predictions-confirm", args=[study.slug])
+        assert client.post(confirm, {"token": token}).status_code == 404
+        assert client.get(reverse("analysis-predictions", args=[study.slug])).status_code == 404
+    assert nothing_written()
+
+
+def test_a_pi_of_another_study_on_the_dataset_cannot_change_this_one(client, study, study_b):
+    pi_b = UserFactory(username="pi_b")
+    MembershipFactory(study=study_b, user=pi_b, role=Role.PI)
+    client.force_login(pi_b)
+    response = preview(client, study_b, csv_of(study_b))  # questions study A shows too
+    assert response.status_code == 403
+    assert "not a PI" in response.content.decode() and study.slug not in response.content.decode()
+    assert nothing_written()
+
+
+def test_a_tampered_file_or_another_studys_token_is_refused(client, study, pi, study_b):
+    MembershipFactory(study=study_b, user=pi, role=Role.PI)
+    client.force_login(pi)
+    token = token_of(preview(client, study, csv_of(study)))
+    # The preview of study A, confirmed through study B: refused.
+    response = client.post(
+        reverse("analysis-predictions-confirm", args=["study-b"]), {"token": token}
+    )
+    assert response.status_code == 400 and "another study" in response.content.decode()
+    # Another person's preview: refused.
+    other_pi = UserFactory(username="other_pi")
+    MembershipFactory(study=study, user=other_pi, role=Role.PI)
+    client.force_login(other_pi)
+    confirm = reverse("analysis-predictions-confirm", args=[study.slug])
+    assert client.post(confirm, {"token": token}).status_code == 400
+    # A forged token: refused.
+    client.force_login(pi)
+    assert client.post(confirm, {"token": token[:-2] + "xx"}).status_code == 400
+    # The stored file changed after the preview: refused, nothing written.
+    stored = next((Path(settings.MEDIA_ROOT) / "uploads" / "predictions").glob("*/*"))
+    stored.write_bytes(csv_of(study, "D"))
+    response = client.post(confirm, {"token": token})
+    assert response.status_code == 400
+    assert "the file changed after the preview" in response.content.decode()
+    assert nothing_written()
+
+
+def test_the_api_response_lists_the_studies_changed(study, pi, study_b):
+    MembershipFactory(study=study_b, user=pi, role=Role.PI)
+    client = APIClient()
+    client.force_authenticate(pi)
+    response = client.post(
+        f"/api/v1/studies/{study.slug}/predictions/",
+        {"model": "MedGemma", "file": SimpleUploadedFile("p.csv", csv_of(study))},
+        format="multipart",
+    )
+    assert response.status_code == 201
+    assert response.json()["studies"] == sorted([study.slug, "study-b"])
+
+
+def test_files_of_previews_nobody_confirmed_are_removed_later(client, study, pi):
+    client.force_login(pi)
+    preview(client, study, csv_of(study))
+    folder = Path(settings.MEDIA_ROOT) / "uploads" / "predictions"
+    [old] = list(folder.iterdir())
+    two_hours_ago = time.time() - 2 * 60 * 60
+    os.utime(old, (two_hours_ago, two_hours_ago))
+    preview(client, study, csv_of(study, "C"))
+    assert old not in list(folder.iterdir()) and len(list(folder.iterdir())) == 1
