@@ -15,7 +15,13 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
 from analysis.pipeline import records
-from analysis.triage import ITEM_COLUMNS, next_to_review, study_item_analysis, triage_queue
+from analysis.triage import (
+    ITEM_COLUMNS,
+    next_to_review,
+    readers_scope,
+    study_item_analysis,
+    triage_queue,
+)
 from annotation.reviews import REVIEWERS, expert_agreement, may_see_others
 from readerstudy.downloads import attachment
 from readerstudy.models import Role
@@ -42,6 +48,7 @@ def queue(request: HttpRequest, slug: str) -> HttpResponse:
         "can_review": Role.EXPERT in roles,
         # who chose what: not to someone who also reads in this study (blinding)
         "show_who": Role.READER not in roles,
+        "readers_scope": readers_scope(study),
     }
     return render(request, "analysis/expert_queue.html", context)
 
@@ -104,6 +111,7 @@ def item_analysis_page(request: HttpRequest, slug: str) -> HttpResponse:
         "headers": headers,
         "rows": records(frame),
         "sort": sort,
+        "readers_scope": readers_scope(study),
     }
     return render(request, "analysis/items.html", context)
 
