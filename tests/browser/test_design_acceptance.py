@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from analysis.selectors import study_raters
 from annotation.models import Answer, ReaderCompletion
 from readerstudy.models import ReaderAssignment, ReaderStudy
 from tests.browser.helpers import sign_in, wait_seen
@@ -96,6 +97,9 @@ def test_a_pi_designs_a_crossover_two_readers_read_both_arms_and_the_analysis_co
     shown = {
         (arm, reader): (n, correct) for arm, task, reader, n, correct, _ in cells if task == "All"
     }
+    # Readers by the page's names ("Reader 1"), as in every other table, never by username.
+    names = {r.source: r.name for r in study_raters(study) if r.kind == "human"}
+    assert "reader1" not in page.inner_text("#arms")
     # Each reader's accuracy in each arm, as the database has their answers.
     for username in ("reader1", "reader3"):
         for arm in ("unaided", "aided"):
@@ -103,8 +107,7 @@ def test_a_pi_designs_a_crossover_two_readers_read_both_arms_and_the_analysis_co
                 "item__question"
             )
             right = sum(a.choice == a.item.question.correct for a in mine)
-            # (The design tables name readers by username; the rest of the page by "Reader n".)
-            assert shown[(arm, username)] == (str(SAMPLE), str(right))
+            assert shown[(arm, names[username])] == (str(SAMPLE), str(right))
     assert ("aided", "Panel (mean of readers)") in shown
     assert page.locator("[data-design-table=mrmc_difference]").count() == 1
     assert "Analysed: " in page.inner_text("[data-design-sentence]")
