@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from analysis.rater_names import display_names, reader_key, study_labels
 from annotation.models import Answer
 from readerstudy.models import ItemAid, ReaderAssignment, ReaderStudy, Task
 
@@ -72,7 +73,12 @@ def design_frame(study: ReaderStudy) -> pd.DataFrame:
         )
     }
     rows = []
-    for reader_id, username in sorted(readers.items(), key=lambda kv: kv[1]):
+    # Readers by the names the rest of the analysis gives them ("Reader 1", or the PI's
+    # labels): a design table beside the accuracy table never names a reader by username.
+    names = {
+        r.rater_id: r.name for r in display_names(set(readers.items()), (), study_labels(study))
+    }
+    for reader_id in sorted(readers):  # the order of their names' numbers
         assignment = assignments.get(reader_id)
         group = assignment.reader_group if assignment else None
         for session, arm in enumerate(
@@ -87,7 +93,7 @@ def design_frame(study: ReaderStudy) -> pd.DataFrame:
                 choice, first, time_ms = given.get((reader_id, session, item_id), (None,) * 3)
                 rows.append(
                     (
-                        username,
+                        names[reader_key(reader_id)],
                         str(arm),
                         str(case),
                         qid,

@@ -36,12 +36,13 @@ import pandas as pd
 from django.db.models import Count, Q
 from django.urls import reverse
 
+from analysis.rater_names import reader_key
 from analysis.selectors import study_questions, study_responses
 from analysis.stats.frame import LETTERS
 from analysis.stats.items import fisher_interval, item_analysis
 from annotation.models import Answer, ExpertReview
 from readerstudy.models import Image, ReaderStudy, StudyQuestion
-from readerstudy.vocabulary import Alignment, Difficulty
+from readerstudy.vocabulary import Alignment, Arm, Difficulty
 
 WEIGHTS = {"key_suspicion": 3.0, "complaints": 2.0, "discrimination_readers": 1.0}
 
@@ -75,16 +76,40 @@ ITEM_COLUMNS: dict[str, tuple[str, str]] = {
 }
 
 
+def readers_scope(study: ReaderStudy) -> str:
+    """Which of the readers' answers the item analysis and the queue count, in words; empty
+    for a study read without the AI. Each reader counts once per question: in a two-arm study
+    their unaided session (the question as readers meet it alone: the aided answers lean on
+    the model's and would count one reader twice); the arms are compared on the analysis page."""
+    arms = study.arm_list
+    if len(arms) > 1:
+        return (
+            f"Each reader counts once per question, from their {arms[0]} session: readers "
+            f"read every case twice ({' and '.join(arms)}), and the aided answers lean on the "
+            "AI's. The arms are compared under Aided against unaided on the analysis page."
+        )
+    if Arm.AIDED in arms:
+        return (
+            "Readers answered with the AI's answer shown (aided arm): where they agree with "
+            "the models it may be the AI speaking, so agreement on a wrong option is weaker "
+            "evidence against the key than in a study read alone."
+        )
+    return ""
+
+
 def responses_with_comments(study: ReaderStudy) -> pd.DataFrame:
-    """The analysis' long frame plus each reader's comment (item analysis counts them)."""
+    """The analysis' long frame plus each reader's comment (item analysis counts them), from
+    the same arm as the frame's answers (`readers_scope`), matched by reader, not by name."""
     frame = study_responses(study)
     comments = {
-        (source_id, username): comment
-        for source_id, username, comment in Answer.objects.filter(item__study=study)
+        (source_id, reader_key(reader_id)): comment
+        for source_id, reader_id, comment in Answer.objects.filter(
+            item__study=study, arm=study.arm_list[0]
+        )
         .exclude(comment="")
-        .values_list("item__question__source_id", "reader__username", "comment")
+        .values_list("item__question__source_id", "reader_id", "comment")
     }
-    keys = zip(frame["question_id"], frame["rater"], frame["rater_kind"], strict=True)
+    keys = zip(frame["question_id"], frame["rater_id"], frame["rater_kind"], strict=True)
     frame["comment"] = [comments.get((q, r), "") if kind == "human" else "" for q, r, kind in keys]
     return frame
 

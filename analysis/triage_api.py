@@ -9,7 +9,7 @@ from rest_framework.response import Response
 
 from analysis.pipeline import records
 from analysis.stats import items as item_stats
-from analysis.triage import ITEM_COLUMNS, study_item_analysis
+from analysis.triage import ITEM_COLUMNS, readers_scope, study_item_analysis
 from analysis.triage_views import sorted_items
 from readerstudy.models import Role
 from readerstudy.selectors import study_for_user
@@ -39,6 +39,7 @@ class ItemAnalysis(GenericAPIView):
             "ItemAnalysis",
             {
                 "definition": serializers.CharField(),
+                "readers_scope": serializers.CharField(),
                 "items": serializers.ListField(
                     child=inline_serializer(
                         "ItemAnalysisRow", {name: _field(name) for name in ITEM_FIELDS}
@@ -53,6 +54,7 @@ class ItemAnalysis(GenericAPIView):
         return Response(
             {
                 "definition": item_stats.__doc__.strip(),
+                "readers_scope": readers_scope(study),
                 "items": records(frame[ITEM_FIELDS]),
             }
         )

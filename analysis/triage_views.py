@@ -20,6 +20,7 @@ from analysis.triage import (
     ITEM_COLUMNS,
     next_to_review,
     question_evidence,
+    readers_scope,
     study_item_analysis,
     triage_queue,
 )
@@ -48,6 +49,7 @@ def queue(request: HttpRequest, slug: str) -> HttpResponse:
         "agreement_scope": None if seen is True else len(seen),
         "can_review": Role.EXPERT in roles,
         "show_who": show_who(roles),
+        "readers_scope": readers_scope(study),
     }
     return render(request, "analysis/expert_queue.html", context)
 
@@ -136,6 +138,7 @@ def item_analysis_page(request: HttpRequest, slug: str) -> HttpResponse:
         "headers": headers,
         "rows": records(frame),
         "sort": sort,
+        "readers_scope": readers_scope(study),
     }
     return render(request, "analysis/items.html", context)
 

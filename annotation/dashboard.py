@@ -19,6 +19,10 @@ from readerstudy.vocabulary import Alignment, Decision, ReviewFlag
 
 @dataclass(frozen=True)
 class ReaderRow:
+    """One reader's reading, in one arm when the study has two: a crossover's reader reads
+    every case once per arm, so their answers, times and finish are counted per arm (a row
+    over both would show 200 answers of 100 cases and mix aided with unaided times)."""
+
     username: str
     answered: int
     total: int
@@ -29,6 +33,8 @@ class ReaderRow:
     # Answers given in less visible time than the policy's FAST_ANSWER_MS: too fast to be a
     # reading of the image (a key burst, a guess); counted here, marked in the export.
     fast: int = 0
+    arm: str = ""  # set in a two-arm study only
+    session: int | None = None  # the session this arm is read in (two-arm study)
 
     @property
     def percent(self) -> int:
@@ -40,37 +46,84 @@ def is_fast(time_ms: int) -> bool:
     return time_ms < settings.FAST_ANSWER_MS
 
 
+def _reader_totals(study: ReaderStudy) -> dict[int, int]:
+    """reader id -> cases they read per session: their group's and the anchor (split-plot);
+    readers without a group are absent (they read every case)."""
+    if not study.reader_groups:
+        return {}
+    anchors = study.items.filter(anchor=True).count()
+    per_group = dict(
+        study.items.filter(case_group__isnull=False, anchor=False)
+        .values_list("case_group")
+        .annotate(n=Count("id"))
+        .values_list("case_group", "n")
+    )
+    return {
+        reader_id: per_group.get(group, 0) + anchors
+        for reader_id, group in ReaderAssignment.objects.filter(
+            study=study, reader_group__isnull=False
+        ).values_list("reader_id", "reader_group")
+    }
+
+
 def reader_rows(study: ReaderStudy) -> list[ReaderRow]:
-    total = study.items.count()
+    """Progress and reading time per reader; in a two-arm study one row per reader and arm.
+    Only answers count (a second read's first answer alone is not one yet)."""
+    items = study.items.count()
+    totals = _reader_totals(study)
+    two_arms = study.crossover
     readers = list(
         Membership.objects.filter(study=study, role=Role.READER)
         .order_by("user__username")
-        .values_list("user__username", flat=True)
+        .values_list("user_id", "user__username")
     )
-    times: dict[str, list[int]] = defaultdict(list)
-    last: dict[str, datetime] = {}
-    for username, time_ms, updated in Answer.objects.filter(item__study=study).values_list(
-        "reader__username", "time_ms", "updated_at"
+    times: dict[tuple[int, str], list[int]] = defaultdict(list)
+    last: dict[tuple[int, str], datetime] = {}
+    names = dict(readers)
+    for reader_id, username, arm, time_ms, updated in (
+        Answer.objects.filter(item__study=study)
+        .exclude(choice="")
+        .values_list("reader_id", "reader__username", "arm", "time_ms", "updated_at")
     ):
-        times[username].append(time_ms)
-        last[username] = max(last.get(username, updated), updated)
-    finished = dict(
-        ReaderCompletion.objects.filter(study=study).values_list("reader__username", "finished_at")
-    )
-    names = readers + sorted(set(times) - set(readers))
-    return [
-        ReaderRow(
-            username=name,
-            answered=len(times[name]),
-            total=total,
-            median_ms=statistics.median(times[name]) if times[name] else None,
-            total_ms=sum(times[name]),
-            last_activity=last.get(name),
-            finished=finished.get(name),
-            fast=sum(1 for t in times[name] if is_fast(t)),
+        key = (reader_id, arm if two_arms else "")
+        names.setdefault(reader_id, username)
+        times[key].append(time_ms)
+        last[key] = max(last.get(key, updated), updated)
+    finished = {
+        (reader_id, session): at
+        for reader_id, session, at in ReaderCompletion.objects.filter(study=study).values_list(
+            "reader_id", "session", "finished_at"
         )
-        for name in names
-    ]
+    }
+    first_arm = dict(
+        ReaderAssignment.objects.filter(study=study).values_list("reader_id", "first_arm")
+    )
+    order = [r for r, _ in readers] + sorted(
+        (r for r in names if r not in dict(readers)), key=lambda r: names[r]
+    )
+    rows = []
+    for reader_id in order:
+        for arm in study.arm_list if two_arms else ("",):
+            key = (reader_id, arm)
+            session = None
+            if two_arms:
+                session = 1 if first_arm.get(reader_id, study.arm_list[0]) == arm else 2
+            spent = times[key]
+            rows.append(
+                ReaderRow(
+                    username=names[reader_id],
+                    answered=len(spent),
+                    total=totals.get(reader_id, items),
+                    median_ms=statistics.median(spent) if spent else None,
+                    total_ms=sum(spent),
+                    last_activity=last.get(key),
+                    finished=finished.get((reader_id, session or 1)),
+                    fast=sum(1 for t in spent if is_fast(t)),
+                    arm=arm,
+                    session=session,
+                )
+            )
+    return rows
 
 
 def expert_rows(study: ReaderStudy) -> list[dict]:
@@ -117,7 +170,10 @@ def flagged_items(study: ReaderStudy, *, viewer) -> tuple[list[dict], dict[str, 
             n_reject=Count(
                 "reviews", filter=Q(reviews__decision=Decision.REJECT) & visible, distinct=True
             ),
-            n_misfit=Count("answers", filter=Q(answers__alignment=Alignment.NO), distinct=True),
+            # Readers, not answers: a crossover's reader answers each case twice.
+            n_misfit=Count(
+                "answers__reader", filter=Q(answers__alignment=Alignment.NO), distinct=True
+            ),
         )
         .order_by("position")
     )

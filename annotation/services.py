@@ -10,6 +10,7 @@ written over it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -18,7 +19,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.models import Answer, AnswerRevision, ReaderCompletion
-from annotation.selectors import is_locked
+from annotation.selectors import is_locked, screen_letters, to_screen
 from annotation.sessions import Reading, reading_of
 from readerstudy.models import ReaderStudy, StudyQuestion
 from readerstudy.signals import data_changed
@@ -31,7 +32,9 @@ class AnswerRejected(ValueError):
 
 class AnswerConflict(AnswerRejected):
     """The case was answered elsewhere after the page showed it. `saved`: the answer the
-    server holds (the reader's own), so the page can show it beside the reader's draft."""
+    server holds (the reader's own), so the page can show it beside the reader's draft. The
+    message and `saved` speak the reader's screen letters (shuffled options), never the
+    canonical ones: they are built here, once, for every page and the API."""
 
     def __init__(self, message: str, *, saved: dict[str, str] | None = None):
         super().__init__(message)
@@ -151,6 +154,12 @@ def _answer_save(
     reading = reading_of(study, reader)
     _check_reading(reading, item, session)
     second_read = reading.aid_mode == AidMode.SECOND_READ
+    # Whatever this refuses with goes back to the reader: in the letters of their screen.
+    mapping = screen_letters(study, reading, item.question_id)
+
+    def screen(answer: Answer) -> dict[str, str]:
+        return _on_screen(answer, mapping)
+
     mine = Answer.objects.select_for_update().filter(
         item=item, reader=reader, session=reading.session
     )
@@ -181,30 +190,46 @@ def _answer_save(
                     **values,
                 )
                 return AnswerOutcome(answer, created=True, revised=False)
+            if stage == "first":  # the page never showed the AI: it cannot give a final
+                return _repeat_first(existing, values, mapping)
             if not existing.choice:
-                if stage == "first":
-                    return _repeat_first(existing, values)
                 return _final(existing, values, spent)
-            return _revise(existing, reader, values, spent, study, base)
+            return _revise(existing, reader, values, spent, study, base, screen)
     except IntegrityError:
         # Two requests raced to create the same answer; the other one won. Treat this one as
         # a repeat of it, or as a revision if the values differ.
         with transaction.atomic():
             existing = mine.get()
+            if stage == "first":  # the page never showed the AI: it cannot give a final
+                return _repeat_first(existing, values, mapping)
             if not existing.choice:
-                if stage == "first":
-                    return _repeat_first(existing, values)
                 return _final(existing, values, spent)
-            return _revise(existing, reader, values, spent, study, base)
+            return _revise(existing, reader, values, spent, study, base, screen)
 
 
-def _repeat_first(existing: Answer, values: dict) -> AnswerOutcome:
-    """A second read's first answer sent again from a page that did not show the AI."""
+OnScreen = Callable[[Answer], dict[str, str]]
+
+
+def _on_screen(answer: Answer, mapping: dict[str, str]) -> dict[str, str]:
+    """The reader's saved answer as their page's form holds it: every answer field as text,
+    letters as on their screen. A second read before its final answer holds its first answer
+    (the one that can no longer change) as the choice, so a conflict never reports nothing."""
+    saved = {k: "" if v is None else str(v) for k, v in _values(answer).items()}
+    saved["choice"] = to_screen(mapping, answer.choice or answer.first_choice)
+    return saved
+
+
+def _repeat_first(existing: Answer, values: dict, mapping: dict[str, str]) -> AnswerOutcome:
+    """A second read's first answer sent again from a page that did not show the AI: a
+    repeat is harmless; anything else is refused, never taken as the final answer."""
     if values["choice"] == existing.first_choice:
         return AnswerOutcome(existing, created=False, revised=False, stage="first")
+    first = to_screen(mapping, existing.first_choice)
+    then = "give your final answer" if not existing.choice else "see your final answer"
     raise AnswerConflict(
-        "your first answer to this case is already saved and can no longer change; the AI's "
-        "answer is now shown. Open the case again to give your final answer."
+        f"your first answer to this case, {first}, is already saved and can no longer change; "
+        f"the AI's answer is now shown. Open the case again to {then}.",
+        saved=_on_screen(existing, mapping),
     )
 
 
@@ -218,17 +243,18 @@ def _final(existing: Answer, values: dict, spent: int) -> AnswerOutcome:
 
 
 def _revise(
-    existing: Answer, reader, values: dict, spent: int, study, base: dict | None = None
+    existing: Answer, reader, values: dict, spent: int, study, base: dict | None, screen: OnScreen
 ) -> AnswerOutcome:
     old = _values(existing)
     if old == values:
         return AnswerOutcome(existing, created=False, revised=False)
     if base is not None and _normalised(base) != old:
+        saved = screen(existing)
         raise AnswerConflict(
             "this case was answered elsewhere (another tab or window) after this page showed "
-            f"it: the saved answer is {old['choice']}. Open the case to see it, and submit "
+            f"it: the saved answer is {saved['choice']}. Open the case to see it, and submit "
             "again there to replace it.",
-            saved={k: "" if v is None else str(v) for k, v in old.items()},
+            saved=saved,
         )
     if not study.allow_revision:
         raise AnswerRejected("This study does not allow changing an answer once given.")

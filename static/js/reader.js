@@ -320,14 +320,20 @@
   }
 
   function refusedSave({ entry, message, saved: held }) {
-    refused.set(entry.number, { message, label: entry.label, url: entry.caseUrl, conflict: !!held });
+    // A second read's first answer sent from a page that never showed the AI, after another
+    // tab gave it: that stage is over here too. The case is shown again as the server has it
+    // (the first answer kept, the AI shown), the message on it, the choice kept as a draft.
+    const staleStage = !!held && /[?&]stage=first/.test(entry.url || "");
+    refused.set(entry.number, { message, label: entry.label, url: entry.caseUrl, conflict: !!held && !staleStage });
     if (held) {
       // Answered elsewhere: what this page shows as saved is out of date. The case shows the
       // server's answer beside the draft; a prefetched copy of it is just as old.
       const f = form();
-      if (f && shownNumber() === entry.number) markSaved(workspace(), f, held);
+      const here = shownNumber() === entry.number;
+      if (f && here && !staleStage) markSaved(workspace(), f, held);
       cases.reset();
-      if (workspace()) cases.prefetch(workspace());
+      if (here && staleStage && entry.caseUrl) go(entry.caseUrl, { replace: true });
+      else if (workspace()) cases.prefetch(workspace());
     }
     if (optimistic && optimistic.entryId === entry.id) optimistic = null;
     if (awaitingEnd === entry.id) awaitingEnd = null;

@@ -6,6 +6,7 @@ import pytest
 from django.urls import reverse
 
 from analysis.design_frame import DESIGN_COLUMNS, design_frame
+from analysis.selectors import study_raters
 from annotation import selectors
 from annotation.models import Answer
 from annotation.services import answer_submit, reader_finish
@@ -48,13 +49,20 @@ def test_the_frame_has_one_row_per_reader_arm_question_in_canonical_letters(read
     assert list(frame.columns) == DESIGN_COLUMNS
     assert len(frame) == 2 * 2 * 4
     assert not frame.duplicated(["reader", "arm", "question_id"]).any()
+    # Readers by the analysis' display names ("Reader 1" in the order they joined), never
+    # by username.
+    names = {r.source: r.name for r in study_raters(study) if r.kind == "human"}
+    assert set(frame["reader"]) == {"Reader 1", "Reader 2"} == set(names.values())
     stored = {
-        (a.reader.username, a.arm, a.item.question.source_id): (a.choice, a.session)
+        (names[a.reader.username], a.arm, a.item.question.source_id): (a.choice, a.session)
         for a in Answer.objects.select_related("reader", "item__question")
     }
     for row in frame.itertuples():
         assert (row.answer, row.session) == stored[(row.reader, row.arm, row.question_id)]
-    first_arms = dict(ReaderAssignment.objects.values_list("reader__username", "first_arm"))
+    first_arms = {
+        names[username]: arm
+        for username, arm in ReaderAssignment.objects.values_list("reader__username", "first_arm")
+    }
     for row in frame.itertuples():
         assert (row.session == 1) == (row.arm == first_arms[row.reader])
     items = {i.question.source_id: i for i in study.items.select_related("question__case")}

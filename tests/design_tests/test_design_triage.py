@@ -1,0 +1,110 @@
+"""A two-arm study on the expert queue, the item analysis and the PI dashboard: a reader who
+reads every case twice (unaided and aided) counts once per question in the item analysis
+(their unaided session, said on the page), and the dashboard's readers table counts per arm,
+never 16 answers of 8 cases (issue 23)."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from analysis.triage import study_item_analysis, triage_queue
+from annotation.services import answer_submit, reader_finish
+from readerstudy.models import ReaderAssignment, Role
+from readerstudy.vocabulary import Alignment
+from tests.design_tests.conftest import add_readers, crossover
+from tests.factories import MembershipFactory, UserFactory, build_study
+
+
+def _read_session(study, reader, choice_of, **extra):
+    """Answer every case of the reader's current session, then finish it."""
+    for item in study.items.select_related("question"):
+        answer_submit(reader=reader, item=item, choice=choice_of(item), **extra)
+    reader_finish(reader=reader, study=study)
+
+
+@pytest.fixture
+def read_twice(design_study, set_design):
+    """Two readers who read both sessions (washout 0). Unaided: everyone answers B and says
+    question 1 does not fit; aided: everyone answers as the AI does (the key), comments."""
+    study = design_study
+    readers = add_readers(study, 2)
+    set_design(study, crossover(washout_days=0))
+    first = study.items.order_by("position").first()
+    for reader in readers:
+        arm = ReaderAssignment.objects.get(study=study, reader=reader).first_arm
+        for session_arm in (arm, "aided" if arm == "unaided" else "unaided"):
+            if session_arm == "unaided":
+                for item in study.items.all():
+                    answer_submit(
+                        reader=reader,
+                        item=item,
+                        choice="B",
+                        alignment=Alignment.NO if item == first else "",
+                    )
+                reader_finish(reader=reader, study=study)
+            else:
+                for item in study.items.select_related("question"):
+                    answer_submit(
+                        reader=reader,
+                        item=item,
+                        choice=item.question.correct,
+                        alignment=Alignment.NO if item == first else "",
+                        comment="agree with the AI",
+                    )
+                reader_finish(reader=reader, study=study)
+    return study, readers, first
+
+
+def test_item_analysis_counts_each_reader_once_from_the_unaided_session(read_twice, client):
+    study, _, first = read_twice
+    items = study_item_analysis(study).set_index("item_id")
+    row = items.loc[first.id]
+    # Two readers, not four answers; their unaided B, not the aided key.
+    assert row["n_readers"] == 2
+    assert row["share_B"] == pytest.approx(2 / 3)  # two readers and the model (the key)
+    assert row["fit_no"] == 2 and row["comments"] == 0  # aided comments are not counted
+    pi = UserFactory()
+    MembershipFactory(study=study, user=pi, role=Role.PI)
+    client.force_login(pi)
+    page = client.get(reverse("item-analysis", args=[study.slug])).content.decode()
+    assert "Each reader counts once per question, from their unaided session" in page
+    queue = client.get(reverse("expert-queue", args=[study.slug])).content.decode()
+    assert "from their unaided session" in queue
+    api = client.get(f"/api/v1/studies/{study.slug}/items/").json()
+    assert "unaided session" in api["readers_scope"]
+    assert {r["n_readers"] for r in api["items"]} == {2}
+
+
+def test_reader_comments_reach_the_queue(db, client):
+    """A reader's comment counts as a complaint (the queue matched comments by username
+    against the readers' display names, "Reader 1", and counted none)."""
+    study = build_study(4)
+    reader = add_readers(study, 1)[0]
+    item = study.items.order_by("position").first()
+    answer_submit(reader=reader, item=item, choice="A", comment="this is a leg")
+    expert = UserFactory()
+    MembershipFactory(study=study, user=expert, role=Role.EXPERT)
+    row = next(r for r in triage_queue(study, expert) if r.item == item)
+    assert row.comments == 1 and "1 reader comment" in row.reasons
+    assert triage_queue(study, expert)[0].item == item  # the complaint ranks it first
+
+
+def test_dashboard_counts_readers_per_arm(read_twice, client):
+    study, readers, first = read_twice
+    pi = UserFactory()
+    MembershipFactory(study=study, user=pi, role=Role.PI)
+    client.force_login(pi)
+    response = client.get(reverse("pi-dashboard", args=[study.slug]))
+    page = response.content.decode()
+    assert "One row per reader and arm" in page
+    rows = response.context["readers"]
+    assert [(r.username, r.arm) for r in rows] == [
+        (reader.username, arm) for reader in readers for arm in ("unaided", "aided")
+    ]
+    n = study.items.count()
+    assert all(r.answered == n and r.total == n and r.finished for r in rows)
+    assert all(f"{n} / {n}" in page for _ in rows) and f"{2 * n} / {n}" not in page
+    # "Does not fit": two readers said so (in both sessions), not four answers.
+    flagged = {row["item"].id: row for row in response.context["flagged"]}
+    assert flagged[first.id]["misfit"] == 2
