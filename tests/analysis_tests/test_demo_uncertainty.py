@@ -12,11 +12,10 @@ import zipfile
 import numpy as np
 import pandas as pd
 import pytest
-from django.core.management import call_command
 from django.urls import reverse
 from scipy import stats as sps
 
-from readerstudy.models import ReaderStudy, Role
+from readerstudy.models import Role
 from tests.analysis_tests.test_uncertainty import Z, wilson
 from tests.factories import MembershipFactory, UserFactory
 
@@ -27,10 +26,9 @@ INTERVALS = [("ci_low", "ci_high"), ("ci_low_fixed", "ci_high_fixed")]
 
 
 @pytest.fixture
-def demo(settings, tmp_path, client):
-    settings.MEDIA_ROOT = tmp_path / "media"
-    call_command("seed_demo", "--password", "x-demo-password", stdout=io.StringIO())
-    study = ReaderStudy.objects.get(slug="demo")
+def demo(demo, client):
+    """The session's demo (seeded once, tests/conftest.py), seen by a PI of its own."""
+    study = demo
     pi = UserFactory(username="pi-for-test")
     MembershipFactory(study=study, user=pi, role=Role.PI)
     client.force_login(pi)
