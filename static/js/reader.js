@@ -52,7 +52,8 @@
     if (document.activeElement && workspace().contains(document.activeElement)) document.activeElement.blur();
     document.body.classList.add("paused");
     const screen = document.getElementById("paused");
-    if (screen) { screen.hidden = false; const b = $("button", screen); if (b) b.focus(); }
+    // The screen itself takes the focus, not Resume: an Enter typed in a burst must not resume.
+    if (screen) { screen.hidden = false; screen.focus({ preventScroll: true }); }
     const reminder = reminderBox();
     if (reminder) reminder.hidden = true;
   }
@@ -567,7 +568,7 @@
       // Paused: the case is hidden and no key acts on it; the pause key or Esc resumes.
       const k = e.key.length === 1 ? e.key.toLowerCase() : e.key;
       if (!e.ctrlKey && !e.metaKey && !e.altKey && (k === pauseKey() || k === "Escape")) { e.preventDefault(); resume(); }
-      else if (!(e.key === "Tab" || (e.key === "Enter" && e.target && e.target.tagName === "BUTTON"))) e.preventDefault();
+      else if (e.key !== "Tab") e.preventDefault();
       return;
     }
     const dialog = openDialog();
