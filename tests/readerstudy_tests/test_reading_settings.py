@@ -2,9 +2,11 @@
 break reminder, set on the new-study form or later on the dashboard, checked by the server."""
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.urls import reverse
 
-from readerstudy.models import AuditEvent, ReaderStudy
+from readerstudy.models import AuditEvent, Image, ReaderStudy
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -78,3 +80,34 @@ def test_the_reader_page_opens_at_the_studys_window_and_says_the_break_time(clie
     html = client.get(reverse("reader-case", args=[study.slug, 1])).content.decode()
     assert 'data-default-preset="bone"' in html
     assert 'data-break-minutes="25"' in html
+
+
+@pytest.fixture
+def creator_client(client, study, resources):
+    Image.objects.update(source_path=str(resources / "tiny_8bit.png"), display="")
+    creator = UserFactory(username="creator")
+    creator.user_permissions.add(Permission.objects.get(codename="add_readerstudy"))
+    client.force_login(creator)
+    return client
+
+
+def create(client, study, **fields):
+    data = {"dataset": study.dataset.id, "slug": "paced", "title": "Paced", "sample": 2, "seed": 1}
+    return client.post(reverse("study-create"), {**data, "stratify": "none", **fields})
+
+
+def test_the_new_study_form_sets_the_window_and_the_break_reminder(creator_client, study):
+    html = creator_client.get(reverse("study-create")).content.decode()
+    assert 'name="default_window"' in html and 'name="break_minutes"' in html
+    create(creator_client, study, default_window="lung", break_minutes="30")
+    created = ReaderStudy.objects.get(slug="paced")
+    assert (created.default_window, created.break_minutes) == ("lung", 30)
+
+
+def test_the_new_study_form_defaults_and_refuses_a_bad_window(creator_client, study):
+    response = create(creator_client, study, default_window="mediastinum")
+    assert "default_window" in response.context["form"].errors
+    assert not ReaderStudy.objects.filter(slug="paced").exists()
+    create(creator_client, study)
+    created = ReaderStudy.objects.get(slug="paced")
+    assert (created.default_window, created.break_minutes) == ("default", 60)
