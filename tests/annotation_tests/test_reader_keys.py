@@ -23,7 +23,7 @@ def viewer_keys() -> set[str]:
 
 def test_no_key_of_the_reading_page_does_two_things():
     answer_keys = [k for values in SHORTCUTS.values() for keys in values.values() for k in keys]
-    page_keys = list(PAGE_SHORTCUTS.values()) + ["q", "?"]
+    page_keys = [*PAGE_SHORTCUTS.values(), "q", "?"]
     keys = answer_keys + page_keys + sorted(viewer_keys())
     assert len(keys) == len(set(keys)), sorted(k for k in keys if keys.count(k) > 1)
     assert {"0", " ", "w", "i", "l", "f"} <= viewer_keys()
