@@ -1,6 +1,7 @@
 """Issue 26, items 3-5 in a browser: a comment by keyboard, a window preset that sticks, and a
 Pause that stops the clock and hides the case."""
 
+import re
 import time
 
 import pytest
@@ -158,3 +159,25 @@ def test_pause_stops_the_clock_hides_the_case_and_keys_wait(page, live_server):
     assert page.is_visible("#paused") and "left at your pace" in page.inner_text("#paused")
     page.click("[data-action=resume]")
     assert page.is_hidden("#paused")
+
+
+def test_a_break_reminder_after_the_pis_reading_time(page, live_server):
+    study = study_with_radiographs(3)
+    ReaderStudy.objects.filter(pk=study.pk).update(break_minutes=20)
+    reader_of(study)
+    sign_in(page, live_server, "resident")
+    page.clock.install()
+    open_case(page, live_server, study)
+    assert page.is_hidden("#break-reminder")
+    page.clock.fast_forward("19:00")
+    page.wait_for_timeout(300)
+    assert page.is_hidden("#break-reminder")
+    page.clock.fast_forward("01:30")
+    page.wait_for_selector("#break-reminder:visible")
+    reminder = page.locator("#break-reminder")
+    minutes = re.search(r"reading for (\d+) min without a break", reminder.inner_text())
+    assert minutes and 20 <= int(minutes[1]) <= 21
+    # Docked in the question panel, not over the image.
+    assert page.evaluate("!!document.querySelector('#question-panel #break-reminder')")
+    reminder.locator("[data-action=pause]").click()
+    assert page.is_visible("#paused") and page.is_hidden("#break-reminder")
