@@ -66,13 +66,19 @@ def reader_pace(study: ReaderStudy, reader, left: int) -> Pace:
     return pace_of(times, left)
 
 
+# The study's expected time per case is the median of its latest answers (bounded, so the
+# instructions page costs the same in a study of 40,000 answers).
+EXPECTED_FROM_LATEST = 2000
+
+
 def expected_case_ms(study: ReaderStudy) -> float:
-    """What a case of this study is expected to take: the median over every reader's answers,
-    or the policy's READER_EXPECTED_CASE_MS before enough answers exist."""
+    """What a case of this study is expected to take: the median over the readers' latest
+    answers, or the policy's READER_EXPECTED_CASE_MS before enough answers exist."""
     times = list(
         Answer.objects.filter(item__study=study)
         .exclude(choice="")
-        .values_list("time_ms", flat=True)
+        .order_by("-updated_at")
+        .values_list("time_ms", flat=True)[:EXPECTED_FROM_LATEST]
     )
     if len(times) < MIN_PACE_ANSWERS:
         return float(settings.READER_EXPECTED_CASE_MS)

@@ -113,7 +113,6 @@ def _render_case(
         "min_dwell_ms": settings.READER_MIN_DWELL_MS,
         "reading": reading,
         "pace": pacing.reader_pace(study, request.user, progress.left),
-        "expected": pacing.expected_for(study, case.total),
     }
     template = "annotation/_case.html" if request.htmx else "annotation/case.html"
     response = render(request, template, context, status=status)
