@@ -116,6 +116,8 @@ def create(request: HttpRequest) -> HttpResponse:
             "show_indication": data["show_indication"],
             "lock_on_finish": data["lock_on_finish"],
             "draft_days": data["draft_days"] or 14,
+            "default_window": data["default_window"] or "default",
+            "break_minutes": 60 if data["break_minutes"] is None else data["break_minutes"],
             "instructions": data["instructions"],
             "closing_text": data["closing_text"],
         }

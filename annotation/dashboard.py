@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db.models import Count, Max, Q
 
 from annotation.models import Answer, ExpertReview, ReaderCompletion
+from annotation.pacing import Pace
 from annotation.reviews import visible_items_q
 from annotation.sessions import session_opens
 from readerstudy.models import Membership, ReaderAssignment, ReaderStudy, Role, StudyQuestion
@@ -39,6 +40,16 @@ class ReaderRow:
     @property
     def percent(self) -> int:
         return round(100 * self.answered / self.total) if self.total else 0
+
+    @property
+    def left_ms(self) -> int | None:
+        """Reading time left at this reader's own pace (annotation.pacing): 0 when done,
+        None before they have answered enough to tell."""
+        if self.finished:
+            return 0
+        median = self.median_ms
+        pace = Pace(self.answered, max(self.total - self.answered, 0), median)
+        return pace.left_ms
 
 
 def is_fast(time_ms: int) -> bool:

@@ -1,7 +1,7 @@
 from django import forms
 
 from readerstudy import json_input
-from readerstudy.vocabulary import ANSWER_FIELD_NAMES, ANSWER_FIELDS, SHORTCUTS
+from readerstudy.vocabulary import ANSWER_FIELD_NAMES, ANSWER_FIELDS, PAGE_SHORTCUTS, SHORTCUTS
 
 
 class ShortcutRadioSelect(forms.RadioSelect):
@@ -32,7 +32,9 @@ def _answer_fields() -> dict[str, forms.Field]:
                 max_length=field.max_length,
                 strip=True,
                 label=field.label,
-                widget=forms.Textarea(attrs={"rows": 3}),
+                widget=forms.Textarea(
+                    attrs={"rows": 3, "data-keys": PAGE_SHORTCUTS.get(field.name, "")}
+                ),
             )
         else:
             out[field.name] = forms.ChoiceField(

@@ -32,6 +32,7 @@ class ReaderImage:
     value_max: float = 255.0
     monochrome1: bool = False
     presets_json: str = "{}"  # {name: [center, width]} in stored units, from the server
+    modality: str = ""  # the viewer remembers a reader's preset choice per modality
 
 
 # A reader's own saved answer: one attribute per answer field of the vocabulary.
@@ -259,6 +260,7 @@ def _reader_image(img: Image) -> ReaderImage:
         "label": img.view_label,
         "width": img.width or 0,
         "height": img.height or 0,
+        "modality": img.modality,
     }
     if not img.depth:
         return ReaderImage(**common)

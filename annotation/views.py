@@ -16,7 +16,7 @@ from django.utils.cache import add_never_cache_headers, patch_vary_headers
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotation import selectors
+from annotation import pacing, selectors
 from annotation.forms import AnswerForm, FinishForm
 from annotation.services import (
     AnswerConflict,
@@ -85,6 +85,7 @@ def instructions(request: HttpRequest, slug: str) -> HttpResponse:
         "reading": reading,
         "washout": "" if reading.is_open else washout_message(reading),
         "progress": selectors.progress_of(study, request.user, total=len(order)),
+        "expected": pacing.expected_for(study, len(order)),
     }
     return render(request, "annotation/instructions.html", context)
 
@@ -111,6 +112,7 @@ def _render_case(
         "study": study,
         "min_dwell_ms": settings.READER_MIN_DWELL_MS,
         "reading": reading,
+        "pace": pacing.reader_pace(study, request.user, progress.left),
     }
     template = "annotation/_case.html" if request.htmx else "annotation/case.html"
     response = render(request, template, context, status=status)
@@ -159,6 +161,9 @@ def _saved(request, study, number: int, order: list[int], outcome, reading) -> J
             ),
             "review_url": reverse("reader-review", kwargs={"slug": study.slug}),
             "progress": {"answered": len(answered), "total": len(order)},
+            "pace": pacing.reader_pace(
+                study, request.user, max(len(order) - len(answered), 0)
+            ).as_json(),
         },
         headers={"Cache-Control": "no-store"},
     )

@@ -1,7 +1,8 @@
 """Screenshots for the README, taken from a running `make demo` (Debian's Chromium).
 
-Run: .venv/bin/python docs/take_screenshots.py PASSWORD [BASE_URL [PREDICTIONS.csv]]
-(the upload preview needs a predictions file for the demo's questions; it is not confirmed).
+Run: .venv/bin/python docs/take_screenshots.py PASSWORD [BASE_URL [PREDICTIONS.csv]] [--only reader]
+(the upload preview needs a predictions file for the demo's questions; it is not confirmed;
+--only reader: the reader's case page alone, leaving the other screenshots as they are.)
 """
 
 from __future__ import annotations
@@ -48,16 +49,22 @@ def shoot(
 
 
 def reader_case(browser, base: str, password: str) -> None:
-    """The first case with the "auto" window preset (Shift+5) of the full-depth viewer."""
+    """reader3, partway through the demo, on their next case: the chest at the window it opens
+    at (no preset pressed), the time left at their pace in the top bar, a comment typed by
+    keyboard (T)."""
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     page = context.new_page()
-    sign_in(page, base, "reader1", password)
-    page.goto(f"{base}/s/demo/read/1/")  # past the instructions shown before case 1
+    sign_in(page, base, "reader3", password)
+    page.goto(f"{base}/s/demo/read/")  # Resume: the first case not answered yet
+    page.wait_for_selector("#workspace[data-seen]")
     page.wait_for_function(
         "() => { const viewer = window.ReaderViewer.current;"
         " return viewer && viewer.views.every((v) => v.loaded); }"
     )
-    page.keyboard.press("Shift+5")
+    page.keyboard.press("2")
+    page.keyboard.press("t")
+    page.keyboard.type("Round opacities in both lungs")
+    page.keyboard.press("Escape")
     page.wait_for_timeout(400)
     page.screenshot(path=OUT / "reader-case.png")
     context.close()
@@ -126,12 +133,19 @@ def figures(browser, base: str, password: str) -> None:
 
 
 def main() -> None:
-    password = sys.argv[1]
-    base = sys.argv[2] if len(sys.argv) > 2 else "http://127.0.0.1:8000"
+    args = sys.argv[1:]
+    reader_only = "--only" in args and args[args.index("--only") + 1] == "reader"
+    if "--only" in args:
+        del args[args.index("--only") : args.index("--only") + 2]
+    password = args[0]
+    base = args[1] if len(args) > 1 else "http://127.0.0.1:8000"
     OUT.mkdir(exist_ok=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
         reader_case(browser, base, password)
+        if reader_only:
+            browser.close()
+            return
         shoot(browser, base, password, "expert1", [("/s/demo/expert/", "expert-queue")], LAPTOP)
         expert_first_question(browser, base, password)
         expert_evidence(browser, base, password)

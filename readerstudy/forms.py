@@ -1,6 +1,7 @@
 from django import forms
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.forms.models import fields_for_model
 
 from readerstudy.models import Dataset, ReaderStudy, Role
 from readerstudy.sampling import SEED_MAX
@@ -37,6 +38,24 @@ def image_source_choices() -> list[tuple[str, str]]:
     if settings.DICOMWEB_URL:
         choices.append(("dicomweb", f"The PACS at {settings.DICOMWEB_URL} (DICOMweb)"))
     return choices
+
+
+class ReadingSettingsForm(
+    type(
+        "ReadingFields",
+        (forms.Form,),
+        fields_for_model(
+            ReaderStudy,
+            fields=["default_window", "break_minutes"],
+            labels={
+                "default_window": "Window each case opens at",
+                "break_minutes": "Break reminder after (minutes of reading)",
+            },
+        ),
+    )
+):
+    """How readers read a study: the window each case opens at, and when to suggest a break.
+    The fields (and their validators) are the model's; the service writes them."""
 
 
 class StudyCreateForm(forms.Form):
@@ -77,6 +96,21 @@ class StudyCreateForm(forms.Form):
         initial=14,
         label="Keep unsubmitted drafts (days)",
         help_text="Drafts live in the browser; they also go at sign-out.",
+    )
+    default_window = forms.ChoiceField(
+        required=False,
+        choices=ReaderStudy._meta.get_field("default_window").choices,
+        initial=ReaderStudy._meta.get_field("default_window").default,
+        label="Window each case opens at",
+        help_text=ReaderStudy._meta.get_field("default_window").help_text,
+    )
+    break_minutes = forms.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=480,
+        initial=ReaderStudy._meta.get_field("break_minutes").default,
+        label="Break reminder after (minutes of reading)",
+        help_text=ReaderStudy._meta.get_field("break_minutes").help_text,
     )
     instructions = forms.CharField(
         required=False,

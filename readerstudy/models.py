@@ -11,7 +11,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
-from readerstudy.vocabulary import ARM_LAYOUTS, LETTERS, AidMode, Arm
+from readerstudy.vocabulary import ARM_LAYOUTS, LETTERS, AidMode, Arm, WindowPreset
 
 
 class Task(models.TextChoices):
@@ -189,6 +189,19 @@ class ReaderStudy(models.Model):
         help_text="Unsubmitted drafts are kept in the reader's or expert's browser this many "
         "days at most (and never past sign-out).",
     )
+    default_window = models.CharField(
+        max_length=8,
+        choices=WindowPreset.choices,
+        default=WindowPreset.DEFAULT,
+        help_text="The window preset each case opens at, until a reader chooses another "
+        "(their choice then sticks for this study in their browser).",
+    )
+    break_minutes = models.PositiveSmallIntegerField(
+        default=60,
+        validators=[MaxValueValidator(480)],
+        help_text="Readers are reminded to take a break after this many minutes of reading "
+        "without a pause; 0: never.",
+    )
     seed = models.BigIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(
@@ -232,6 +245,10 @@ class ReaderStudy(models.Model):
                 name="study_aided_arm_has_model",
             ),
             models.CheckConstraint(condition=Q(washout_days__gte=0), name="study_washout"),
+            models.CheckConstraint(
+                condition=Q(default_window__in=WindowPreset.values), name="study_default_window"
+            ),
+            models.CheckConstraint(condition=Q(break_minutes__lte=480), name="study_break_minutes"),
             models.CheckConstraint(
                 condition=~Q(reader_groups=1), name="study_groups_none_or_two_plus"
             ),

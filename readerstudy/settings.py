@@ -235,6 +235,9 @@ READER_MIN_DWELL_MS = env_int("READER_MIN_DWELL_MS", 400, minimum=0)
 # Answers given in less visible time than this (ms) are flagged as too fast to be a reading:
 # counted on the PI dashboard, marked in the answers export and the analysis flow table.
 FAST_ANSWER_MS = env_int("FAST_ANSWER_MS", 2000, minimum=0)
+# Pacing: the time a case is expected to take (ms) before anyone has answered in a study
+# (the instructions' expected duration); once readers have answered, their own median is used.
+READER_EXPECTED_CASE_MS = env_int("READER_EXPECTED_CASE_MS", 40_000, minimum=1000)
 
 # One-time sign-in links a PI hands to people brought in from the dashboard: valid this many
 # days, once. They are e-mailed when e-mail is configured (EMAIL_HOST; the demo prints them to

@@ -47,6 +47,7 @@ dashboard = [
     path("feedback.csv", dashboard_views.export_feedback, name="pi-feedback-csv"),
     path("members/", study_views.members, name="pi-members"),
     path("members/invite/", invite_views.invite, name="pi-invite"),
+    path("reading/", study_views.reading_settings, name="pi-reading"),
     path(
         "invitations/<int:invitation_id>/",
         invite_views.invitation_action,

@@ -14,12 +14,13 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
+from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from readerstudy.downloads import attachment
-from readerstudy.forms import ExclusionForm, MembershipForm
+from readerstudy.forms import ExclusionForm, MembershipForm, ReadingSettingsForm
 from readerstudy.links import site_link
 from readerstudy.models import Membership, Role, StudyQuestion
 from readerstudy.selectors import is_last_pi, study_for_user
@@ -28,6 +29,7 @@ from readerstudy.services.studies import (
     membership_add,
     membership_remove,
     study_question_set_excluded,
+    study_reading_set,
 )
 from readerstudy.spreadsheets import XLSX
 
@@ -132,3 +134,28 @@ def question_bank_template(request: HttpRequest, ext: str) -> HttpResponse:
     name, content_type = TEMPLATES[ext]
     body = (Path(settings.BASE_DIR) / "docs" / name).read_bytes()
     return attachment(body, name, content_type)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def reading_settings(request: HttpRequest, slug: str) -> HttpResponse:
+    """How readers read the study: the window each case opens at and the break reminder. A
+    change applies to the next case a reader opens."""
+    study = _pi_study(request, slug)
+    initial = {"default_window": study.default_window, "break_minutes": study.break_minutes}
+    form = ReadingSettingsForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            changed = study_reading_set(
+                study=study,
+                actor=request.user,
+                default_window=data["default_window"],
+                break_minutes=data["break_minutes"],
+            )
+        except ValidationError as exc:
+            form.add_error(None, exc)  # beside each field it names
+        else:
+            messages.success(request, "Reading settings saved." if changed else "Nothing changed.")
+            return redirect(site_link("pi-home", slug))
+    return render(request, "readerstudy/reading_settings.html", {"study": study, "form": form})

@@ -56,6 +56,18 @@ ARM_LAYOUTS: dict[str, tuple[str, ...]] = {
 NO_USABLE_AID = "The AI gave no usable answer for this question."
 
 
+class WindowPreset(models.TextChoices):
+    """The viewer's window presets, in the order of their keys (Shift+1 ... Shift+5).
+    "default" is the image's own window: its DICOM window when that is a reading window,
+    else "auto" (readerstudy.imaging.derive.window_presets)."""
+
+    DEFAULT = "default", "Default"
+    SOFT = "soft", "Soft tissue"
+    LUNG = "lung", "Lung"
+    BONE = "bone", "Bone"
+    AUTO = "auto", "Auto"
+
+
 class Difficulty(models.TextChoices):
     EASY = "easy", "Easy"
     MEDIUM = "medium", "Medium"
@@ -150,6 +162,11 @@ SHORTCUTS: dict[str, dict[str, tuple[str, ...]]] = {
     "difficulty": {Difficulty.EASY: ("e",), Difficulty.MEDIUM: ("m",), Difficulty.HARD: ("h",)},
     "alignment": {Alignment.YES: ("y",), Alignment.PARTLY: ("p",), Alignment.NO: ("n",)},
 }
+
+# The reading page's own keys besides the answer's (rendered into the markup like SHORTCUTS):
+# `c` and `m` are taken (option C, medium difficulty), so the comment is `t` ("type"); Pause is
+# `k`, as in video players. The viewer's keys are static/js/viewer.js's (KEYS).
+PAGE_SHORTCUTS: dict[str, str] = {"comment": "t", "pause": "k"}
 
 # Expert review keyboard shortcuts, rendered into `data-keys` attributes like the reader's.
 # A digit sets the first quality not yet rated (or the one with the focus); "d" accepts the

@@ -23,15 +23,10 @@ from PIL import Image as PILImage
 
 from readerstudy.imaging.decode import DisplayPixels, display_pixels
 from readerstudy.imaging.sources import DEFAULT_MAX_PIXELS, Source
+from readerstudy.vocabulary import WindowPreset
 
-# Window presets, in the order of their shortcut keys (Shift+1 ... Shift+5).
-WINDOW_PRESETS: tuple[tuple[str, str], ...] = (
-    ("default", "Default"),
-    ("soft", "Soft tissue"),
-    ("lung", "Lung"),
-    ("bone", "Bone"),
-    ("auto", "Auto"),
-)
+# Window presets, in the order of their shortcut keys (Shift+1 ... Shift+5): the vocabulary's.
+WINDOW_PRESETS: tuple[tuple[str, str], ...] = tuple(WindowPreset.choices)
 # Radiograph values are not calibrated like CT Hounsfield units, so presets cannot be fixed
 # numbers: each is a percentile range of the image's own histogram, ordered by attenuation
 # (first = darkest on screen). "default" is the DICOM window, or "auto" when there is none.
@@ -124,11 +119,24 @@ def window_presets(result: DisplayPixels, scale: float) -> dict[str, list[float]
         if result.monochrome1:
             low, high = -high, -low
         presets[name] = _window(float(low), float(high), scale)
-    if result.windows:
-        presets["default"] = [result.windows[0].center, result.windows[0].width]
+    header = result.windows[0] if result.windows else None
+    value_min, value_max = float(result.values.min()), float(result.values.max())
+    if header and is_reading_window(header.center, header.width, value_min, value_max):
+        presets["default"] = [header.center, header.width]
     else:
         presets["default"] = presets["auto"]
     return {name: presets[name] for name, _ in WINDOW_PRESETS}
+
+
+def is_reading_window(center: float, width: float, value_min: float, value_max: float) -> bool:
+    """Whether a header window is one to read at: it leaves some of the image's values outside.
+
+    A window holding every value is a placeholder for "the whole range", not a choice: RG1's
+    W 30000 / L 15000 spans 0-30000 while its values are 874-26479, most of them in a
+    quarter of that, so the image opens washed out. Such an image opens at "auto" instead; the
+    header window stays in `dicom_windows`."""
+    low, high = center - width / 2, center + width / 2
+    return low > value_min or high < value_max
 
 
 def full_depth_codes(

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
@@ -243,3 +244,30 @@ def study_question_set_excluded(
     )
     data_changed(item.study)
     return item
+
+
+@transaction.atomic
+def study_reading_set(
+    *, study: ReaderStudy, actor, default_window: str, break_minutes: int
+) -> list[str]:
+    """Set how readers read the study (the window each case opens at, the break reminder);
+    checked by the model's validators (ValidationError by field), audited. Returns the fields
+    that changed."""
+    before = {"default_window": study.default_window, "break_minutes": study.break_minutes}
+    study.default_window, study.break_minutes = default_window, break_minutes
+    others = [f.name for f in ReaderStudy._meta.fields if f.name not in before]
+    try:
+        study.clean_fields(exclude=others)  # ValidationError by field, for the form
+    except ValidationError:
+        study.default_window, study.break_minutes = before.values()
+        raise
+    changed = [name for name, value in before.items() if getattr(study, name) != value]
+    if changed:
+        study.save(update_fields=changed)
+        AuditEvent.objects.create(
+            study=study,
+            actor=actor,
+            action="study.reading",
+            detail={name: getattr(study, name) for name in changed},
+        )
+    return changed

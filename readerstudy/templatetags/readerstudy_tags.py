@@ -2,7 +2,7 @@ from django import template
 
 from readerstudy import links
 from readerstudy.imaging import WINDOW_PRESETS
-from readerstudy.vocabulary import ReviewFlag, labelled
+from readerstudy.vocabulary import PAGE_SHORTCUTS, ReviewFlag, labelled
 
 register = template.Library()
 
@@ -18,6 +18,12 @@ def site_link(page: str, *args) -> str:
 def window_presets() -> list[tuple[str, str, int]]:
     """The viewer's window presets (name, label, Shift+digit key), in key order."""
     return [(name, label, key) for key, (name, label) in enumerate(WINDOW_PRESETS, start=1)]
+
+
+@register.simple_tag
+def page_key(action: str) -> str:
+    """The reading page's key for `action` ("comment", "pause"): vocabulary.PAGE_SHORTCUTS."""
+    return PAGE_SHORTCUTS[action]
 
 
 @register.filter

@@ -114,6 +114,11 @@
     }
     dequeue(id) { this.write(this.outboxKey, this.outbox().filter((e) => e.id !== id)); }
     pending(number) { return this.outbox().find((e) => e.number === number) || null; }
+
+    /** The window preset this reader last chose for images of `modality` in this study
+     * (viewer.js starts each case at it), or null. Not a draft: it does not expire. */
+    preset(modality) { const p = this.read(`${this.base}.preset.${modality || "image"}`); return typeof p === "string" ? p : null; }
+    savePreset(modality, name) { this.write(`${this.base}.preset.${modality || "image"}`, String(name)); }
   }
 
   return { Store, same };

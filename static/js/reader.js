@@ -37,18 +37,52 @@
   const receipts = new Map(); // entry id -> the server's receipt, for a case shown after it came
   let progressAt = 0; // when the progress shown last came from the server's receipt
 
-  /* ---------- visible time on the case ---------- */
-  let visibleMs = 0;
-  let since = null;
-  function startClock() {
-    visibleMs = 0;
-    since = document.visibilityState === "visible" ? performance.now() : null;
+  /* ---------- visible, unpaused time on the case (reader-clock.js) ---------- */
+  const clock = new ReaderClock.Clock({ now: () => performance.now(), visible: document.visibilityState === "visible" });
+  function startClock() { clock.startCase(); }
+  function elapsed() { return clock.elapsed(); }
+  document.addEventListener("visibilitychange", () => clock.setVisible(document.visibilityState === "visible"));
+
+  /* ---------- pause and the break reminder ---------- */
+  function isPaused() { return document.body.classList.contains("paused"); }
+  function pauseKey() { const b = $('[data-action="pause"][data-key]'); return b ? b.dataset.key : ""; }
+  function pause() {
+    if (isPaused() || !workspace()) return;
+    clock.pause();
+    if (document.activeElement && workspace().contains(document.activeElement)) document.activeElement.blur();
+    document.body.classList.add("paused");
+    const screen = document.getElementById("paused");
+    // The screen itself takes the focus, not Resume: an Enter typed in a burst must not resume.
+    if (screen) { screen.hidden = false; screen.focus({ preventScroll: true }); }
+    const reminder = reminderBox();
+    if (reminder) reminder.hidden = true;
   }
-  function elapsed() { return Math.round(visibleMs + (since !== null ? performance.now() - since : 0)); }
-  document.addEventListener("visibilitychange", () => {
-    if (document.visibilityState === "visible") since = performance.now();
-    else if (since !== null) { visibleMs += performance.now() - since; since = null; }
-  });
+  function resume() {
+    if (!isPaused()) return;
+    const screen = document.getElementById("paused");
+    if (screen) screen.hidden = true;
+    document.body.classList.remove("paused");
+    clock.resume();
+    // The case was hidden: answer keys wait for the minimum dwell again, as on a new case.
+    const ws = workspace();
+    if (ws && ws.dataset.drawn) {
+      ws.dataset.drawn = String(performance.now());
+      delete ws.dataset.seen;
+      setTimeout(() => { if (ws.isConnected) ws.dataset.seen = "1"; }, Number(ws.dataset.minDwellMs) || 0);
+    }
+  }
+  let reminderEl = null; // held by reference: it docks in the case's panel, which a swap replaces
+  function reminderBox() { if (!reminderEl) reminderEl = document.getElementById("break-reminder"); return reminderEl; }
+  function breakMinutes() { const el = reminderBox(); return el ? Number(el.dataset.breakMinutes) || 0 : 0; }
+  function checkBreak() {
+    const el = reminderBox();
+    if (!el || isPaused() || !el.hidden || !clock.breakDue(breakMinutes())) return;
+    $(".break-text", el).textContent = `You have been reading for ${Math.round(clock.reading() / 60000)} min without a break. Time for a pause?`;
+    const spot = dockSpot();
+    if (spot && el.parentNode !== spot) spot.prepend(el);
+    el.hidden = false;
+  }
+  setInterval(checkBreak, 15000);
 
   /* ---------- the case on screen ---------- */
   function workspace() { return document.getElementById("workspace"); }
@@ -153,6 +187,7 @@
     renderNote();
     renderAlert();
     renderStrip();
+    checkBreak();
     performance.mark("reader:shown");
     // The case on screen first; then, once the frame showing it is out (the prefetch's
     // decoding and drawing would hold that frame back), the next case in the background.
@@ -176,7 +211,11 @@
     if (document.activeElement && old.contains(document.activeElement)) document.activeElement.blur();
     old.replaceWith(next);
     // A prefetched case's count may predate the latest receipt: the receipt is newer then.
-    if (progress && (entry.at || 0) > progressAt) setProgress(Number(progress.dataset.answered), Number(progress.dataset.total));
+    if (progress && (entry.at || 0) > progressAt) {
+      setProgress(Number(progress.dataset.answered), Number(progress.dataset.total));
+      const pace = $(".progress-pace-text", progress);
+      if (pace) setPace(pace.textContent);
+    }
     if (push) history.pushState({ reader: true }, "", entry.url);
     else if (replace) history.replaceState({ reader: true }, "", entry.url);
     document.title = document.title.replace(/^Case \d+/, `Case ${next.dataset.caseNumber}`);
@@ -218,6 +257,15 @@
     const a = $(".progress-answered", el), left = $(".progress-left", el);
     if (a) a.textContent = `${answered} / ${total} answered`;
     if (left) left.textContent = `${Math.max(total - answered, 0)} left`;
+  }
+  /** The time left at the reader's pace, in the server's words (annotation.pacing). */
+  function setPace(text) {
+    const el = $("#progress .progress-pace");
+    if (!el || typeof text !== "string") return;
+    $(".progress-pace-text", el).textContent = text;
+    el.hidden = !text;
+    const onPause = $("#paused .paused-pace");
+    if (onPause) onPause.textContent = text ? `${text.charAt(0).toUpperCase()}${text.slice(1)}.` : "";
   }
 
   /* ---------- submitting ---------- */
@@ -286,6 +334,7 @@
     refused.delete(entry.number);
     status(`Saved — case ${entry.number}`);
     if (data.progress) { setProgress(data.progress.answered, data.progress.total); progressAt = performance.now(); }
+    if (data.pace) setPace(data.pace.text);
     const f = form();
     // The reader is on the case just saved (came back to it): it now is the saved answer.
     if (f && shownNumber() === entry.number) markSaved(workspace(), f, entry.values);
@@ -364,7 +413,8 @@
   function dock() {
     const spot = dockSpot();
     if (!spot) return;
-    for (const el of [pausedNote(), alertBox()]) if (el && el.parentNode !== spot) spot.prepend(el);
+    const reminder = reminderBox();
+    for (const el of [reminder, pausedNote(), alertBox()]) if (el && el.parentNode !== spot) spot.prepend(el);
   }
 
   function renderAlert() {
@@ -520,6 +570,13 @@
 
   document.addEventListener("keydown", (e) => {
     if (!workspace()) return;
+    if (isPaused()) {
+      // Paused: the case is hidden and no key acts on it; the pause key or Esc resumes.
+      const k = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+      if (!e.ctrlKey && !e.metaKey && !e.altKey && (k === pauseKey() || k === "Escape")) { e.preventDefault(); resume(); }
+      else if (e.key !== "Tab") e.preventDefault();
+      return;
+    }
     const dialog = openDialog();
     if (dialog) {
       if (e.key === "Escape") { dialog.hidden = true; e.preventDefault(); }
@@ -541,6 +598,16 @@
     if (onRadio && key.startsWith("Arrow")) e.preventDefault(); // never change an option silently
     if (key === "?") { toggleOverlay("help"); e.preventDefault(); return; }
     if (key === "q") { setPanel(!panelHidden()); e.preventDefault(); return; }
+    if (key === pauseKey()) { pause(); e.preventDefault(); return; }
+    const comment = key.length === 1 ? $(`#answer-form textarea[data-keys~="${CSS.escape(key)}"]`) : null;
+    if (comment) {
+      // The comment key focuses the comment (the key itself is not typed into it).
+      e.preventDefault();
+      if (questionHidden()) { notePaused(); return; }
+      if (comment.disabled || comment.closest("fieldset:disabled")) return;
+      comment.focus();
+      return;
+    }
     const keyed = key.length === 1 ? keyedInput(key) : null;
     if (keyed || key === "Enter") {
       if (key === "Enter" && t && (t.tagName === "BUTTON" || t.tagName === "A")) return;
@@ -570,6 +637,14 @@
       case "instructions": if (document.getElementById("instructions")) { e.preventDefault(); toggleOverlay("instructions", true); } break;
       case "instructions-close": toggleOverlay("instructions", false); break;
       case "panel": setPanel(!panelHidden()); break;
+      case "pause": pause(); break;
+      case "resume": resume(); break;
+      case "break-later": {
+        clock.snooze(breakMinutes());
+        const reminder = reminderBox();
+        if (reminder) reminder.hidden = true;
+        break;
+      }
       case "retry": if (outbox) outbox.retryNow(); break;
       case "show-failed": if (el.dataset.url) { if (workspace()) go(el.dataset.url, { push: true }); else window.location.assign(el.dataset.url); } break;
       case "save-draft": submit(); break;
@@ -628,6 +703,8 @@
         .on("signin", askSignIn)
         .on("csrf", setCsrf)
         .on("settled", afterSending);
+      // The reader's window preset sticks across cases (per modality), in this browser.
+      if (window.ReaderViewer) window.ReaderViewer.remember({ get: (m) => store.preset(m), set: (m, name) => store.savePreset(m, name) });
     }
     if (window.ReaderCases) cases = new ReaderCases.Cases({ readerId, signedOut: () => { if (outbox) outbox.requireSignIn(); } });
     const box = document.getElementById("shortcuts-enabled");

@@ -12,7 +12,13 @@
  *
  * Keys: KEYS is the one list of the viewer's keys, and handleKey(e) the one handler, for every
  * page with a viewer (the reader's and the expert's); a page calls it after its own keys.
- * Shift+digit presets are handled here too, before the page's keys (see below).
+ * Shift+digit presets are handled here too, before the page's keys (see below). `0`/Space fit
+ * (zoom and pan) and never touch the window; `w` resets the window to the one the case
+ * opened at.
+ *
+ * The window a case opens at: the preset the reader last chose for this modality (the page
+ * hands a memory to remember(); the reading page keeps it per reader and study in this
+ * browser), else the study's default (data-default-preset on the viewer), else "default".
  */
 (function () {
   "use strict";
@@ -291,7 +297,9 @@
       this.size = size;
       this.canvas = figure.querySelector("canvas");
       this.info = describe(figure);
+      this.modality = figure.dataset.modality || "image";
       this.state = freshState(this.info);
+      this.startWindow();
       this.renderer = GLRenderer.create(this.canvas) || new CanvasRenderer(this.canvas);
       this.loaded = false;
       this.failed = false; // an image did not load (the network, most likely): not as intended
@@ -319,6 +327,7 @@
         if (this.info.deep) {
           this.info = describe(this.figure, false);
           this.state = freshState(this.info);
+          this.startWindow();
           this.load(this.info.src);
         } else this.settle();
       };
@@ -367,8 +376,6 @@
       // Prepared ahead (not on screen yet): the drawing is done now, not when first shown.
       if (!this.figure.isConnected && this.renderer.finish) this.renderer.finish();
       this.drawnKey = key;
-      const label = this.figure.querySelector(".view-wl");
-      if (label) label.textContent = this.readout();
       if (this.loaded) this.settle();
     }
 
@@ -380,7 +387,9 @@
     readout() {
       const s = this.state;
       const preset = s.preset && this.info.deep ? this.viewer.presetLabel(s.preset) : "";
-      return `W ${this.format(s.width)} · L ${this.format(s.center)}${preset ? " · " + preset : ""}${s.invert ? " · inv" : ""} · ${Math.round(s.zoom * 100)}%`;
+      // One readout for the viewer: with several views it names the one it describes.
+      const which = this.viewer.views.length > 1 ? `${this.label}: ` : "";
+      return `${which}W ${this.format(s.width)} · L ${this.format(s.center)}${preset ? " · " + preset : ""}${s.invert ? " · inv" : ""} · ${Math.round(s.zoom * 100)}%`;
     }
 
     /* Window drag: 8-bit images move one grey value per CSS pixel (as before); full-depth
@@ -392,6 +401,14 @@
       s.width = Math.max(minWidth, Math.min(2 * info.range, s.width + dx * step));
       s.center = Math.max(info.min - info.range / 2, Math.min(info.max + info.range / 2, s.center + dy * step));
       s.preset = "";
+    }
+
+    /* The window this case opens at (and `w` returns to): the reader's last choice for this
+     * modality, else the study's default, else the image's own default. */
+    startWindow() {
+      const name = this.viewer.startPreset(this);
+      if (!this.setPreset(name)) this.setPreset("default");
+      this.start = this.state.preset;
     }
 
     setPreset(name) {
@@ -503,6 +520,22 @@
       this.views.forEach((v) => this.observer.observe(v.figure));
     }
 
+    /** The preset a view of this viewer starts at (see the file's comment). */
+    startPreset(view) {
+      const chosen = memory && view.info.deep ? memory.get(view.modality) : null;
+      return chosen || this.root.dataset.defaultPreset || "default";
+    }
+
+    /* Shown now: a case prepared ahead started at the preset remembered then; the reader may
+     * have chosen another since. Views still at their start window move to the current one. */
+    restart() {
+      this.views.forEach((v) => {
+        if (v.state.preset !== v.start || v.viewer.startPreset(v) === v.start) return;
+        v.startWindow();
+        this.schedule(v);
+      });
+    }
+
     presetLabel(name) {
       const button = this.presetButtons.find((b) => b.dataset.preset === name);
       return button ? button.firstChild.textContent.trim() : name;
@@ -541,9 +574,14 @@
 
     renderAll() { this.views.forEach((v) => this.schedule(v)); }
 
+    /** The reader chose a preset (key or button): every view, and remembered per modality. */
     preset(name) {
       let any = false;
-      this.views.forEach((v) => { any = v.setPreset(name) || any; });
+      this.views.forEach((v) => {
+        const applied = v.setPreset(name);
+        if (applied && memory) memory.set(v.modality, name);
+        any = applied || any;
+      });
       this.renderAll();
       return any;
     }
@@ -558,7 +596,8 @@
       const centre = (v, f) => v.zoomAt(f, v.figure.clientWidth / 2, v.figure.clientHeight / 2);
       switch (name) {
         case "invert": each((v) => { v.state.invert = !v.state.invert; }); break;
-        case "reset": each((v) => { v.state = freshState(v.info); }); break;
+        case "fit": each((v) => Object.assign(v.state, { zoom: 1, panX: 0, panY: 0 })); break;
+        case "window": each((v) => { v.startWindow(); }); break;
         case "zoom-in": each((v) => centre(v, 1.25)); break;
         case "zoom-out": each((v) => centre(v, 0.8)); break;
         case "link": this.setLinked(!this.linked); break;
@@ -586,7 +625,7 @@
 
   /** The viewer's keys on every page: key (lower case) -> action. */
   const KEYS = Object.freeze({
-    i: "invert", 0: "reset", " ": "reset", "+": "zoom-in", "=": "zoom-in", "-": "zoom-out", l: "link", f: "fullscreen",
+    i: "invert", 0: "fit", " ": "fit", w: "window", "+": "zoom-in", "=": "zoom-in", "-": "zoom-out", l: "link", f: "fullscreen",
   });
 
   /** A field where keys are typed, not shortcuts. */
@@ -630,6 +669,7 @@
   }, true);
 
   let current = null;
+  let memory = null; // { get(modality), set(modality, name) }: the page's memory of preset choices
   const prepared = new WeakMap(); // viewer root (not yet shown) -> its Viewer
 
   /* Releases a viewer no longer shown. Off screen, after the next frame: losing a WebGL
@@ -664,7 +704,7 @@
       if (root) prepared.delete(root);
       if (current && current !== ready) retire(current);
       current = ready || (root ? new Viewer(root) : null);
-      if (current) current.attach();
+      if (current) { current.attach(); if (ready) current.restart(); }
       return current;
     },
     /* Loads, decodes, uploads and draws the images of `container` (a case not yet in the
@@ -692,6 +732,8 @@
       if (viewer) { prepared.delete(root); viewer.destroy(); }
     },
     action(name) { if (current) current.action(name); },
+    /* The page's memory of the reader's preset choices (per modality); null: none. */
+    remember(m) { memory = m; },
     KEYS,
     handleKey,
     typing,

@@ -70,8 +70,11 @@ def test_window_level_in_stored_units_and_shift_digit_presets(page, live_server)
     presets = first_image(study).window_presets
     open_case(page, live_server, study)
     assert page.evaluate("window.ReaderViewer.current.views[0].renderer.name") == "webgl"
-    # RG1's DICOM window (centre 15000, width 30000), in stored units, not 0-255.
-    assert readout(page).startswith("W 30000 · L 15000 · Default")
+    # RG1's default window in stored units, not 0-255: "auto", as its DICOM window (W 30000 /
+    # L 15000) holds every value and would show the chest washed out.
+    center, width = presets["default"]
+    assert (round(width), round(center)) != (30000, 15000)
+    assert readout(page).startswith(f"W {round(width)} · L {round(center)} · Default")
     for key, name, label in [
         ("Shift+3", "lung", "Lung"),
         ("Shift+2", "soft", "Soft tissue"),
@@ -84,7 +87,7 @@ def test_window_level_in_stored_units_and_shift_digit_presets(page, live_server)
     # Shift+digits never answer: options are on 1-4 without Shift.
     assert page.locator("input[name=choice]:checked").count() == 0
     press_and_wait(page, "Shift+1", "Default")
-    assert window_of(page) == (30000, 15000)
+    assert window_of(page) == (round(width), round(center))
     # Dragging right widens the window, in stored units (1/512 of the value range per pixel).
     box = page.locator(".view canvas").first.bounding_box()
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
@@ -96,9 +99,11 @@ def test_window_level_in_stored_units_and_shift_digit_presets(page, live_server)
         "() => !document.querySelector('.wl-readout').textContent.includes('Default')"
     )
     image = first_image(study)
-    width, center = window_of(page)
-    assert center == 15000
-    assert width == pytest.approx(30000 + 64 * (image.value_max - image.value_min) / 512, abs=2)
+    dragged_width, dragged_center = window_of(page)
+    assert dragged_center == round(center)
+    assert dragged_width == pytest.approx(
+        width + 64 * (image.value_max - image.value_min) / 512, abs=2
+    )
     # The visible buttons do the same as the keys.
     page.click("[data-preset=lung]")
     page.wait_for_function(
@@ -163,7 +168,8 @@ def test_canvas_fallback_windows_in_stored_units_too(page, live_server):
     presets = first_image(study).window_presets
     open_case(page, live_server, study, "?viewer=canvas")
     assert page.evaluate("window.ReaderViewer.current.views[0].renderer.name") == "canvas"
-    assert readout(page).startswith("W 30000 · L 15000 · Default")
+    center, width = presets["default"]
+    assert readout(page).startswith(f"W {round(width)} · L {round(center)} · Default")
     press_and_wait(page, "Shift+3", "Lung")
     assert window_of(page) == (round(presets["lung"][1]), round(presets["lung"][0]))
     spine, lung = shown_at(page, [(0.5, 0.4), (0.25, 0.4)])
@@ -190,8 +196,9 @@ def test_an_8bit_png_source_keeps_the_display_grey_window(page, live_server):
 
 
 def test_the_viewer_keys_are_the_same_on_the_reading_and_the_expert_page(page, live_server):
-    """One key list (viewer.js): zoom, Space/0 fit, invert and full screen act alike on both
-    pages; each page's full screen keeps what it should beside the image."""
+    """One key list (viewer.js): zoom, Space/0 fit (the window and invert stay), W resets the
+    window, invert and full screen act alike on both pages; each page's full screen keeps what
+    it should beside the image."""
     study = study_with_radiographs(2)
     expert = UserFactory(username="expert")
     MembershipFactory(study=study, user=expert, role=Role.EXPERT)
@@ -201,7 +208,19 @@ def test_the_viewer_keys_are_the_same_on_the_reading_and_the_expert_page(page, l
     def check_keys(keeps_beside_image: str) -> None:
         press_and_wait(page, "+", "· 125%")
         press_and_wait(page, "i", "· inv")
-        press_and_wait(page, " ", "· 100%")  # Space fits and resets, as 0 does
+        press_and_wait(page, " ", "· 100%")  # Space fits, as 0 does: the window stays
+        assert "inv" in readout(page)
+        opened_at = readout(page).split(" · ")[2]  # the preset the case opened at
+        box = page.locator(".view canvas").first.bounding_box()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.mouse.down()
+        page.mouse.move(box["x"] + box["width"] / 2 + 50, box["y"] + box["height"] / 2, steps=3)
+        page.mouse.up()
+        page.wait_for_function(
+            "(t) => !document.querySelector('.wl-readout').textContent.includes(t)", arg=opened_at
+        )
+        press_and_wait(page, "w", opened_at)  # W: back to the window the case opened at
+        press_and_wait(page, "i", "· 100%")
         assert "inv" not in readout(page)
         press_and_wait(page, "=", "· 125%")
         press_and_wait(page, "0", "· 100%")

@@ -18,7 +18,7 @@ from analysis.services import predictions_import
 from annotation.models import Answer, ExpertReview
 from annotation.reviews import review_submit
 from annotation.services import answer_submit
-from readerstudy.models import AuditEvent, Case, Membership, Question, Role
+from readerstudy.models import AuditEvent, Case, Membership, Question, ReaderStudy, Role
 from tests.factories import MembershipFactory, UserFactory, build_study
 
 pytestmark = pytest.mark.django_db
@@ -167,6 +167,13 @@ def endpoints(study, item) -> list[Endpoint]:
             pis,
             {"username": "outsider", "role": "pi"},
         ),
+        Endpoint(
+            "reading settings",
+            "post",
+            reverse("pi-reading", args=[s]),
+            pis,
+            {"default_window": "lung", "break_minutes": "30"},
+        ),
         Endpoint("reviews csv", "get", reverse("pi-reviews-csv", args=[s]), pis),
         Endpoint("feedback csv", "get", reverse("pi-feedback-csv", args=[s]), pis),
         Endpoint("analysis", "get", reverse("analysis", args=[s]), pis),
@@ -256,6 +263,7 @@ def state():
         sorted(Membership.objects.values_list("user__username", "role")),
         AuditEvent.objects.filter(action__startswith="question.").count(),
         sorted(RaterLabel.objects.values_list("rater", "label")),
+        sorted(ReaderStudy.objects.values_list("slug", "default_window", "break_minutes")),
     )
 
 
@@ -276,6 +284,7 @@ ENDPOINT_NAMES = [
     "dashboard",
     "exclusion",
     "members",
+    "reading settings",
     "reviews csv",
     "feedback csv",
     "analysis",

@@ -10,6 +10,7 @@ from pydicom.data import get_testdata_file
 from pydicom.pixels import apply_modality_lut
 
 from readerstudy.imaging import ImagingError, decode_codes, derive_display_image, display_pixels
+from readerstudy.imaging.derive import is_reading_window
 
 
 def test_rg1_monochrome1_chest_shows_lungs_darker_than_spine():
@@ -122,7 +123,11 @@ def test_presets_are_in_stored_units_and_keep_bone_bright(tmp_path):
     derived = derive_display_image(Path(get_testdata_file("RG1_UNCR.dcm")), tmp_path)
     presets = derived.window_presets
     assert list(presets) == ["default", "soft", "lung", "bone", "auto"]
-    assert presets["default"] == [15000.0, 30000.0]  # the DICOM window
+    # RG1's DICOM window (W 30000 / L 15000: 0-30000) holds every value (874-26479): a
+    # whole-range placeholder that shows the chest washed out, so "default" is "auto"; the
+    # header window is kept in dicom_windows.
+    assert derived.dicom_windows == [[15000.0, 30000.0, ""]]
+    assert presets["default"] == presets["auto"]
     codes = decode_codes(Image.open(tmp_path / derived.depth)).astype(float)
     values = derived.value_offset + codes
     h, w = values.shape
@@ -138,8 +143,23 @@ def test_presets_are_in_stored_units_and_keep_bone_bright(tmp_path):
 
         assert shown(spine) >= shown(lung), name
     # The lung preset spreads the lungs over more greys than the DICOM window does.
-    lung_w = presets["lung"][1]
-    assert lung_w < presets["default"][1] / 2
+    assert presets["lung"][1] < derived.dicom_windows[0][1] / 2
+
+    # The default window shows the chest with contrast: the spine and the lung fields are
+    # more than half the grey scale apart (the DICOM window puts them 0.28 apart).
+    def apart(center, width):
+        low = center - width / 2
+        return abs(np.clip((spine - low) / width, 0, 1) - np.clip((lung - low) / width, 0, 1))
+
+    assert apart(*presets["default"]) > 0.5
+    assert apart(*derived.dicom_windows[0][:2]) < 0.3
+
+
+def test_a_header_window_is_read_at_when_it_leaves_values_out():
+    assert is_reading_window(1000, 800, 0, 4095)  # a clinical window: 600-1400 of 0-4095
+    assert is_reading_window(2000, 4000, 0, 4095)  # 0-4000 clips the brightest values
+    assert not is_reading_window(15000, 30000, 874, 26479)  # RG1: holds every value
+    assert not is_reading_window(2048, 4096, 0, 4095)
 
 
 def test_16bit_png_gets_full_depth_with_a_percentile_window(resources, tmp_path):
