@@ -5,6 +5,7 @@ import io
 import re
 import zipfile
 from io import StringIO
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -377,3 +378,18 @@ def test_long_pair_tables_start_collapsed(client, pi, analysed_study):
     for name in ("mcnemar", "kappa_pairs"):
         tag = re.search(rf'<details data-long-table="{name}"[^>]*>', html)
         assert tag and " open" not in tag.group(0), name
+
+
+def test_the_readme_pandas_recipe_runs_on_an_export(tmp_path, analysed_study, monkeypatch):
+    """README's notebook recipe, as written, on what export_analysis writes (plain CSVs)."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    start = readme.index("Honour the PI's exclusions as the page does:")
+    block = re.search(r"```python\n(.*?)```", readme[start:], flags=re.S).group(1)
+    call_command(
+        "export_analysis", analysed_study.slug, "--out", str(tmp_path / "out"), stdout=StringIO()
+    )
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    exec(compile(block, "README.md", "exec"), namespace)
+    assert set(namespace["readers"]) == {"Reader 1", "Reader 2"}
+    assert namespace["models"] == ["model-x"]
