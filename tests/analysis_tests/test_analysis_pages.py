@@ -360,6 +360,10 @@ def test_fast_answers_are_counted_on_the_page_and_left_out_on_request(
     )
     n = accuracy[accuracy["task"] == "All"].set_index("rater")["n"]
     assert n["Reader 2"] == len(items) - 2 and n["Reader 1"] == len(items)
+    api = client.get(f"/api/v1/studies/{study.slug}/analysis/", {"fast": "drop"}).json()
+    assert api["policy"]["exclude_fast"] is True and api["policy"]["fast_answer_ms"] == 2000
+    fast_rows = [r for r in api["flow"] if r["stage"] == "Answers faster than 2000 ms"]
+    assert fast_rows and "left out" in fast_rows[0]["detail"]
 
 
 def test_raters_table_maps_display_names_to_usernames(client, pi, analysed_study, reader):
