@@ -84,14 +84,18 @@
   /* ---------- the page ---------- */
   function wire(doc) {
     const body = doc.body;
-    const dialog = doc.getElementById("session-signin");
+    const template = doc.getElementById("session-signin-template");
     // Signed-out pages have nothing to guard; the reader's page has its own sign-in.
-    if (!body || !body.dataset.user || !dialog || doc.getElementById("signin-form")) return;
+    if (!body || !body.dataset.user || !template || doc.getElementById("signin-form")) return;
+    // The dialog lives in a <template> until it is needed: a page's own controls stay the
+    // only ones a selector (or a screen reader) finds.
+    const dialog = template.content.firstElementChild.cloneNode(true);
     const form = dialog.querySelector("form");
+    let shown = false;
     const guard = new SessionGuard({
       fetch: (...args) => window.fetch(...args),
       sessionUrl: form.dataset.sessionUrl,
-      loginUrl: form.action,
+      loginUrl: form.getAttribute("action"),
       user: body.dataset.user,
     });
     let pending = null; // {form, submitter} or {htmx: issueRequest}
@@ -117,6 +121,7 @@
     }
 
     function ask(why) {
+      if (!shown) { body.appendChild(dialog); shown = true; }
       say(why || "");
       dialog.hidden = false;
       const field = form.querySelector(why ? 'input[name="username"]' : 'input[name="password"]');
