@@ -109,6 +109,9 @@ class AnalysisResults(GenericAPIView):
             OpenApiParameter("ci", str, enum=["wilson", "clopper-pearson"]),
             OpenApiParameter("rejected", str, enum=["drop", "keep"]),
             OpenApiParameter("holm", str, enum=["ai_vs_reader", "all_pairs"]),
+            OpenApiParameter(
+                "fast", str, enum=["keep", "drop"], description="Answers under FAST_ANSWER_MS."
+            ),
             OpenApiParameter("ni_margin", float, description="Aided vs unaided NI margin."),
             OpenApiParameter("effect", float, description="Power section: effect to detect."),
             OpenApiParameter("power", float, description="Power section: target power."),
@@ -143,8 +146,8 @@ class AnalysisResults(GenericAPIView):
                 {
                     "detail": "missing must be wrong|exclude, scale answer|correct, "
                     "excluded drop|keep, ci wilson|clopper-pearson, rejected drop|keep, "
-                    "holm ai_vs_reader|all_pairs, ni_margin 0.001–0.5, effect 0.005–0.5, "
-                    "power 0.5–0.99.",
+                    "holm ai_vs_reader|all_pairs, fast keep|drop, ni_margin 0.001–0.5, "
+                    "effect 0.005–0.5, power 0.5–0.99.",
                     "errors": {**form.errors, **power_form.errors},
                 },
                 status=400,

@@ -5,7 +5,9 @@ sampling are readerstudy's, the same services as `manage.py [import_questions +]
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict
+from types import SimpleNamespace
 
 from django import forms
 from django.contrib import messages
@@ -20,7 +22,8 @@ from analysis.tasks import designed_study_create_task
 from readerstudy.forms import StudyCreateForm
 from readerstudy.jobs import job_progress, job_refresh
 from readerstudy.models import BackgroundJob, JobStatus
-from readerstudy.services.design import Design
+from readerstudy.services.design import Design, design_problems
+from readerstudy.services.studies import unknown_users
 from readerstudy.tasks import study_create_start
 from readerstudy.vocabulary import AidMode
 
@@ -79,6 +82,34 @@ class DesignedStudyCreateForm(StudyCreateForm):
         names = sorted(set(AIModel.objects.values_list("name", flat=True)))
         self.fields["aid_model"].choices = [("", "—"), *((n, n) for n in names)]
 
+    def clean_readers(self) -> str:
+        """Unknown usernames beside the field, with the form's other errors (not from the
+        worker after the submit)."""
+        names = [n.strip() for n in (self.cleaned_data.get("readers") or "").split(",")]
+        missing = unknown_users([n for n in names if n])
+        if missing:
+            raise forms.ValidationError(
+                f"No account named {', '.join(missing)}. Add readers later from the study's "
+                "dashboard (invitations create accounts), or fix the spelling."
+            )
+        return self.cleaned_data.get("readers") or ""
+
+    def clean(self):
+        """The design service's rules (design_problems) checked now, each beside its field,
+        together with the other fields' errors: the sample stands in for the study's items
+        (the study does not exist yet)."""
+        sample = self.cleaned_data.get("sample")  # before the sampling check may refuse it
+        data = super().clean()
+        needed = ("arms", "aid_model", "aid_mode", "washout_days", "groups", "anchor")
+        if any(name in self.errors for name in needed) or not sample:
+            return data
+        readers = [n for n in (data.get("readers") or "").split(",") if n.strip()]
+        planned = SimpleNamespace(items=SimpleNamespace(count=lambda: sample))
+        for problem in design_problems(planned, self.design(), readers=len(readers)):
+            text = re.sub(r" \(--[^)]*\)", "", problem)
+            self.add_error(_problem_field(text), f"{text}.")
+        return data
+
     def design(self) -> Design:
         data = self.cleaned_data
         return Design(
@@ -90,6 +121,22 @@ class DesignedStudyCreateForm(StudyCreateForm):
             anchor=data["anchor"] or 0,
             shuffle_options=data["shuffle_options"],
         )
+
+
+# Which field a design problem is said beside (by the words of design_problems).
+PROBLEM_FIELDS = (
+    ("need an aided arm", "arms"),
+    ("needs an AI model", "aid_model"),
+    ("aid mode", "aid_mode"),
+    ("arms must", "arms"),
+    ("washout", "washout_days"),
+    ("anchor", "anchor"),
+    ("groups", "groups"),
+)
+
+
+def _problem_field(problem: str) -> str | None:
+    return next((field for words, field in PROBLEM_FIELDS if words in problem), None)
 
 
 @login_required

@@ -21,7 +21,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from analysis.cache import TIMEOUT, StudyAnalysis
-from analysis.exports import analysis_zip, figure_builders
+from analysis.exports import ExportInfo, analysis_zip, figure_builders
 from analysis.pipeline import AnalysisSettings
 from analysis.stats import plots
 from readerstudy.jobs import Run
@@ -49,10 +49,18 @@ def figure(analysis: StudyAnalysis, name: str, fmts) -> dict[str, bytes] | None:
     return analysis.figure_formats(name, builders[name], plots.figure_bytes, fmts, keep=keep)
 
 
+def export_info(analysis: StudyAnalysis) -> ExportInfo:
+    """The study and data version an export is of, dated today (UTC): README.txt's first
+    lines and every download's file name."""
+    study = analysis.study
+    return ExportInfo(study.slug, study.title, analysis.version, dt.datetime.now(dt.UTC).date())
+
+
 def build_zip(analysis: StudyAnalysis) -> bytes:
     result = analysis.result
     drawn = {name: figure(analysis, name, plots.FORMATS) for name in figure_builders(result)}
-    body = analysis_zip(result, figure=lambda name, fmt: drawn[name][fmt])
+    info = export_info(analysis)
+    body = analysis_zip(result, figure=lambda name, fmt: drawn[name][fmt], info=info)
     analysis.store("zip", body)
     return body
 

@@ -1,5 +1,10 @@
-"""Every analysis output of a study as files: CSV tables (each headed by the policy), figures
-(PNG 300 dpi, SVG with text, PDF with TrueType fonts), one XLSX report and policy.json.
+"""Every analysis output of a study as files: CSV tables, figures (PNG 300 dpi, SVG with
+text, PDF with TrueType fonts), one XLSX report, policy.json and README.txt.
+
+Every CSV is a plain table (one header row, then data: it opens in Excel and in
+`pd.read_csv(path)` as it is). What each table's numbers rest on (unit, method, the policy
+values that apply) is written once per table in README.txt and in the XLSX's "about" sheet;
+the whole policy is policy.json and the XLSX's "settings" sheet.
 
 The same bytes go to `export_analysis`'s folder, the page's ZIP and the single downloads.
 Cells that a spreadsheet would run as a formula are neutralised (readerstudy.spreadsheets).
@@ -7,10 +12,12 @@ Cells that a spreadsheet would run as a formula are neutralised (readerstudy.spr
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import json
 import zipfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -21,7 +28,9 @@ from analysis.reporting import methods_markdown
 from analysis.selectors import COLUMNS
 from analysis.stats import plots
 from analysis.stats.design import power_table
+from analysis.stats.flow import fast_mask
 from analysis.stats.mrmc_formats import README_LINES, id_map, package_files
+from readerstudy.downloads import export_filename
 from readerstudy.spreadsheets import frame_csv, write_sheet, xlsx_writer
 
 ALREADY_COMPRESSED = (".png", ".xlsx")
@@ -57,9 +66,13 @@ RESPONSE_COLUMNS = [
 
 
 def responses_table(result: AnalysisResult) -> pd.DataFrame:
+    """Every answer, with whether it is correct and whether it was too fast (policy)."""
     r = result.responses
-    out = r.assign(correct=(r["answer"] == r["correct_answer"]).where(r["answer"].notna()))
-    return out[[c for c in RESPONSE_COLUMNS if c in out.columns]]
+    out = r.assign(
+        correct=(r["answer"] == r["correct_answer"]).where(r["answer"].notna()),
+        too_fast=fast_mask(r, result.settings.fast_answer_ms),
+    )
+    return out[[c for c in [*RESPONSE_COLUMNS, "too_fast"] if c in out.columns]]
 
 
 def questions_table(result: AnalysisResult) -> pd.DataFrame:
@@ -77,34 +90,107 @@ def all_tables(result: AnalysisResult) -> dict[str, pd.DataFrame]:
     }
 
 
-def table_csv(result: AnalysisResult, name: str, frame: pd.DataFrame) -> bytes:
-    matrix = name.startswith(("kappa_answer_", "kappa_correct_"))
+@dataclass(frozen=True)
+class ExportInfo:
+    """Which study and data the files are of: README.txt's first lines and the file names."""
+
+    slug: str
+    title: str = ""
+    version: str = ""  # the data version (analysis.cache.data_version)
+    date: dt.date | None = None  # when the files were written (UTC)
+
+    def filename(self, stem: str, ext: str) -> str:
+        """`<slug>-<stem>-v<version>-<date>.<ext>` (readerstudy.downloads.export_filename)."""
+        return export_filename(self.slug, stem, ext, version=self.version, date=self.date)
+
+
+def table_about(result: AnalysisResult, name: str) -> list[str]:
+    """What table `name`'s numbers rest on: unit, method and the policy values that apply
+    (a design table: its own unit, method and policy)."""
     design = result.design_table(name)
-    if design is not None:  # its own unit, method and policy, and the policy values it uses
+    if design is not None:
         policy = result.settings.policy()
-        header = [
-            f"table: {name}",
-            *design.header_lines(),
-            *(f"{key}: {policy[key]}" for key in DESIGN_POLICY_KEYS),
-        ]
-    else:
-        header = [f"table: {name}", *result.settings.header_lines(name)]
-    text = frame_csv(
-        frame, index=matrix, index_label="rater" if matrix else None, header_lines=header
-    )
-    return text.encode()
+        return [*design.header_lines(), *(f"{key}: {policy[key]}" for key in DESIGN_POLICY_KEYS)]
+    return result.settings.header_lines(name)
+
+
+def table_csv(result: AnalysisResult, name: str, frame: pd.DataFrame) -> bytes:
+    """A plain table (the matrices with their rater index); what it rests on: `table_about`."""
+    matrix = name.startswith(("kappa_answer_", "kappa_correct_"))
+    return frame_csv(frame, index=matrix, index_label="rater" if matrix else None).encode()
 
 
 def table_xlsx(result: AnalysisResult, frames: dict[str, pd.DataFrame]) -> bytes:
+    """The tables as sheets, after a "settings" sheet (the policy) and an "about" sheet (per
+    table: unit, method and the policy values it rests on)."""
     buffer = io.BytesIO()
     policy = pd.DataFrame(list(result.settings.policy().items()), columns=["setting", "value"])
+    about = pd.DataFrame(
+        [
+            (name, *line.split(": ", 1)) if ": " in line else (name, "", line)
+            for name in frames
+            for line in table_about(result, name)
+        ],
+        columns=["table", "about", "value"],
+    )
     with xlsx_writer(buffer) as xlsx:
         write_sheet(xlsx, policy, "settings", index=False)
+        write_sheet(xlsx, about, "about", index=False)
         for name, frame in frames.items():
             matrix = name.startswith(("kappa_answer_", "kappa_correct_"))
             sheet = name.replace("kappa_answer_", "k_ans_").replace("kappa_correct_", "k_cor_")
             write_sheet(xlsx, frame, sheet, index=matrix, index_label="rater" if matrix else None)
     return buffer.getvalue()
+
+
+def readme_txt(
+    result: AnalysisResult,
+    tables: dict[str, pd.DataFrame],
+    files: list[str],
+    info: ExportInfo | None = None,
+) -> bytes:
+    """README.txt of an export: which study and data, the policy in force, how to read the
+    files, and per table what its numbers rest on (what were `#` rows above each CSV)."""
+    s = result.settings
+    lines = []
+    if info is not None:
+        title = f" ({info.title})" if info.title else ""
+        lines.append(f"Study: {info.slug}{title}")
+        if info.version:
+            lines.append(f"Data version: {info.version}")
+        lines.append(f"Written: {(info.date or dt.datetime.now(dt.UTC).date()).isoformat()}")
+    lines += [
+        f"Policy in force: {s.describe()}.",
+        f"Fast answers: {s.fast_means()} (fast_answer_ms = {s.fast_answer_ms}, "
+        f"exclude_fast = {str(s.exclude_fast).lower()}).",
+        "",
+        "Every CSV is a plain table: one header row, comma-separated, UTF-8; read it with",
+        '  pandas.read_csv("accuracy.csv")   (kappa matrices: index_col="rater").',
+        "Raters: `rater` is the display name in every table; raters.csv maps it to `rater_id`",
+        "(kind:id) and `username` (readers) so a table can be joined to people.",
+        "The whole policy: policy.json, and the `settings` sheet of report.xlsx. The lines",
+        "below are also the `about` sheet of report.xlsx.",
+        "",
+        "Tables (unit, method and the policy values each rests on):",
+    ]
+    for name in tables:
+        lines.append(f"{name}.csv")
+        lines += [f"  {line}" for line in table_about(result, name)]
+    others = [f for f in files if not f.endswith(".csv") and f != "README.txt"]
+    figures = sorted({f.rsplit(".", 1)[0] for f in others if f.endswith(tuple(plots.FORMATS))})
+    if figures:
+        lines += ["", "Figures (PNG 300 dpi, SVG, PDF; the footnote states the policy applied):"]
+        lines += [f"  {name}" for name in figures]
+    if "power.csv" in files:
+        lines += ["", "power.csv", *(f"  {line}" for line in power_about(result))]
+    lines += [
+        "",
+        "methods.md: the Methods and participants text, generated from the data.",
+        "report.xlsx: every table as a sheet, with the settings and about sheets.",
+    ]
+    if any(f.startswith("mrmc/") for f in files):
+        lines.append("mrmc/: input files for the MRMC packages; mrmc/README.txt says how.")
+    return ("\n".join(lines) + "\n").encode()
 
 
 def kappa_spans(result: AnalysisResult, scale: str) -> dict[str, tuple[int, int]]:
@@ -197,8 +283,7 @@ def design_files(result: AnalysisResult) -> dict[str, bytes]:
     frame, missing = result.design_frame, result.settings.missing
     files = {}
     table = power_table(result.design, POWER_EFFECT, POWER_TARGET, result.settings.alpha)
-    header = ["table: power", *table.header_lines()]
-    files["power.csv"] = frame_csv(table.data, header_lines=header).encode()
+    files["power.csv"] = frame_csv(table.data).encode()
     if result.design.get("result") is None:  # nothing to compare yet: no package files
         return files
     packaged = package_files(frame, missing)
@@ -218,8 +303,18 @@ def design_files(result: AnalysisResult) -> dict[str, bytes]:
     return files
 
 
-def analysis_files(result: AnalysisResult, figure: FigureSource | None = None) -> dict[str, bytes]:
-    """Every output file by name."""
+def power_about(result: AnalysisResult) -> list[str]:
+    """What power.csv rests on (the export's default effect and power)."""
+    if result.design is None:
+        return []
+    table = power_table(result.design, POWER_EFFECT, POWER_TARGET, result.settings.alpha)
+    return table.header_lines()
+
+
+def analysis_files(
+    result: AnalysisResult, figure: FigureSource | None = None, info: ExportInfo | None = None
+) -> dict[str, bytes]:
+    """Every output file by name, README.txt first."""
     tables = all_tables(result)
     files = {"policy.json": json.dumps(result.settings.policy(), indent=2).encode()}
     files["methods.md"] = methods_markdown(result).encode()
@@ -227,13 +322,13 @@ def analysis_files(result: AnalysisResult, figure: FigureSource | None = None) -
     files |= design_files(result)
     files |= figure_files(result, figure)
     files["report.xlsx"] = table_xlsx(result, tables)
-    return files
+    return {"README.txt": readme_txt(result, tables, list(files), info), **files}
 
 
-def write_analysis(result: AnalysisResult, out: Path) -> list[Path]:
+def write_analysis(result: AnalysisResult, out: Path, info: ExportInfo | None = None) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, body in analysis_files(result).items():
+    for name, body in analysis_files(result, info=info).items():
         path = out / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(body)
@@ -241,10 +336,12 @@ def write_analysis(result: AnalysisResult, out: Path) -> list[Path]:
     return written
 
 
-def analysis_zip(result: AnalysisResult, figure: FigureSource | None = None) -> bytes:
+def analysis_zip(
+    result: AnalysisResult, figure: FigureSource | None = None, info: ExportInfo | None = None
+) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, body in analysis_files(result, figure).items():
+        for name, body in analysis_files(result, figure, info).items():
             # PNG and XLSX are compressed already: deflating them again costs time, saves nothing.
             packed = name.endswith(ALREADY_COMPRESSED)
             archive.writestr(name, body, zipfile.ZIP_STORED if packed else zipfile.ZIP_DEFLATED)

@@ -48,6 +48,14 @@ class AnalysisSettingsForm(forms.Form):
         required=False,
         label="Holm family",
     )
+    fast = forms.ChoiceField(
+        choices=[("keep", "flag, keep"), ("drop", "leave out")],
+        initial="keep",
+        required=False,
+        label="Too-fast answers",
+        help_text="Answers given in less time on screen than the reading policy's minimum "
+        "(FAST_ANSWER_MS).",
+    )
     ni_margin = forms.FloatField(
         min_value=0.001,
         max_value=0.5,
@@ -68,6 +76,8 @@ class AnalysisSettingsForm(forms.Form):
             exclude_rejected=data.get("rejected") != "keep",
             holm_family=data.get("holm") or "ai_vs_reader",
             time_cap_ms=django_settings.MAX_CASE_TIME_MS,
+            fast_answer_ms=django_settings.FAST_ANSWER_MS,
+            exclude_fast=data.get("fast") == "drop",
             ni_margin=data.get("ni_margin") or AnalysisSettings.ni_margin,
         )
 

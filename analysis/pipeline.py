@@ -1,9 +1,9 @@
 """The analysis pipeline of a study: one policy (`AnalysisSettings`) applied to the long
 responses frame gives every table the page, the API and the exports show (`analyse`).
 
-The policy is written into every output (policy.json, a header block in each CSV, the XLSX
-settings sheet, the API's `policy` object); each figure's footnote states the part of it that
-applies to that figure (`AnalysisSettings.note`).
+The policy is written into every output (policy.json, README.txt beside the CSVs, the XLSX
+settings and about sheets, the API's `policy` object); each figure's footnote states the part
+of it that applies to that figure (`AnalysisSettings.note`).
 
 No Django here: a notebook can run the same pipeline on `responses.csv`.
 """
@@ -20,7 +20,7 @@ from analysis.reporting import methods_table, table_description
 from analysis.stats.clustered import CLUSTER_CI_METHOD
 from analysis.stats.comparisons import ai_vs_readers_table, reader_panel_accuracy
 from analysis.stats.design import DesignPolicy, design_results
-from analysis.stats.flow import analysed_mask
+from analysis.stats.flow import analysed_mask, drop_fast
 from analysis.stats.frame import AnalysisInputError
 
 SCALES = ("answer", "correct")
@@ -31,12 +31,13 @@ HOLM_FAMILY_LABELS = {
     "all_pairs": "every pair (reader-reader and model-model included)",
 }
 DEFAULT_TIME_CAP_MS = 30 * 60 * 1000  # the platform's default MAX_CASE_TIME_MS
+DEFAULT_FAST_ANSWER_MS = 2000  # the platform's default FAST_ANSWER_MS
 
 
 @dataclass(frozen=True)
 class AnalysisSettings:
     """The analysis policy: the one place every switch is defined (written into every
-    output as policy.json, CSV headers, the XLSX settings sheet and the API's `policy`)."""
+    output as policy.json, README.txt, the XLSX settings sheet and the API's `policy`)."""
 
     missing: stats.Missing = "wrong"
     scale: str = "answer"
@@ -58,6 +59,10 @@ class AnalysisSettings:
     exclude_rejected: bool = True
     # Reading time per answer is capped at this when stored (settings.MAX_CASE_TIME_MS).
     time_cap_ms: int = DEFAULT_TIME_CAP_MS
+    # Human answers given in less visible time than this (settings.FAST_ANSWER_MS) are too
+    # fast to be a reading: counted in the flow tables; left out of every n when exclude_fast.
+    fast_answer_ms: int = DEFAULT_FAST_ANSWER_MS
+    exclude_fast: bool = False
 
     @property
     def level(self) -> str:
@@ -104,7 +109,22 @@ class AnalysisSettings:
                 f"a reading time above {self.time_cap_ms / 60000:g} min per answer is stored "
                 "as the cap"
             ),
+            "fast_answer_ms": self.fast_answer_ms,
+            "exclude_fast": self.exclude_fast,
+            "fast_answers": self.fast_means(),
         }
+
+    def fast_means(self) -> str:
+        """The too-fast policy in words (the page, policy.json, README.txt)."""
+        what = (
+            "left out of that reader's n (as not presented) and of the reading times"
+            if self.exclude_fast
+            else "kept in the analysis, counted in the flow tables (too_fast)"
+        )
+        return (
+            f"a reader's answer given in under {self.fast_answer_ms:g} ms on screen is {what} "
+            "(a time of 0 is not recorded, not fast)"
+        )
 
     def design_policy(self) -> DesignPolicy:
         """The part of this policy the design-aware (aided vs unaided) results rest on."""
@@ -147,7 +167,8 @@ class AnalysisSettings:
             f"{SCALE_LABELS[self.scale]} (pairwise deletion); the X-ray is the case for "
             f"OR/Hillis, paired comparisons and bootstraps; Holm over "
             f"{HOLM_FAMILY_LABELS[self.holm_family]}; reading time capped at "
-            f"{self.time_cap_ms / 60000:g} min per answer"
+            f"{self.time_cap_ms / 60000:g} min per answer; answers under "
+            f"{self.fast_answer_ms:g} ms {'left out' if self.exclude_fast else 'flagged, kept'}"
         )
 
     def note(self, figure: str, scale: str | None = None) -> str:
@@ -365,8 +386,11 @@ def analyse(
         "include_excluded": settings.include_excluded,
         "exclude_rejected": settings.exclude_rejected,
     }
-    flow = stats.flow_tables(responses, **selection)
+    fast = {"fast_ms": settings.fast_answer_ms, "exclude_fast": settings.exclude_fast}
+    flow = stats.flow_tables(responses, **selection, **fast)
     analysed = responses[analysed_mask(responses, **selection)]
+    if settings.exclude_fast:
+        analysed = drop_fast(analysed, settings.fast_answer_ms)
     result = AnalysisResult(settings, responses, analysed, flow=flow.stages, facts=facts or {})
     result.flow_raters = flow.raters
     if analysed.empty:
@@ -374,13 +398,15 @@ def analyse(
     prepared = stats.prepare(analysed)
     kinds = responses.drop_duplicates("rater").set_index("rater")
     raters = [r for r in prepared.raters if r in kinds.index]
-    seniority = {r["name"]: r.get("seniority", "") for r in result.facts.get("readers", [])}
+    readers = {r["name"]: r for r in result.facts.get("readers", [])}
+    # The display name every table uses, mapped to the person (username) behind it.
     result.raters = pd.DataFrame(
         {
             "rater": raters,
             "kind": [kinds.at[r, "rater_kind"] for r in raters],
             "rater_id": [kinds.at[r, "rater_id"] if "rater_id" in kinds else r for r in raters],
-            "seniority": [seniority.get(r, "") for r in raters],
+            "username": [readers.get(r, {}).get("username", "") for r in raters],
+            "seniority": [readers.get(r, {}).get("seniority", "") for r in raters],
         }
     )
     humans, models = result.humans, result.models

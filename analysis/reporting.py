@@ -1,8 +1,9 @@
 """What each output table rests on (unit, method, the policy that applies to it), stated once.
 
-Every CSV's header block comes from `table_description`, so a header can only claim what is
-true of its table: a table that is not resampled does not say "resampled by X-ray", a table
-on complete cases does not say "pairwise deletion". Pure (no Django).
+Every table's entry in README.txt (and the XLSX "about" sheet) comes from
+`table_description`, so an entry can only claim what is true of its table: a table that is
+not resampled does not say "resampled by X-ray", a table on complete cases does not say
+"pairwise deletion". Pure (no Django).
 """
 
 from __future__ import annotations
@@ -19,7 +20,14 @@ if TYPE_CHECKING:
 
 CI_NAMES = {"wilson": "Wilson", "clopper-pearson": "Clopper–Pearson"}
 MISSING_KEYS = ["missing", "missing_means", "not_predicted"]
-SELECTION_KEYS = ["excluded_questions", "exclude_rejected", "rejected_questions"]
+SELECTION_KEYS = [
+    "excluded_questions",
+    "exclude_rejected",
+    "rejected_questions",
+    "fast_answer_ms",
+    "exclude_fast",
+    "fast_answers",
+]
 SCALE_NAMES = {"answer": "A–D answers", "correct": "correct / incorrect"}
 
 OR_HILLIS = (
@@ -109,12 +117,18 @@ def table_description(settings: AnalysisSettings, table: str) -> tuple[str, str,
     if table == "failed_extractions":
         return ("question presented to the model", counts, SELECTION_KEYS)
     if table == "raters":
-        return ("rater", "who is in the analysis (kind, seniority); no statistics", [])
+        return (
+            "rater",
+            "who is in the analysis: the display name every table uses (rater), the internal "
+            "key (rater_id), the reader's username, kind and seniority; no statistics",
+            [],
+        )
     if table == "responses":
         return (
             "answer (one row per question and rater, every question sampled)",
-            "raw data; no statistics; `excluded` and `rejected` mark the questions left out",
-            ["time_cap_ms", "time_cap_means"],
+            "raw data; no statistics; `excluded` and `rejected` mark the questions left out, "
+            "`too_fast` the answers under fast_answer_ms",
+            ["time_cap_ms", "time_cap_means", "fast_answer_ms", "exclude_fast", "fast_answers"],
         )
     if table == "questions":
         return ("question", "raw data; no statistics", SELECTION_KEYS)

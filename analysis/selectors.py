@@ -221,7 +221,7 @@ def study_facts(study: ReaderStudy) -> dict:
     )
     seniority = {reader_key(uid): sen for uid, _, role, sen in members if role == Role.READER}
     readers = [
-        {"name": r.name, "seniority": seniority.get(r.rater_id, "")}
+        {"name": r.name, "username": r.source, "seniority": seniority.get(r.rater_id, "")}
         for r in raters.values()
         if r.kind == "human"
     ]

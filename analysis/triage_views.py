@@ -15,6 +15,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
+from analysis.cache import data_version
 from analysis.pipeline import records
 from analysis.triage import (
     ITEM_COLUMNS,
@@ -25,7 +26,7 @@ from analysis.triage import (
     triage_queue,
 )
 from annotation.reviews import REVIEWERS, expert_agreement, may_see_others
-from readerstudy.downloads import attachment
+from readerstudy.downloads import attachment, export_filename
 from readerstudy.models import Role
 from readerstudy.selectors import roles_of, study_for_user
 from readerstudy.spreadsheets import XLSX, frame_csv, write_sheet, xlsx_writer
@@ -153,7 +154,7 @@ def items_export_frame(study) -> pd.DataFrame:
 def item_analysis_download(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
     study = study_for_user(request.user, slug, REVIEWERS)
     frame = items_export_frame(study)
-    name = f"{study.slug}-item-analysis.{fmt}"
+    name = export_filename(study.slug, "item-analysis", fmt, version=data_version(study))
     if fmt == "csv":
         return attachment(frame_csv(frame).encode(), name, "text/csv")
     if fmt == "xlsx":

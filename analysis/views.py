@@ -297,7 +297,8 @@ def figure_download(request: HttpRequest, slug: str, name: str, fmt: str) -> Htt
             raise Http404()
         body = drawn[fmt]
     if "download" in request.GET:
-        return attachment(body, f"{study.slug}-{name}.{fmt}", plots.FORMATS[fmt])
+        name = downloads.export_info(analysis).filename(name, fmt)
+        return attachment(body, name, plots.FORMATS[fmt])
     response = HttpResponse(body, content_type=plots.FORMATS[fmt])
     if pinned:
         response["Cache-Control"] = "private, max-age=31536000, immutable"
@@ -310,18 +311,16 @@ def figure_download(request: HttpRequest, slug: str, name: str, fmt: str) -> Htt
 @login_required
 @require_GET
 def table_download(request: HttpRequest, slug: str, name: str, fmt: str) -> HttpResponse:
-    study, _, analysis = _analysis(request, slug)
+    _, _, analysis = _analysis(request, slug)
     result = analysis.result
     tables = all_tables(result)
     if name not in tables:
         raise Http404()
+    filename = downloads.export_info(analysis).filename(name, fmt)
     if fmt == "csv":
-        return attachment(
-            table_csv(result, name, tables[name]), f"{study.slug}-{name}.csv", "text/csv"
-        )
+        return attachment(table_csv(result, name, tables[name]), filename, "text/csv")
     if fmt == "xlsx":
-        body = table_xlsx(result, {name: tables[name]})
-        return attachment(body, f"{study.slug}-{name}.xlsx", XLSX)
+        return attachment(table_xlsx(result, {name: tables[name]}), filename, XLSX)
     raise Http404()
 
 
@@ -331,9 +330,10 @@ def export_zip(request: HttpRequest, slug: str) -> HttpResponse:
     """Everything export_analysis writes, as one zip, prepared by a worker: served when
     ready, else a page with the preparation's progress that fetches it when done."""
     study, _, analysis = _analysis(request, slug)
+    filename = downloads.export_info(analysis).filename("analysis", "zip")
     body = analysis.lookup("zip")
     if body is not None:
-        return attachment(body, f"{study.slug}-analysis.zip", "application/zip")
+        return attachment(body, filename, "application/zip")
     job = tasks.prepare(analysis, requested_by=request.user)
     if analysis.has("result") and analysis.result.accuracy.empty:
         raise Http404("Nothing to analyse.")
@@ -341,7 +341,7 @@ def export_zip(request: HttpRequest, slug: str) -> HttpResponse:
     if body is None and not django_settings.ANALYSIS_PREPARE_DOWNLOADS:
         body = downloads.build_zip(analysis)  # switched off: built on request, as asked
     if body is not None:
-        return attachment(body, f"{study.slug}-analysis.zip", "application/zip")
+        return attachment(body, filename, "application/zip")
     context = {
         "study": study,
         "roles": roles_of(request.user, study),

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET
 from annotation import dashboard
 from annotation.exports import feedback_csv, reviews_csv
 from annotation.reviews import audit_visible_to
-from readerstudy.downloads import attachment
+from readerstudy.downloads import attachment, content_version, export_filename
 from readerstudy.forms import MembershipForm
 from readerstudy.jobs import jobs_of_study
 from readerstudy.models import Membership, Role
@@ -51,11 +51,14 @@ def study_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
 def export_reviews(request: HttpRequest, slug: str) -> HttpResponse:
     study = _pi_study(request, slug)
     csv = reviews_csv(study, viewer=request.user)
-    return attachment(csv, f"{study.slug}-reviews.csv", "text/csv")
+    name = export_filename(study.slug, "reviews", "csv", version=content_version(csv))
+    return attachment(csv, name, "text/csv")
 
 
 @login_required
 @require_GET
 def export_feedback(request: HttpRequest, slug: str) -> HttpResponse:
     study = _pi_study(request, slug)
-    return attachment(feedback_csv(study), f"{study.slug}-reader-feedback.csv", "text/csv")
+    csv = feedback_csv(study)
+    name = export_filename(study.slug, "reader-feedback", "csv", version=content_version(csv))
+    return attachment(csv, name, "text/csv")

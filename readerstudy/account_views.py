@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 from rest_framework.authtoken.models import Token
 
@@ -38,3 +40,21 @@ def token_revoke(request: HttpRequest) -> HttpResponse:
     else:
         messages.info(request, "You had no API token.")
     return redirect("account")
+
+
+@require_GET
+@never_cache
+def session(request: HttpRequest) -> JsonResponse:
+    """Who is signed in, and a fresh CSRF token; 401 when nobody is. Expert and PI pages ask
+    before they post a form (static/js/session-guard.js): an ended session is signed in
+    again in place and the form is then sent, instead of ending on "This form has expired".
+    Never a redirect to the login page (a script reads it)."""
+    if not request.user.is_authenticated:
+        return JsonResponse({"user": None}, status=401)
+    return JsonResponse(
+        {
+            "user": request.user.pk,
+            "username": request.user.get_username(),
+            "csrf": get_token(request),
+        }
+    )

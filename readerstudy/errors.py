@@ -74,7 +74,13 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     if is_script(request):
         response = JsonResponse({"error": CSRF_FAILED, "csrf": True}, status=403)
     else:
-        context = {"status": 403, "message": CSRF_FAILED, "back_url": _back_url(request)}
+        context = {
+            "status": 403,
+            "message": CSRF_FAILED,
+            "back_url": _back_url(request),
+            # Without the page's script (session-guard.js signs in in place): a way back in.
+            "signed_out": not getattr(request, "user", None) or not request.user.is_authenticated,
+        }
         html = loader.render_to_string("403_csrf.html", context, request)
         response = HttpResponse(html, status=403)
     response["X-CSRF-Failed"] = "1"

@@ -5,6 +5,8 @@ from django.forms.models import fields_for_model
 
 from readerstudy.models import Dataset, ReaderStudy, Role
 from readerstudy.sampling import SEED_MAX
+from readerstudy.selectors import dataset_sizes
+from readerstudy.services.studies import sample_problem
 
 
 class ExclusionForm(forms.Form):
@@ -40,6 +42,30 @@ def image_source_choices() -> list[tuple[str, str]]:
     return choices
 
 
+# Shown under the image-source list when the server configures none: why it is empty and
+# which settings fill it (README, Configuration).
+NO_IMAGE_SOURCE = (
+    "Empty because this server has no image source for uploaded questions. The administrator "
+    "sets one in the environment: IMPORT_IMAGES_ROOT (a folder of images on the server) or "
+    "DICOMWEB_URL (a PACS over DICOMweb), then restarts. Until then: sample from a dataset "
+    "above, or import with manage.py import_questions."
+)
+
+
+class DatasetChoiceField(forms.ModelChoiceField):
+    """A dataset named with its size, so the sample size can be chosen before submitting."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.sizes: dict[int, dict] = {}
+
+    def label_from_instance(self, obj) -> str:
+        size = self.sizes.get(obj.pk)
+        if not size:
+            return f"{obj.name} (no questions)"
+        return f"{obj.name} ({size['questions']} questions on {size['xrays']} X-rays)"
+
+
 class ReadingSettingsForm(
     type(
         "ReadingFields",
@@ -59,7 +85,7 @@ class ReadingSettingsForm(
 
 
 class StudyCreateForm(forms.Form):
-    dataset = forms.ModelChoiceField(
+    dataset = DatasetChoiceField(
         queryset=Dataset.objects.all(),
         required=False,
         help_text="Sample from this dataset; or upload a question bank below.",
@@ -126,7 +152,21 @@ class StudyCreateForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["image_source"].choices = image_source_choices()
+        source = self.fields["image_source"]
+        source.choices = image_source_choices()
+        if not source.choices:
+            source.help_text = NO_IMAGE_SOURCE
+            source.widget.attrs["disabled"] = True
+        self.dataset_sizes = dataset_sizes()
+        self.fields["dataset"].sizes = self.dataset_sizes
+
+    def size_rows(self) -> list[dict]:
+        """Each dataset's questions and X-rays per task (the table under the form's field)."""
+        return [
+            {"name": d.name, **self.dataset_sizes[d.pk]}
+            for d in self.fields["dataset"].queryset
+            if d.pk in self.dataset_sizes
+        ]
 
     def clean_questions_file(self):
         upload = self.cleaned_data.get("questions_file")
@@ -146,6 +186,18 @@ class StudyCreateForm(forms.Form):
         if upload is None:
             if dataset is None and "dataset" not in self.errors:
                 self.add_error("dataset", "Choose a dataset, or upload a question bank.")
+            elif dataset is not None and data.get("sample") and "seed" not in self.errors:
+                # The sampling's own rules, now: "asked for 500 questions but only 22 are
+                # available" beside the field on the first submit, not from the worker.
+                problem = sample_problem(
+                    dataset=dataset,
+                    n=data["sample"],
+                    seed=data.get("seed") or 0,
+                    stratify=data.get("stratify") or "task",
+                    one_per_case=bool(data.get("one_per_case")),
+                )
+                if problem:
+                    self.add_error("sample", f"{problem[0].upper()}{problem[1:]}.")
             return data
         name = (data.get("dataset_name") or "").strip() or (dataset.name if dataset else "")
         if not name:

@@ -111,3 +111,29 @@ def pending_invitations(study: ReaderStudy) -> list[Invitation]:
         .select_related("user")
         .order_by("user__username")
     )
+
+
+def dataset_sizes() -> dict[int, dict]:
+    """Per dataset: its questions and X-rays, in all and per task, so the new-study form can
+    say how many questions a sample can take before anyone submits it. Two queries."""
+    from django.db.models import Count
+
+    from readerstudy.models import Question, Task
+
+    labels = dict(Task.choices)
+    out: dict[int, dict] = {}
+    totals = Question.objects.values("dataset_id").annotate(
+        questions=Count("id"), xrays=Count("case_id", distinct=True)
+    )
+    for row in totals:
+        out[row["dataset_id"]] = {"questions": row["questions"], "xrays": row["xrays"], "tasks": []}
+    per_task = (
+        Question.objects.values("dataset_id", "task")
+        .annotate(questions=Count("id"), xrays=Count("case_id", distinct=True))
+        .order_by("dataset_id", "task")
+    )
+    for row in per_task:
+        out[row["dataset_id"]]["tasks"].append(
+            (labels.get(row["task"], row["task"]), row["questions"], row["xrays"])
+        )
+    return out

@@ -16,6 +16,7 @@ urlpatterns = [
     path("accounts/login/", SignInView.as_view(), name="login"),
     path("accounts/logout/", SignOutView.as_view(), name="logout"),
     path("accounts/", account_views.account, name="account"),
+    path("accounts/session/", account_views.session, name="account-session"),
     path("accounts/token/revoke/", account_views.token_revoke, name="account-token-revoke"),
     path("accounts/invitation/<str:token>/", invite_views.accept, name="invitation-accept"),
     path("accounts/", include("django.contrib.auth.urls")),

@@ -12,7 +12,7 @@ import pandas as pd
 from analysis.stats.frame import prepare
 
 STAGE_COLUMNS = ["stage", "detail", "questions", "x_rays"]
-RATER_COLUMNS = ["rater", "analysed", "answered", "no_answer", "not_predicted"]
+RATER_COLUMNS = ["rater", "analysed", "answered", "no_answer", "not_predicted", "too_fast"]
 
 
 @dataclass(frozen=True)
@@ -35,15 +35,53 @@ def analysed_mask(
     return keep
 
 
+def fast_mask(responses: pd.DataFrame, fast_ms: int | None) -> pd.Series:
+    """Human answers given in less visible time than `fast_ms` (the reading policy's minimum:
+    a key burst or a guess, not a reading of the image). Models have no reading time; without
+    a `time_ms` column or a threshold nothing is fast; a time of 0 is "not recorded" (an
+    import, the API without a time), not fast."""
+    if not fast_ms or "time_ms" not in responses:
+        return pd.Series(False, index=responses.index)
+    human = (
+        responses["rater_kind"].eq("human")
+        if "rater_kind" in responses
+        else pd.Series(True, index=responses.index)
+    )
+    time = pd.to_numeric(responses["time_ms"], errors="coerce")
+    return human & responses["answer"].notna() & (time > 0) & (time < fast_ms)
+
+
+def drop_fast(responses: pd.DataFrame, fast_ms: int | None) -> pd.DataFrame:
+    """The policy `exclude_fast`: a too-fast answer is left out of that reader's n (as a
+    question not presented, so neither "missing = wrong" nor "exclude" counts it), and out
+    of the reading times."""
+    fast = fast_mask(responses, fast_ms)
+    if not fast.any():
+        return responses
+    out = responses.copy()
+    out["presented"] = out.get("presented", pd.Series(True, index=out.index)).where(~fast, False)
+    out["answer"] = out["answer"].where(~fast, None)
+    if "time_ms" in out:
+        out["time_ms"] = out["time_ms"].where(~fast, None)
+    return out
+
+
 def flow_tables(
-    responses: pd.DataFrame, *, include_excluded: bool, exclude_rejected: bool = True
+    responses: pd.DataFrame,
+    *,
+    include_excluded: bool,
+    exclude_rejected: bool = True,
+    fast_ms: int | None = None,
+    exclude_fast: bool = False,
 ) -> Flow:
     """`responses`: the long frame with `excluded` (bool) and optionally `excluded_reason`
     and `rejected` (bool: an expert rejected the question). A question both excluded and
     rejected is counted once, under "Excluded by the PI".
 
     "no_answer" is a reader's missing answer or a model's failed extraction; "not_predicted"
-    a question the model was never run on.
+    a question the model was never run on (or, split-plot, never shown to the reader).
+    "too_fast": answers faster than `fast_ms` (`fast_mask`), counted in every case; with
+    `exclude_fast` they are not in "answered" (nor in any n), and a stage row says so.
     """
     questions = responses.drop_duplicates("question_id")
     case = questions["case_id"] if "case_id" in questions else questions["question_id"]
@@ -114,18 +152,40 @@ def flow_tables(
             responses, include_excluded=include_excluded, exclude_rejected=exclude_rejected
         )
     ]
+    fast = fast_mask(analysed, fast_ms)
+    if fast_ms:
+        fast_rows = analysed[fast]
+        readers = fast_rows["rater"].nunique()
+        what = "left out of each reader's n" if exclude_fast else "flagged, kept in the analysis"
+        stages.append(
+            {
+                "stage": f"Answers faster than {fast_ms:g} ms",
+                "detail": (
+                    f"{len(fast_rows)} answers by {readers} reader{'s' if readers != 1 else ''}: "
+                    f"{what} (policy exclude_fast {'on' if exclude_fast else 'off'})"
+                ),
+                "questions": int(fast_rows["question_id"].nunique()),
+                "x_rays": int(
+                    fast_rows["case_id" if "case_id" in fast_rows else "question_id"].nunique()
+                ),
+            }
+        )
+    fast_by_rater = analysed.loc[fast, "rater"].value_counts()
     rater_rows = []
     if not analysed.empty:
         data = prepare(analysed)
         for k, rater in enumerate(data.raters):
             codes = data.answers[:, k]
+            too_fast = int(fast_by_rater.get(rater, 0))
+            dropped = too_fast if exclude_fast else 0
             rater_rows.append(
                 {
                     "rater": rater,
                     "analysed": len(codes),
-                    "answered": int((codes >= 0).sum()),
+                    "answered": int((codes >= 0).sum()) - dropped,
                     "no_answer": int((codes == -1).sum()),
                     "not_predicted": int((codes == -2).sum()),
+                    "too_fast": too_fast,
                 }
             )
     return Flow(

@@ -51,6 +51,49 @@ def _users(usernames: list[str]) -> list:
     return [found[name] for name in usernames]
 
 
+def _sample_rows(
+    dataset: Dataset, rows: list[tuple], n: int, seed: int, stratify: str, one_per_case: bool
+) -> list[str]:
+    """The sample of `rows` (id, source_id, task, category, case_id), or StudyError why not."""
+    if not rows:
+        raise StudyError(f"dataset {dataset.name!r} has no questions")
+    candidates = [
+        Candidate(
+            question_id=source_id,
+            stratum=(task if stratify == "task" else category or "(none)"),
+            case_id=str(case_id),
+        )
+        for _, source_id, task, category, case_id in rows
+    ]
+    try:
+        return sample(
+            candidates, n, seed=seed, stratified=stratify != "none", one_per_case=one_per_case
+        )
+    except SamplingError as exc:
+        raise StudyError(str(exc)) from exc
+
+
+def sample_problem(
+    *, dataset: Dataset, n: int, seed: int = 0, stratify: str = "task", one_per_case: bool = False
+) -> str:
+    """Why `study_create` could not sample `n` questions from `dataset` ("" if it can): the
+    same rules, run without writing, so the form says "asked for 500 questions but only 22
+    are available" on the first submit, beside the field, with every other error."""
+    rows = list(dataset.questions.values_list("id", "source_id", "task", "category", "case_id"))
+    try:
+        _sample_rows(dataset, rows, n, seed, stratify, one_per_case)
+    except StudyError as exc:
+        return str(exc)
+    return ""
+
+
+def unknown_users(usernames: list[str]) -> list[str]:
+    """The names in `usernames` no account has (what `study_create` would refuse)."""
+    User = get_user_model()
+    found = set(User.objects.filter(username__in=usernames).values_list("username", flat=True))
+    return [name for name in usernames if name not in found]
+
+
 def _derived_already(image: Image, media_root: Path) -> bool:
     if not image.display or not (media_root / image.display).exists():
         return False
@@ -119,26 +162,7 @@ def study_create(
         for user in _users(list(names))
     ]
     rows = list(dataset.questions.values_list("id", "source_id", "task", "category", "case_id"))
-    if not rows:
-        raise StudyError(f"dataset {dataset.name!r} has no questions")
-    candidates = [
-        Candidate(
-            question_id=source_id,
-            stratum=(task if stratify == "task" else category or "(none)"),
-            case_id=str(case_id),
-        )
-        for _, source_id, task, category, case_id in rows
-    ]
-    try:
-        chosen = sample(
-            candidates,
-            n,
-            seed=seed,
-            stratified=stratify != "none",
-            one_per_case=one_per_case,
-        )
-    except SamplingError as exc:
-        raise StudyError(str(exc)) from exc
+    chosen = _sample_rows(dataset, rows, n, seed, stratify, one_per_case)
     pk_by_source = {source_id: pk for pk, source_id, *_ in rows}
     task_by_source = {source_id: task for _, source_id, task, *_ in rows}
     with transaction.atomic():

@@ -17,6 +17,7 @@ from analysis.services import predictions_import
 from annotation.services import answer_submit
 from readerstudy.models import AuditEvent, Role
 from readerstudy.services.studies import study_question_set_excluded
+from tests.analysis_tests.export_readme import about_tables
 from tests.factories import MembershipFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -93,7 +94,6 @@ def test_pi_names_raters_and_every_output_uses_the_names(client, answered, reade
     assert ">Resident A<" in svg or "Resident A</text>" in svg  # real text, not glyph paths
     accuracy = pd.read_csv(
         io.StringIO(get(client, "analysis-table", answered, "accuracy", "csv").content.decode()),
-        comment="#",
     )
     assert set(accuracy["rater"]) == {"Resident A", "Reader 1", "MedGemma"}
     # the other reader keeps a default name that does not clash
@@ -122,19 +122,24 @@ def test_policy_is_in_every_output(client, answered, pi):
     policy = json.loads(archive.read("policy.json"))
     assert policy["missing"] == "wrong" and policy["kappa_scale"] == "answer"
     assert policy["case_unit"].startswith("X-ray") and policy["alpha"] == 0.05
+    about = about_tables(archive.read("README.txt").decode())
     for name in names:
         if name.endswith(".csv"):
-            head = archive.read(name).decode().splitlines()[:3]
-            assert head[0] == f"# table: {name[:-4]}", name
-            assert head[1].startswith("# unit: ") and head[2].startswith("# method: "), name
-    assert "# missing: wrong" in archive.read("accuracy.csv").decode().splitlines()
+            # A plain table: the first line is the column header, no "#" rows to skip.
+            assert not archive.read(name).decode().startswith("#"), name
+            head = about[name[:-4]]
+            assert head[0].startswith("unit: ") and head[1].startswith("method: "), name
+    assert "missing: wrong" in about["accuracy"]
+    assert "Policy in force: missing answers count as wrong" in archive.read("README.txt").decode()
     assert {"kappa_answer_all.csv", "kappa_correct_all.csv"} <= names
-    answer = pd.read_csv(io.BytesIO(archive.read("kappa_answer_all.csv")), comment="#")
-    correct = pd.read_csv(io.BytesIO(archive.read("kappa_correct_all.csv")), comment="#")
+    answer = pd.read_csv(io.BytesIO(archive.read("kappa_answer_all.csv")))
+    correct = pd.read_csv(io.BytesIO(archive.read("kappa_correct_all.csv")))
     assert not answer.equals(correct)
     workbook = openpyxl.load_workbook(io.BytesIO(archive.read("report.xlsx")))
     settings = {row[0]: row[1] for row in workbook["settings"].iter_rows(values_only=True)}
     assert settings["kappa_scale"] == "answer" and settings["ci_method"] == "wilson"
+    sheet = list(workbook["about"].iter_rows(values_only=True))
+    assert ("accuracy", "missing", "wrong") in sheet
     api = client.get(f"/api/v1/studies/{answered.slug}/analysis/", {"scale": "correct"}).json()
     assert api["policy"]["kappa_scale"] == "correct"
     for key in ("mcnemar", "fleiss", "kappa_pairs", "reading_time", "accuracy_by_time", "flow"):

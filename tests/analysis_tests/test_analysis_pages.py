@@ -1,15 +1,19 @@
 """The PI analysis page, its downloads, export_analysis and the responses selector."""
 
+import datetime as dt
 import io
 import re
 import zipfile
 from io import StringIO
+from pathlib import Path
 
 import pandas as pd
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from analysis.cache import StudyAnalysis
+from analysis.pipeline import AnalysisSettings
 from analysis.selectors import study_responses
 from analysis.services import predictions_import
 from annotation.services import answer_submit
@@ -98,10 +102,8 @@ def test_analysis_page_shows_tables_and_policy(client, pi, analysed_study):
 def test_missing_policy_changes_the_numbers(client, pi, analysed_study):
     client.force_login(pi)
     url = reverse("analysis-table", args=[analysed_study.slug, "accuracy", "csv"])
-    wrong = pd.read_csv(io.StringIO(client.get(url).content.decode()), comment="#")
-    excl = pd.read_csv(
-        io.StringIO(client.get(url, {"missing": "exclude"}).content.decode()), comment="#"
-    )
+    wrong = pd.read_csv(io.StringIO(client.get(url).content.decode()))
+    excl = pd.read_csv(io.StringIO(client.get(url, {"missing": "exclude"}).content.decode()))
     row = lambda t: t.query("rater == 'Reader 2' and task == 'All'").iloc[0]  # noqa: E731
     assert row(wrong)["n"] == 4 and row(excl)["n"] == 3
 
@@ -128,7 +130,7 @@ def test_table_downloads_csv_and_xlsx(client, pi, analysed_study):
     csv = client.get(
         reverse("analysis-table", args=[analysed_study.slug, "kappa_answer_all", "csv"])
     )
-    matrix = pd.read_csv(io.StringIO(csv.content.decode()), index_col="rater", comment="#")
+    matrix = pd.read_csv(io.StringIO(csv.content.decode()), index_col="rater")
     assert list(matrix.index) == list(matrix.columns) == ["Reader 1", "Reader 2", "model-x"]
     xlsx = client.get(reverse("analysis-table", args=[analysed_study.slug, "accuracy", "xlsx"]))
     frame = pd.read_excel(io.BytesIO(xlsx.content), sheet_name="accuracy")
@@ -140,8 +142,33 @@ def test_table_downloads_csv_and_xlsx(client, pi, analysed_study):
 def test_zip_has_every_export(client, pi, analysed_study):
     client.force_login(pi)
     response = client.get(reverse("analysis-zip", args=[analysed_study.slug]))
-    names = set(zipfile.ZipFile(io.BytesIO(response.content)).namelist())
+    archive = zipfile.ZipFile(io.BytesIO(response.content))
+    names = set(archive.namelist())
     assert {"accuracy.csv", "kappa_answer_all.csv", "report.xlsx", "policy.json"} <= names
+    readme = archive.read("README.txt").decode()
+    version = StudyAnalysis(analysed_study, AnalysisSettings()).version
+    assert f"Study: {analysed_study.slug} ({analysed_study.title})" in readme
+    assert f"Data version: {version}" in readme and "pandas.read_csv" in readme
+
+
+def test_every_download_is_named_by_study_data_version_and_date(client, pi, analysed_study):
+    """Two downloads of different data or days never share a name (not `demo-analysis.zip`)."""
+    client.force_login(pi)
+    slug, day = analysed_study.slug, dt.datetime.now(dt.UTC).date().isoformat()
+    version = StudyAnalysis(analysed_study, AnalysisSettings()).version[:8]
+    urls = {
+        "analysis.zip": reverse("analysis-zip", args=[slug]),
+        "accuracy.csv": reverse("analysis-table", args=[slug, "accuracy", "csv"]),
+        "accuracy.xlsx": reverse("analysis-table", args=[slug, "accuracy", "xlsx"]),
+    }
+    for what, url in urls.items():
+        stem, ext = what.split(".")
+        response = client.get(url)
+        want = f'filename="{slug}-{stem}-v{version}-{day}.{ext}"'
+        assert want in response["Content-Disposition"], (what, response["Content-Disposition"])
+    for name in ("pi-reviews-csv", "pi-feedback-csv"):
+        disposition = client.get(reverse(name, args=[slug]))["Content-Disposition"]
+        assert re.search(rf'filename="{slug}-[a-z-]+-v[0-9a-f]{{8}}-{day}\.csv"', disposition)
 
 
 def test_export_analysis_writes_every_file(tmp_path, analysed_study):
@@ -173,6 +200,7 @@ def test_export_analysis_writes_every_file(tmp_path, analysed_study):
         "questions.csv",
         "methods.csv",
         "methods.md",
+        "README.txt",
         "report.xlsx",
     }
     for scale in ("answer", "correct"):
@@ -181,7 +209,7 @@ def test_export_analysis_writes_every_file(tmp_path, analysed_study):
     for figure in ("accuracy_by_task", "accuracy_by_category"):
         expected |= {f"{figure}.{fmt}" for fmt in ("png", "svg", "pdf")}
     assert expected <= {p.name for p in out.iterdir()}
-    responses = pd.read_csv(out / "responses.csv", comment="#")
+    responses = pd.read_csv(out / "responses.csv")
     assert list(responses.columns) == [
         "question_id",
         "rater",
@@ -195,8 +223,9 @@ def test_export_analysis_writes_every_file(tmp_path, analysed_study):
         "time_ms",
         "excluded",
         "rejected",
+        "too_fast",
     ]
-    questions = pd.read_csv(out / "questions.csv", comment="#")
+    questions = pd.read_csv(out / "questions.csv")
     assert list(questions.columns) == [
         "question_id",
         "case_id",
@@ -209,9 +238,15 @@ def test_export_analysis_writes_every_file(tmp_path, analysed_study):
         "rejected_by",
     ]
     sheets = pd.ExcelFile(out / "report.xlsx").sheet_names
-    assert {"accuracy", "k_ans_all", "k_cor_all", "responses", "questions", "settings"} <= set(
-        sheets
-    )
+    assert {
+        "accuracy",
+        "k_ans_all",
+        "k_cor_all",
+        "responses",
+        "questions",
+        "settings",
+        "about",
+    } <= set(sheets)
 
 
 def test_excluded_questions_are_left_out_by_default(tmp_path, analysed_study):
@@ -220,9 +255,9 @@ def test_excluded_questions_are_left_out_by_default(tmp_path, analysed_study):
     item.save()
     out = tmp_path / "out"
     call_command("export_analysis", analysed_study.slug, "--out", str(out), stdout=StringIO())
-    accuracy = pd.read_csv(out / "accuracy.csv", comment="#")
+    accuracy = pd.read_csv(out / "accuracy.csv")
     assert accuracy.query("rater == 'Reader 1' and task == 'All'")["n"].item() == 3
-    questions = pd.read_csv(out / "questions.csv", comment="#")
+    questions = pd.read_csv(out / "questions.csv")
     assert questions["excluded"].sum() == 1  # still listed, and marked
     call_command(
         "export_analysis",
@@ -232,7 +267,7 @@ def test_excluded_questions_are_left_out_by_default(tmp_path, analysed_study):
         "--include-excluded",
         stdout=StringIO(),
     )
-    accuracy = pd.read_csv(out / "accuracy.csv", comment="#")
+    accuracy = pd.read_csv(out / "accuracy.csv")
     assert accuracy.query("rater == 'Reader 1' and task == 'All'")["n"].item() == 4
 
 
@@ -268,7 +303,7 @@ def test_readme_notebook_recipe_honours_exclusions(tmp_path, analysed_study):
     finally:
         os.chdir(cwd)
     table = namespace["stats"].accuracy_table(namespace["p"], missing="exclude")
-    exported = pd.read_csv(out / "accuracy.csv", comment="#")
+    exported = pd.read_csv(out / "accuracy.csv")
     mine = table.query("rater == 'Reader 1' and task == 'All'")["n"].item()
     assert mine == 3 == exported.query("rater == 'Reader 1' and task == 'All'")["n"].item()
 
@@ -280,3 +315,85 @@ def test_the_long_pairs_table_starts_collapsed_and_says_its_size(client, pi, ana
     opening = html.rfind("<details", 0, start)
     assert "open" not in html[opening : html.index(">", opening)]
     assert re.search(r"Every pair \(\d+ rows\)", html)
+
+
+def test_fast_answers_are_counted_on_the_page_and_left_out_on_request(
+    client, pi, study, reader, other_reader, settings
+):
+    """A key burst (300 ms on screen) is counted in the flow table under the platform's
+    FAST_ANSWER_MS; "leave out" takes it out of the reader's n and the page says so."""
+    settings.FAST_ANSWER_MS = 2000
+    items = list(study.items.order_by("position"))
+    for n, item in enumerate(items):
+        answer_submit(reader=reader, item=item, choice=item.question.correct, time_ms=9000)
+        fast = n < 2
+        answer_submit(reader=other_reader, item=item, choice="A", time_ms=300 if fast else 9000)
+    client.force_login(pi)
+    url = reverse("analysis", args=[study.slug])
+    html = client.get(url).content.decode()
+    assert "Answers faster than 2000 ms" in html and "2 answers by 1 reader" in html
+    assert "answers under 2000 ms flagged, kept" in html  # the policy line in force
+    kept = pd.read_csv(
+        io.StringIO(
+            client.get(
+                reverse("analysis-table", args=[study.slug, "flow_raters", "csv"])
+            ).content.decode()
+        )
+    )
+    assert kept.set_index("rater")["too_fast"].to_dict() == {"Reader 1": 0, "Reader 2": 2}
+    responses = pd.read_csv(
+        io.StringIO(
+            client.get(
+                reverse("analysis-table", args=[study.slug, "responses", "csv"])
+            ).content.decode()
+        )
+    )
+    assert responses["too_fast"].sum() == 2
+    html = client.get(url, {"fast": "drop"}).content.decode()
+    assert "answers under 2000 ms left out" in html
+    accuracy = pd.read_csv(
+        io.StringIO(
+            client.get(
+                reverse("analysis-table", args=[study.slug, "accuracy", "csv"]), {"fast": "drop"}
+            ).content.decode()
+        )
+    )
+    n = accuracy[accuracy["task"] == "All"].set_index("rater")["n"]
+    assert n["Reader 2"] == len(items) - 2 and n["Reader 1"] == len(items)
+    api = client.get(f"/api/v1/studies/{study.slug}/analysis/", {"fast": "drop"}).json()
+    assert api["policy"]["exclude_fast"] is True and api["policy"]["fast_answer_ms"] == 2000
+    fast_rows = [r for r in api["flow"] if r["stage"] == "Answers faster than 2000 ms"]
+    assert fast_rows and "left out" in fast_rows[0]["detail"]
+
+
+def test_raters_table_maps_display_names_to_usernames(client, pi, analysed_study, reader):
+    client.force_login(pi)
+    url = reverse("analysis-table", args=[analysed_study.slug, "raters", "csv"])
+    raters = pd.read_csv(io.StringIO(client.get(url).content.decode()), keep_default_na=False)
+    by_name = raters.set_index("rater")
+    assert by_name.loc["Reader 1", "username"] == reader.username
+    assert by_name.loc["Reader 1", "rater_id"] == f"reader:{reader.id}"
+    assert by_name.loc["model-x", "username"] == "" and by_name.loc["model-x", "kind"] == "model"
+
+
+def test_long_pair_tables_start_collapsed(client, pi, analysed_study):
+    client.force_login(pi)
+    html = client.get(reverse("analysis", args=[analysed_study.slug])).content.decode()
+    for name in ("mcnemar", "kappa_pairs"):
+        tag = re.search(rf'<details data-long-table="{name}"[^>]*>', html)
+        assert tag and " open" not in tag.group(0), name
+
+
+def test_the_readme_pandas_recipe_runs_on_an_export(tmp_path, analysed_study, monkeypatch):
+    """README's notebook recipe, as written, on what export_analysis writes (plain CSVs)."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    start = readme.index("Honour the PI's exclusions as the page does:")
+    block = re.search(r"```python\n(.*?)```", readme[start:], flags=re.S).group(1)
+    call_command(
+        "export_analysis", analysed_study.slug, "--out", str(tmp_path / "out"), stdout=StringIO()
+    )
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    exec(compile(block, "README.md", "exec"), namespace)
+    assert set(namespace["readers"]) == {"Reader 1", "Reader 2"}
+    assert namespace["models"] == ["model-x"]

@@ -16,6 +16,7 @@ from django.urls import reverse
 from scipy import stats as sps
 
 from readerstudy.models import Role
+from tests.analysis_tests.export_readme import about_tables
 from tests.analysis_tests.test_uncertainty import Z, wilson
 from tests.factories import MembershipFactory, UserFactory
 
@@ -72,7 +73,7 @@ def test_demo_says_why_wherever_an_interval_is_degenerate(client, demo):
     )
     for name in archive.namelist():
         if name.endswith(".csv") and not name.startswith(("kappa_answer_", "kappa_correct_")):
-            frame = pd.read_csv(io.BytesIO(archive.read(name)), comment="#", keep_default_na=True)
+            frame = pd.read_csv(io.BytesIO(archive.read(name)), keep_default_na=True)
             check_records(f"zip {name}", frame.where(frame.notna(), None).to_dict("records"))
     assert "Only 2 readers" in archive.read("reader_panel.csv").decode()
 
@@ -86,8 +87,10 @@ def test_demo_says_why_wherever_an_interval_is_degenerate(client, demo):
 
 
 def _header(archive, name: str) -> list[str]:
-    lines = archive.read(name).decode().splitlines()
-    return [line[2:] for line in lines if line.startswith("# ")]
+    """What README.txt says table `name` rests on, after its name (as the CSV's "#" rows
+    used to)."""
+    about = about_tables(archive.read("README.txt").decode())
+    return [f"table: {name[:-4]}", *about[name[:-4]]]
 
 
 def test_every_csv_header_line_is_true_of_its_table(client, demo):
@@ -96,8 +99,8 @@ def test_every_csv_header_line_is_true_of_its_table(client, demo):
         io.BytesIO(client.get(reverse("analysis-zip", args=[demo.slug])).content)
     )
     csvs = [n for n in archive.namelist() if n.endswith(".csv")]
-    responses = pd.read_csv(io.BytesIO(archive.read("responses.csv")), comment="#")
-    questions = pd.read_csv(io.BytesIO(archive.read("questions.csv")), comment="#")
+    responses = pd.read_csv(io.BytesIO(archive.read("responses.csv")))
+    questions = pd.read_csv(io.BytesIO(archive.read("questions.csv")))
     resampling = ("bootstrap", "resampled", "jackknife", "case_unit")
     for name in csvs:
         head = _header(archive, name)
@@ -129,7 +132,7 @@ def test_every_csv_header_line_is_true_of_its_table(client, demo):
             assert "holm_family: ai_vs_reader" in head and "Obuchowski" in text
 
     # fleiss: "complete cases" is what n counts
-    fleiss = pd.read_csv(io.BytesIO(archive.read("fleiss.csv")), comment="#")
+    fleiss = pd.read_csv(io.BytesIO(archive.read("fleiss.csv")))
     assert "complete cases" in _header(archive, "fleiss.csv")[1]
     readers = responses[responses["rater_kind"] == "human"]
     analysed = readers[~readers["excluded"].astype(bool) & ~readers["rejected"].astype(bool)]
@@ -138,7 +141,7 @@ def test_every_csv_header_line_is_true_of_its_table(client, demo):
 
     # accuracy: "Wilson on the effective sample size n/deff" recomputed from responses.csv
     assert "Wilson on the effective sample size" in _header(archive, "accuracy.csv")[2]
-    accuracy = pd.read_csv(io.BytesIO(archive.read("accuracy.csv")), comment="#")
+    accuracy = pd.read_csv(io.BytesIO(archive.read("accuracy.csv")))
     row = accuracy[(accuracy["rater"] == "MedGemma-demo") & (accuracy["task"] == "All")].iloc[0]
     kept = questions[~questions["excluded"].astype(bool) & ~questions["rejected"].astype(bool)]
     mine = responses[responses["rater"] == "MedGemma-demo"].merge(

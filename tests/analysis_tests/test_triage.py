@@ -1,7 +1,9 @@
 """Expert triage: the queue ranks by evidence and says why; item analysis page, exports, API."""
 
 import csv
+import datetime as dt
 import io
+import re
 
 import openpyxl
 import pytest
@@ -138,7 +140,11 @@ def test_item_analysis_csv_and_xlsx(client, mis_keyed):
     Question.objects.filter(pk=target.question_id).update(source_id="=HYPERLINK(1)")
     client.force_login(expert)
     body = client.get(reverse("item-analysis-download", args=[study.slug, "csv"]))
-    assert body["Content-Disposition"].endswith('-item-analysis.csv"')
+    day = dt.datetime.now(dt.UTC).date().isoformat()
+    assert re.search(
+        rf'filename="{study.slug}-item-analysis-v[0-9a-f]{{8}}-{day}\.csv"',
+        body["Content-Disposition"],
+    )
     rows = list(csv.DictReader(io.StringIO(body.content.decode())))
     assert len(rows) == 6
     first = rows[0]

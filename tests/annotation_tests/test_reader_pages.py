@@ -346,3 +346,19 @@ def test_review_list_carries_only_my_saved_answers_for_the_draft_check(
     assert list(saved) == [2]
     assert saved[2]["choice"] == "C" and saved[2]["difficulty"] == "hard"
     assert saved[2]["comment"] == "x" and saved[2]["alignment"] == ""
+
+
+def test_a_locked_case_shows_the_readers_own_answer_and_ratings(reader_client, study):
+    """After the final submit the case still says what this reader chose and rated, in
+    words beside the disabled controls (issue 26, item 10)."""
+    answer(reader_client, study, 1, choice="C", difficulty="hard", alignment="no", comment="subtle")
+    reader_client.post(reverse("reader-review", args=[study.slug]), {"confirm": "1"})
+    html = reader_client.get(case_url(study, 1)).content.decode()
+    note = re.search(r"<p[^>]*data-locked-answer>(.*?)</p>", html, flags=re.S).group(1)
+    text = re.sub(r"<[^>]+>", "", note)
+    assert text.startswith("Your answer: C")
+    assert "Hard" in text and "No" in text and "“subtle”" in text
+    assert "can no longer be changed" in text
+    assert re.search(
+        r'<input type="radio" name="difficulty" value="hard"[^>]*disabled checked', html
+    )

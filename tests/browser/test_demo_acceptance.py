@@ -109,7 +109,6 @@ def test_expert1_flags_the_mismatch_at_the_top_and_pi1_excludes_it(page, live_se
                 live_server.url + reverse("analysis-table", args=[demo.slug, "responses", "csv"])
             ).text()
         ),
-        comment="#",  # the policy header block
     )
     excluded = questions.loc[questions.question_id == source_id, "excluded"]
     assert len(excluded) and excluded.all()

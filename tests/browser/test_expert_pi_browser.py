@@ -59,8 +59,8 @@ def test_expert_reviews_two_questions_and_pi_excludes_one(page, live_server, art
 
 
 def test_an_expert_review_survives_an_expired_session(page, live_server):
-    """Signed out between choosing and saving: after signing in again the review is back in
-    the form (not saved, said so), and Enter saves it."""
+    """Signed out between choosing and saving: "Save and next" asks to sign in on the page
+    itself (no "This form has expired"), then sends the review as it was chosen."""
     study = study_with_radiographs(2)
     expert = UserFactory(username="expert")
     MembershipFactory(study=study, user=expert, role=Role.EXPERT)
@@ -78,28 +78,40 @@ def test_an_expert_review_survives_an_expired_session(page, live_server):
     page.check("input[name=difficulty][value=medium]")
     end_session(page)  # the session ends (timeout, sign-out in another tab)
     page.click("button:has-text('Save and next')")
-    # Without the session's cookies the POST is refused (its CSRF token went with them).
-    page.wait_for_selector("text=kept in this browser as a draft")
-    assert not ExpertReview.objects.exists()
-    page.click("text=Back to the previous page")
-    page.wait_for_function("document.activeElement && document.activeElement.name === 'username'")
-    page.keyboard.type("expert")
-    page.keyboard.press("Tab")
+    page.wait_for_selector("#session-signin:not([hidden])")
+    assert "This form has expired" not in page.inner_text("body")
+    assert page.url == url and not ExpertReview.objects.exists()
+    # The password field has the focus; the username is the page's user.
+    page.wait_for_function("document.activeElement && document.activeElement.name === 'password'")
+    assert page.input_value("#session-signin input[name=username]") == "expert"
     page.keyboard.type(PASSWORD)
     page.keyboard.press("Enter")
-    page.wait_for_selector("text=Your unsaved review of this question was restored")
-    assert page.is_checked("input[name=flags][value=image_mismatch]")
-    assert page.is_checked("input[name=decision][value=reject]")
-    assert page.input_value("textarea[name=comment]") == "a knee, not a chest"
-    assert not ExpertReview.objects.exists()  # a draft is never a review
-
-    assert page.is_checked("input[name=image_alignment][value='1']")
-    page.keyboard.press("Enter")
-    page.wait_for_url(lambda u: u != url)  # saved: on to the next question
+    page.wait_for_url(lambda u: u != url)  # sent once signed in: on to the next question
     review = ExpertReview.objects.get(expert=expert, item=item)
     assert review.flag_image_mismatch and review.decision == "reject"
-    assert review.comment == "a knee, not a chest"
+    assert review.comment == "a knee, not a chest" and review.image_alignment == 1
 
-    page.goto(url)  # saved: the page shows the server's review and no restored-draft notice
-    page.wait_for_selector("text=Your review, saved")
-    assert page.locator("text=Your unsaved review").count() == 0
+
+def test_a_pi_form_is_sent_after_signing_in_again_in_place(page, live_server):
+    """The PI's add-member form, sent after the session ended: sign-in on the dashboard (a
+    wrong password is said there, nothing sent), then the member is added."""
+    study = study_with_radiographs(2)
+    boss = UserFactory(username="boss")
+    UserFactory(username="newresident")
+    MembershipFactory(study=study, user=boss, role=Role.PI)
+    sign_in(page, live_server, "boss")
+    page.goto(live_server.url + reverse("pi-dashboard", args=[study.slug]))
+    page.fill("input[name=username]:visible", "newresident")
+    page.fill("input[name=seniority]", "PGY-2")
+    end_session(page)
+    page.click("button:has-text('Add member')")
+    page.wait_for_selector("#session-signin:not([hidden])")
+    page.fill("#session-signin input[name=password]", "wrong password")
+    page.click("#session-signin button:has-text('Sign in and send')")
+    page.wait_for_selector("#session-signin .signin-error:not([hidden])")
+    assert not study.memberships.filter(user__username="newresident").exists()
+    page.fill("#session-signin input[name=password]", PASSWORD)
+    page.click("#session-signin button:has-text('Sign in and send')")
+    page.wait_for_selector("text=Saved newresident as reader (PGY-2).")
+    added = study.memberships.get(user__username="newresident")
+    assert added.role == Role.READER and added.seniority == "PGY-2"

@@ -24,6 +24,7 @@ from annotation.services import answer_submit, reader_finish
 from annotation.sessions import reading_of
 from readerstudy.models import ReaderStudy, Role
 from readerstudy.services.studies import membership_add
+from tests.analysis_tests.export_readme import about_tables
 from tests.design_tests.conftest import add_model, add_readers, crossover
 from tests.factories import UserFactory, build_study
 
@@ -157,9 +158,11 @@ def test_zip_holds_the_package_files_id_key_readme_and_design_tables(client, two
     assert again.random.estimate == pytest.approx(expected["result"].random.estimate, abs=1e-12)
     ids = pd.read_csv(io.BytesIO(archive.read("mrmc/id_map.csv")))
     assert set(ids["kind"]) == {"reader", "X-ray", "question"}
-    header = archive.read("mrmc_difference.csv").decode().splitlines()[:30]
-    assert any(line.startswith("# unit: X-ray") for line in header)
+    assert not archive.read("mrmc_difference.csv").decode().startswith("#")  # a plain table
+    header = about_tables(archive.read("README.txt").decode())["mrmc_difference"]
+    assert any(line.startswith("unit: X-ray") for line in header)
     assert any("ni_margin: 0.05" in line for line in header)
+    assert "Hillis" in "\n".join(about_tables(archive.read("README.txt").decode())["power"])
 
 
 def test_single_arm_outputs_have_no_design_tables(client, study, pi, reader):

@@ -1,13 +1,15 @@
 """python manage.py export_analysis SLUG --out DIR [--missing wrong|exclude] [--scale ...]"""
 
+import datetime as dt
 import json
 from pathlib import Path
 
 from django.conf import settings as django_settings
 from django.core.management.base import BaseCommand, CommandError
 
+from analysis.cache import data_version
 from analysis.design_frame import design_frame
-from analysis.exports import write_analysis
+from analysis.exports import ExportInfo, write_analysis
 from analysis.pipeline import AnalysisSettings, analyse, attach_design
 from analysis.selectors import study_facts, study_responses
 from analysis.stats import AnalysisInputError
@@ -16,8 +18,8 @@ from readerstudy.models import ReaderStudy
 
 class Command(BaseCommand):
     help = (
-        "Write every analysis table (CSV headed by the policy), the figures (PNG, SVG, PDF), "
-        "report.xlsx and policy.json."
+        "Write every analysis table (plain CSV), the figures (PNG, SVG, PDF), report.xlsx, "
+        "policy.json and README.txt (what each table rests on)."
     )
 
     def add_arguments(self, parser):
@@ -40,6 +42,11 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--holm-family", choices=["ai_vs_reader", "all_pairs"], default="ai_vs_reader"
+        )
+        parser.add_argument(
+            "--exclude-fast",
+            action="store_true",
+            help="Leave out answers faster than FAST_ANSWER_MS (default: flag and keep them).",
         )
         parser.add_argument(
             "--include-excluded",
@@ -65,6 +72,8 @@ class Command(BaseCommand):
             exclude_rejected=not opts["include_rejected"],
             holm_family=opts["holm_family"],
             time_cap_ms=django_settings.MAX_CASE_TIME_MS,
+            fast_answer_ms=django_settings.FAST_ANSWER_MS,
+            exclude_fast=opts["exclude_fast"],
         )
         if not 0 < settings.alpha < 1 or settings.n_boot < 1:
             raise CommandError("--alpha must be between 0 and 1 and --bootstrap at least 1")
@@ -76,6 +85,9 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
         if result.accuracy.empty:
             raise CommandError("nothing to analyse: the study has no questions left")
-        written = write_analysis(result, opts["out"])
+        info = ExportInfo(
+            study.slug, study.title, data_version(study), dt.datetime.now(dt.UTC).date()
+        )
+        written = write_analysis(result, opts["out"], info)
         self.stdout.write(self.style.SUCCESS(f"Wrote {len(written)} files to {opts['out']}"))
         self.stdout.write(f"Policy: {json.dumps(settings.policy())}")

@@ -1,0 +1,106 @@
+"""The new-study form says everything on the first submit: every field's error beside the
+field (the sample size against the dataset, unknown readers, the design's rules), the size
+of each dataset, and why the image-source list is empty (issue 26, item 9)."""
+
+import re
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.urls import reverse
+
+from readerstudy.models import Image, ReaderStudy
+from tests.factories import UserFactory, build_study
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def creator(client):
+    pi = UserFactory(username="boss")
+    pi.user_permissions.add(Permission.objects.get(codename="add_readerstudy"))
+    client.force_login(pi)
+    return pi
+
+
+@pytest.fixture
+def bank(db):
+    source = build_study(8)
+    Image.objects.filter(case__dataset=source.dataset).delete()
+    return source.dataset
+
+
+def field_errors(html: str, name: str) -> list[str]:
+    """The errors shown in the field block of `name` (the span after its input)."""
+    block = re.search(
+        rf'<div class="field[^"]*">\s*<label for="id_{name}".*?</div>', html, flags=re.S
+    )
+    assert block, name
+    return re.findall(r'<span class="error">([^<]+)</span>', block.group(0))
+
+
+def test_every_field_error_shows_on_the_first_submit_beside_its_field(client, creator, bank):
+    data = {
+        "dataset": bank.pk,
+        "slug": "",  # missing
+        "title": "Too big",
+        "sample": 500,  # the dataset has 8
+        "seed": 0,
+        "stratify": "none",
+        "readers": "nobody-here",
+        "arms": "unaided,aided",
+        "aid_model": "",  # an aided arm needs one
+        "aid_mode": "concurrent",
+        "washout_days": 0,
+        "groups": 0,
+        "anchor": 0,
+    }
+    html = client.post(reverse("study-create"), data).content.decode()
+    assert field_errors(html, "slug") == ["This field is required."]
+    assert field_errors(html, "sample") == ["Asked for 500 questions but only 8 are available."]
+    assert "No account named nobody-here" in field_errors(html, "readers")[0]
+    assert field_errors(html, "aid_model") == ["an aided arm needs an AI model."]
+    assert not ReaderStudy.objects.filter(title="Too big").exists()
+
+
+def test_one_per_case_and_strata_are_checked_before_the_worker(client, creator, bank):
+    data = {
+        "dataset": bank.pk,
+        "slug": "ok",
+        "title": "x",
+        "sample": 3,
+        "seed": 0,
+        "stratify": "task",
+        "arms": "unaided",
+        "washout_days": 0,
+        "groups": 0,
+        "anchor": 0,
+    }
+    tasks = bank.questions.values("task").distinct().count()
+    if tasks > 3:
+        html = client.post(reverse("study-create"), data).content.decode()
+        assert f"there are {tasks} strata" in field_errors(html, "sample")[0]
+    data["sample"] = 8
+    created = client.post(reverse("study-create"), data)
+    assert created.status_code == 302 and ReaderStudy.objects.filter(slug="ok").exists()
+
+
+def test_the_form_shows_each_datasets_size(client, creator, bank):
+    html = client.get(reverse("study-create")).content.decode()
+    cases = bank.questions.values("case_id").distinct().count()
+    assert f"{bank.name} (8 questions on {cases} X-rays)" in html  # in the dataset list
+    sizes = re.search(r"<details[^>]*data-dataset-sizes.*?</details>", html, flags=re.S).group(0)
+    for task in bank.questions.values_list("task", flat=True).distinct():
+        label = bank.questions.filter(task=task).first().get_task_display()
+        count = bank.questions.filter(task=task).count()
+        assert re.search(rf"<td>{label}</td><td class=\"num\">{count}</td>", sizes), label
+
+
+def test_an_empty_image_source_list_says_why_and_which_setting(client, creator, settings):
+    settings.IMPORT_IMAGES_ROOT = ""
+    settings.DICOMWEB_URL = ""
+    html = client.get(reverse("study-create")).content.decode()
+    assert "IMPORT_IMAGES_ROOT" in html and "DICOMWEB_URL" in html
+    assert "Empty because this server has no image source" in html
+    settings.DICOMWEB_URL = "http://pacs.example/dicom-web"
+    html = client.get(reverse("study-create")).content.decode()
+    assert "Empty because" not in html and "pacs.example" in html
