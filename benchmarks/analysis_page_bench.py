@@ -146,18 +146,9 @@ def build_two_arm(n_xrays: int, n_readers: int):
 
 def run_worker() -> None:
     """The task worker's loop (database backend), in process, until the queue is empty."""
-    from django_tasks_db.management.commands.db_worker import Worker
+    from readerstudy.jobs import run_queue_until_empty
 
-    Worker(
-        queue_names=["default"],
-        interval=0,
-        batch=True,
-        backend_name="default",
-        startup_delay=False,
-        max_tasks=None,
-        worker_id="bench",
-        excluded_queue_names=[],
-    ).run()
+    run_queue_until_empty(worker_id="bench")
 
 
 def run_two_arm(label: str, n_readers: int = 6) -> dict:

@@ -242,6 +242,26 @@ def _finish(run: Run, status: JobStatus, *, error: str = "", result: dict | None
     )
 
 
+def run_queue_until_empty(*, worker_id: str = "inline", queue_names=("default",)) -> None:
+    """Run the database backend's own worker loop (django-tasks-db's `Worker`, as
+    `manage.py db_worker --batch` does) in this process until no task is ready, then return.
+
+    For benchmarks and tests that need what a worker does, through the real claim-and-run
+    code, without a second process. Tasks deferred to later (`run_after`) stay queued."""
+    from django_tasks_db.management.commands.db_worker import Worker
+
+    Worker(
+        queue_names=list(queue_names),
+        interval=0,
+        batch=True,
+        backend_name="default",
+        startup_delay=False,
+        max_tasks=None,
+        worker_id=worker_id,
+        excluded_queue_names=[],
+    ).run()
+
+
 def jobs_of_study(study: ReaderStudy, limit: int = 10) -> list[BackgroundJob]:
     """Running and recent jobs of a study, newest first (the PI dashboard)."""
     jobs = BackgroundJob.objects.filter(study=study).select_related("requested_by")
