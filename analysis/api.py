@@ -8,13 +8,15 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
+from analysis import downloads, tasks
 from analysis.cache import StudyAnalysis
 from analysis.forms import AnalysisSettingsForm, PowerForm
 from analysis.pipeline import DESIGN_TABLES, TABLES, clean, records
 from analysis.selectors import readers_not_started
 from analysis.services import PredictionForbidden, PredictionImportError, predictions_import
 from analysis.stats.design import as_json
-from readerstudy.models import Role
+from readerstudy.jobs import job_progress
+from readerstudy.models import BackgroundJob, Role
 from readerstudy.selectors import study_for_user
 
 
@@ -81,6 +83,28 @@ class PredictionUpload(GenericAPIView):
         )
 
 
+def _preparing(request, job: BackgroundJob) -> Response:
+    """202: the analysis is being computed by a worker; ask again (the same URL) later."""
+    progress = job_progress(job)
+    response = Response(
+        {
+            "detail": "The analysis is being prepared by a worker; ask again in a few seconds.",
+            "status": job.status,
+            "error": job.error or None,
+            "progress": {
+                "done": progress.done,
+                "total": progress.total,
+                "stage": progress.stage,
+                "eta_seconds": progress.eta_seconds,
+            },
+            "poll": request.build_absolute_uri(),
+        },
+        status=status.HTTP_202_ACCEPTED,
+    )
+    response["Retry-After"] = "2"
+    return response
+
+
 def _matrix(frame) -> dict:
     return {
         "raters": list(frame.index),
@@ -98,7 +122,9 @@ def design_power_json(analysis: StudyAnalysis, effect: float, target: float) -> 
 class AnalysisResults(GenericAPIView):
     """Every statistic of the analysis page as JSON, with the policy as an object (PIs only).
 
-    Computed once per data version and policy, like the page (`analysis.cache`).
+    Computed once per data version and policy by a task worker, like the page
+    (`analysis.cache`, `analysis.tasks`), never in the request: while a newer data version is
+    computed the newest older one is served with `as_of`; with none yet, 202 and the progress.
     """
 
     @extend_schema(
@@ -116,26 +142,40 @@ class AnalysisResults(GenericAPIView):
             OpenApiParameter("effect", float, description="Power section: effect to detect."),
             OpenApiParameter("power", float, description="Power section: target power."),
         ],
-        responses=inline_serializer(
-            "AnalysisResults",
-            {
-                "policy": serializers.DictField(),
-                **{
-                    name: serializers.ListField(
-                        child=serializers.DictField(), required=name not in DESIGN_TABLES
-                    )
-                    for name in TABLES
-                    if name != "reader_panel"
+        responses={
+            200: inline_serializer(
+                "AnalysisResults",
+                {
+                    "data_version": serializers.CharField(),
+                    "as_of": serializers.DateTimeField(allow_null=True),
+                    "policy": serializers.DictField(),
+                    **{
+                        name: serializers.ListField(
+                            child=serializers.DictField(), required=name not in DESIGN_TABLES
+                        )
+                        for name in TABLES
+                        if name != "reader_panel"
+                    },
+                    # A study with an aided arm only: the design sentence, each design table
+                    # with its unit, method and policy, and the power section.
+                    "design": serializers.DictField(required=False),
+                    "power": serializers.DictField(required=False),
+                    "kappa": serializers.DictField(),
+                    "reader_panel": serializers.DictField(allow_null=True),
+                    "readers_not_started": serializers.ListField(child=serializers.CharField()),
                 },
-                # A study with an aided arm only: the design sentence, each design table
-                # with its unit, method and policy, and the power section.
-                "design": serializers.DictField(required=False),
-                "power": serializers.DictField(required=False),
-                "kappa": serializers.DictField(),
-                "reader_panel": serializers.DictField(allow_null=True),
-                "readers_not_started": serializers.ListField(child=serializers.CharField()),
-            },
-        ),
+            ),
+            202: inline_serializer(
+                "AnalysisPreparing",
+                {
+                    "detail": serializers.CharField(),
+                    "status": serializers.CharField(),
+                    "error": serializers.CharField(allow_null=True),
+                    "progress": serializers.DictField(),
+                    "poll": serializers.URLField(),
+                },
+            ),
+        },
     )
     def get(self, request, slug: str):
         study = study_for_user(request.user, slug, [Role.PI])
@@ -153,15 +193,28 @@ class AnalysisResults(GenericAPIView):
                 status=400,
             )
         analysis = StudyAnalysis(study, form.settings())
-        result = analysis.result
+        shown, as_of = analysis, None
+        if not analysis.has("result"):
+            # Never computed in the request: a worker is asked; meanwhile the newest older
+            # analysis "as of" when it was computed, or 202 with the progress.
+            job = tasks.prepare(analysis, requested_by=request.user)
+            if not analysis.has("result"):  # not computed by an immediate backend
+                older = downloads.latest(analysis)
+                if older is None:
+                    return _preparing(request, job)
+                shown, as_of = older
+        result = shown.result
         design = {}
         if result.design is not None:
             design["design"] = as_json(result.design)
-            design["power"] = design_power_json(analysis, *power_form.values())
+            design["power"] = design_power_json(shown, *power_form.values())
         elif result.design_error:
             design["design"] = {"error": result.design_error}
         return Response(
             {
+                "data_version": shown.version,
+                # Set while a newer data version is being analysed: when this one was computed.
+                "as_of": as_of.isoformat() if as_of else None,
                 **design,
                 "policy": result.settings.policy(),
                 **{name: records(frame) for name, frame in result.shown_tables().items()},

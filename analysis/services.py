@@ -25,6 +25,7 @@ from readerstudy.models import (
 from readerstudy.signals import data_changed
 
 MAX_ERRORS_SHOWN = 10
+BATCH_SIZE = 5000
 PREDICTION_COLUMNS = ("model", "question", "letter", "raw_response", "rule")
 
 
@@ -77,28 +78,34 @@ def _rows_from_json(text: str) -> list[tuple[str, str, str]]:
 
 
 def _rows_from_csv(text: str) -> list[tuple[str, str, str]]:
-    reader = csv.DictReader(io.StringIO(text))
+    reader = csv.reader(io.StringIO(text))
     try:
         return _read_csv(reader)
     except csv.Error as exc:  # e.g. a field over csv.field_size_limit() (128 KiB)
-        raise PredictionImportError(f"line {reader.line_num + 1}: not valid CSV: {exc}") from exc
+        raise PredictionImportError(f"line {reader.line_num}: not valid CSV: {exc}") from exc
 
 
-def _read_csv(reader: csv.DictReader) -> list[tuple[str, str, str]]:
-    columns = [c.strip() for c in reader.fieldnames or []]
+def _read_csv(reader) -> list[tuple[str, str, str]]:
+    """Rows by column position, read from the header (a dict per row cost a third of the
+    parse at 40,826 rows). Blank lines are skipped; a short row has empty cells."""
+    columns = [c.strip() for c in next(reader, [])]
     if "question_id" not in columns or "prediction" not in columns:
         raise PredictionImportError(
             "CSV needs a header with question_id,prediction[,raw_response]; "
             f"got {','.join(columns) or 'nothing'}"
         )
-    reader.fieldnames = columns
+    at_qid, at_pred = columns.index("question_id"), columns.index("prediction")
+    at_raw = columns.index("raw_response") if "raw_response" in columns else None
     rows = []
     for line, row in enumerate(reader, start=2):
-        qid = (row.get("question_id") or "").strip()
+        if not row:
+            continue
+        qid = row[at_qid].strip() if at_qid < len(row) else ""
         if not qid:
             raise PredictionImportError(f"line {line}: empty question_id")
-        prediction = row.get("prediction") or ""
-        rows.append((qid, prediction, row.get("raw_response") or prediction))
+        prediction = row[at_pred] if at_pred < len(row) else ""
+        raw = row[at_raw] if at_raw is not None and at_raw < len(row) else ""
+        rows.append((qid, prediction, raw or prediction))
     return rows
 
 
@@ -136,30 +143,50 @@ def parse_predictions(content: bytes) -> list[tuple[str, str, str]]:
     return rows
 
 
-def studies_showing(dataset: Dataset, question_pks: set[int]) -> list[ReaderStudy]:
-    """The studies of the dataset whose analysis shows predictions on these questions.
-    Matched here rather than by `question_id IN (...)`: tens of thousands of parameters."""
-    items = StudyQuestion.objects.filter(study__dataset=dataset)
-    showing = {
-        study
-        for study, question in items.values_list("study_id", "question_id")
-        if question in question_pks
-    }
-    return list(ReaderStudy.objects.filter(pk__in=showing).order_by("slug"))
+def studies_showing(model: AIModel) -> list[ReaderStudy]:
+    """The studies of the model's dataset whose analysis shows its predictions: one query,
+    the join done by the database (a question set of tens of thousands is never sent)."""
+    return list(
+        ReaderStudy.objects.filter(
+            dataset=model.dataset_id,
+            pk__in=StudyQuestion.objects.filter(question__predictions__model=model).values(
+                "study_id"
+            ),
+        ).order_by("slug")
+    )
+
+
+def _question_lookup(dataset: Dataset) -> dict[str, tuple]:
+    """source_id -> (pk, option_a, …, option_d) for every question of the dataset: one query,
+    read as plain rows (the ORM's per-row work cost a second at 40,826 questions)."""
+    query = Question.objects.filter(dataset=dataset).values_list(
+        "source_id", "id", "option_a", "option_b", "option_c", "option_d"
+    )
+    sql, params = query.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return {row[0]: row[1:] for row in cursor.fetchall()}
 
 
 def _insert_predictions(rows: list[tuple[int, int, str, str, str]]) -> None:
-    """One INSERT per batch of (model, question, letter, raw response, rule) rows: a model
-    instance per row cost more than all the rest at 40,826 predictions (issue 27: <= 3 s
-    per model). The columns come from the model, so a renamed field cannot go unnoticed."""
+    """Bulk insert of (model, question, letter, raw response, rule) rows: COPY on PostgreSQL,
+    one INSERT per batch elsewhere. A model instance per row cost more than all the rest at
+    40,826 predictions (issue 27: <= 3 s per model). The columns come from the model, so a
+    renamed field cannot go unnoticed."""
     fields = [Prediction._meta.get_field(name) for name in PREDICTION_COLUMNS]
     table = connection.ops.quote_name(Prediction._meta.db_table)
     columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
-    marks = ", ".join(["%s"] * len(fields))
     with connection.cursor() as cursor:
-        for start in range(0, len(rows), 5000):
+        if connection.vendor == "postgresql":
+            with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+            return
+        marks = ", ".join(["%s"] * len(fields))
+        for start in range(0, len(rows), BATCH_SIZE):
             cursor.executemany(
-                f"INSERT INTO {table} ({columns}) VALUES ({marks})", rows[start : start + 5000]
+                f"INSERT INTO {table} ({columns}) VALUES ({marks})",
+                rows[start : start + BATCH_SIZE],
             )
 
 
@@ -202,13 +229,7 @@ def predictions_import(
     if not model_name:
         raise PredictionImportError("a model name is required")
     rows = parse_predictions(content)
-    # Plain tuples, not model instances: 40,826 questions at the size of ReXVQA's test split.
-    questions = {
-        source_id: (pk, options)
-        for pk, source_id, *options in Question.objects.filter(dataset=dataset).values_list(
-            "id", "source_id", "option_a", "option_b", "option_c", "option_d"
-        )
-    }
+    questions = _question_lookup(dataset)
     unknown = [qid for qid, _, _ in rows if qid not in questions]
     if unknown:
         shown = ", ".join(unknown[:MAX_ERRORS_SHOWN])
@@ -216,33 +237,38 @@ def predictions_import(
         raise PredictionImportError(
             f"{len(unknown)} question id(s) not in dataset {dataset.name!r}: {shown}{more}"
         )
-    summary = PredictionSummary(model=model_name, dataset=dataset.name)
+    # Extraction before the transaction: it needs no database, and SQLite's write lock is
+    # then held only for the writes.
     rules: Counter[str] = Counter()
+    new = []
+    for qid, text, raw in rows:
+        question_pk, *options = questions[qid]
+        extraction = extract_letter(text, options)
+        rules[extraction.rule] += 1
+        new.append((question_pk, extraction.letter, raw, extraction.rule))
+    summary = PredictionSummary(model=model_name, dataset=dataset.name)
     with transaction.atomic():
         model, created = AIModel.objects.select_for_update().get_or_create(
             dataset=dataset, name=model_name
         )
-        shown = {questions[qid][0] for qid, _, _ in rows}
-        if not created:
-            shown |= set(model.predictions.values_list("question_id", flat=True))
-        studies = studies_showing(dataset, shown)
+        # The studies its earlier predictions show in (checked first: someone who may not
+        # change them learns nothing more), then those the new ones show in.
+        studies = {s.pk: s for s in studies_showing(model)} if not created else {}
         if actor is not None:
-            _check_scope(actor, model_name, studies)
+            _check_scope(actor, model_name, list(studies.values()))
+        if not created and not replace:
+            raise PredictionImportError(
+                f"model {model_name!r} already has predictions; pass replace to overwrite"
+            )
         if not created:
-            if not replace:
-                raise PredictionImportError(
-                    f"model {model_name!r} already has predictions; pass replace to overwrite"
-                )
             summary.replaced, _ = model.predictions.all().delete()
         model.source_file = source[:500]
         model.save()
-        new = []
-        for qid, text, raw in rows:
-            question_pk, options = questions[qid]
-            extraction = extract_letter(text, options)
-            rules[extraction.rule] += 1
-            new.append((model.pk, question_pk, extraction.letter, raw, extraction.rule))
-        _insert_predictions(new)
+        _insert_predictions([(model.pk, *row) for row in new])
+        studies |= {s.pk: s for s in studies_showing(model)}
+        studies = sorted(studies.values(), key=lambda s: s.slug)
+        if actor is not None:  # refused: the transaction takes the rows back
+            _check_scope(actor, model_name, studies)
         summary.predictions = len(rows)
         summary.failed_extractions = rules.get("failed", 0)
         summary.rules = dict(sorted(rules.items()))

@@ -113,21 +113,65 @@ def analysis_status(request: HttpRequest, slug: str) -> HttpResponse:
     """The progress of the current analysis (htmx polls it). Once what the page waits for is
     ready, it tells htmx to reload the page (or, `want=zip`, to fetch the ZIP)."""
     study, _, analysis = _analysis(request, slug)
-    want_zip = request.GET.get("want") == "zip"
+    want = _wanted(request.GET.get("want", ""))
     job = tasks.job_of(analysis) or tasks.prepare(analysis, requested_by=request.user)
     finished = job.status in (JobStatus.DONE, JobStatus.FAILED) and not job.error
-    done = (analysis.has("zip") or finished) if want_zip else analysis.has("result")
+    if want is None:
+        done = analysis.has("result")
+    elif want[0] == "zip":
+        done = analysis.has("zip") or finished
+    elif want[0] == "figure":
+        done = analysis.has(f"figure:{want[1]}:{want[2]}") or finished
+    else:  # a table: the result is all it needs
+        done = analysis.has("result")
     if done:
         response = HttpResponse(status=204)
-        if want_zip:
-            query = _settings_query(request)
-            response["HX-Redirect"] = f"{reverse('analysis-zip', args=[study.slug])}?{query}"
-        else:
+        if want is None:
             response["HX-Refresh"] = "true"
+        else:
+            response["HX-Redirect"] = f"{_download_url(study, want)}?{_settings_query(request)}"
         return response
-    context = {"study": study, "want": "zip" if want_zip else "", **_status_context(analysis, job)}
+    context = {
+        "study": study,
+        "want": request.GET.get("want", ""),
+        **_status_context(analysis, job),
+    }
     context["query"] = _settings_query(request)
     return render(request, "analysis/_status.html", context)
+
+
+def _wanted(raw: str) -> tuple[str, ...] | None:
+    """What a progress page waits to download: ("zip",), ("table", name, fmt) or
+    ("figure", name, fmt) from `want=zip`, `want=table:accuracy.csv`, `want=figure:x.png`;
+    None for the page itself (or anything else)."""
+    if raw == "zip":
+        return ("zip",)
+    kind, _, rest = raw[:200].partition(":")
+    name, _, fmt = rest.rpartition(".")
+    if kind in ("table", "figure") and name and fmt and "/" not in name:
+        return (kind, name, fmt)
+    return None
+
+
+def _download_url(study, want: tuple[str, ...]) -> str:
+    if want[0] == "zip":
+        return reverse("analysis-zip", args=[study.slug])
+    return reverse(f"analysis-{want[0]}", args=[study.slug, want[1], want[2]])
+
+
+def _preparing(request: HttpRequest, study, analysis: StudyAnalysis, job, want: str, what: str):
+    """202 and the preparation's progress; the download starts when it is ready."""
+    context = {
+        "study": study,
+        "roles": roles_of(request.user, study),
+        "want": want,
+        "what": what,
+        "query": _settings_query(request),
+        **_status_context(analysis, job),
+    }
+    response = render(request, "analysis/zip_pending.html", context, status=202)
+    response["Retry-After"] = "2"
+    return response
 
 
 def _settings_query(request: HttpRequest) -> str:
@@ -291,6 +335,18 @@ def figure_download(request: HttpRequest, slug: str, name: str, fmt: str) -> Htt
             query = request.GET.copy()
             query["v"] = analysis.version
             return redirect(f"{request.path}?{query.urlencode()}")
+    # Never computed here: without the analysis (or while a worker is drawing this figure) a
+    # worker is asked and the answer is its progress. Only a figure no job will draw
+    # (ANALYSIS_PREPARE_DOWNLOADS off) is drawn here, from the computed analysis.
+    if body is None and (not analysis.has("result") or django_settings.ANALYSIS_PREPARE_DOWNLOADS):
+        job = tasks.prepare(analysis, requested_by=request.user)
+        body = analysis.lookup(f"figure:{name}:{fmt}")  # an immediate backend drew it
+        if body is None and (job.status in ACTIVE or not analysis.has("result")):
+            if analysis.has("result") and name not in figure_builders(analysis.result):
+                raise Http404()
+            return _preparing(
+                request, study, analysis, job, f"figure:{name}.{fmt}", f"the figure {name}"
+            )
     if body is None:
         drawn = downloads.figure(analysis, name, [fmt])
         if drawn is None:
@@ -311,17 +367,35 @@ def figure_download(request: HttpRequest, slug: str, name: str, fmt: str) -> Htt
 @login_required
 @require_GET
 def table_download(request: HttpRequest, slug: str, name: str, fmt: str) -> HttpResponse:
-    _, _, analysis = _analysis(request, slug)
-    result = analysis.result
+    """One table as CSV or XLSX, from the computed analysis: the current data version's, or
+    while a worker computes it the newest older one (its data version and date in the file's
+    name, its time in `X-Analysis-As-Of`: the CSV stays a plain table), or with none yet a 202
+    progress page that then downloads it. The request never computes the analysis."""
+    if fmt not in ("csv", "xlsx"):
+        raise Http404()
+    study, _, analysis = _analysis(request, slug)
+    shown, as_of = analysis, None
+    if not analysis.has("result"):
+        job = tasks.prepare(analysis, requested_by=request.user)
+        if not analysis.has("result"):  # not computed by an immediate backend
+            older = downloads.latest(analysis)
+            if older is None:
+                return _preparing(
+                    request, study, analysis, job, f"table:{name}.{fmt}", f"the table {name}"
+                )
+            shown, as_of = older
+    result = shown.result
     tables = all_tables(result)
     if name not in tables:
         raise Http404()
-    filename = downloads.export_info(analysis).filename(name, fmt)
+    filename = downloads.export_info(shown).filename(name, fmt)
     if fmt == "csv":
-        return attachment(table_csv(result, name, tables[name]), filename, "text/csv")
-    if fmt == "xlsx":
-        return attachment(table_xlsx(result, {name: tables[name]}), filename, XLSX)
-    raise Http404()
+        response = attachment(table_csv(result, name, tables[name]), filename, "text/csv")
+    else:
+        response = attachment(table_xlsx(result, {name: tables[name]}), filename, XLSX)
+    if as_of is not None:
+        response["X-Analysis-As-Of"] = as_of.isoformat()
+    return response
 
 
 @login_required
@@ -342,11 +416,4 @@ def export_zip(request: HttpRequest, slug: str) -> HttpResponse:
         body = downloads.build_zip(analysis)  # switched off: built on request, as asked
     if body is not None:
         return attachment(body, filename, "application/zip")
-    context = {
-        "study": study,
-        "roles": roles_of(request.user, study),
-        "want": "zip",
-        "query": _settings_query(request),
-        **_status_context(analysis, job),
-    }
-    return render(request, "analysis/zip_pending.html", context, status=202)
+    return _preparing(request, study, analysis, job, "zip", "")

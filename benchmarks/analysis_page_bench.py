@@ -19,6 +19,17 @@ A two-arm study (crossover unaided / aided, concurrent, washout 0): 6 readers x 
 section (aided vs unaided MRMC, reliance, power) on its page. Goal: its warm page with figures
 <= 5x a case page of the same study (a reader in the aided arm, the AI's answer shown).
 Run: .venv/bin/python benchmarks/analysis_page_bench.py [--skip-postgres] [--two-arm-only]
+
+Growth with the study's size (issue 27, "the work grows; the wait does not"):
+`--questions 200,40826` builds, for each size, a study over that many questions (4 per X-ray;
+40,826 is ReXVQA's public test split), 3 readers who answered every question (written in bulk:
+the answer service's per-answer checks are not what is measured) and 8 AI models whose
+predictions go through the import service, and reports how each cost grows: the questions
+written (bulk), the prediction import per model (goal <= 3 s), the case page, the analysis
+page cold (it only enqueues) and warm with its figures, the worker's preparation (a real
+`manage.py db_worker --batch` process: wall time and peak memory), the ZIP once prepared, and
+`export_analysis` (its own process: wall time, peak memory; goal <= 300 MB). With
+--questions only this growth table is run.
 """
 
 from __future__ import annotations
@@ -146,18 +157,9 @@ def build_two_arm(n_xrays: int, n_readers: int):
 
 def run_worker() -> None:
     """The task worker's loop (database backend), in process, until the queue is empty."""
-    from django_tasks_db.management.commands.db_worker import Worker
+    from readerstudy.jobs import run_queue_until_empty
 
-    Worker(
-        queue_names=["default"],
-        interval=0,
-        batch=True,
-        backend_name="default",
-        startup_delay=False,
-        max_tasks=None,
-        worker_id="bench",
-        excluded_queue_names=[],
-    ).run()
+    run_queue_until_empty(worker_id="bench")
 
 
 def run_two_arm(label: str, n_readers: int = 6) -> dict:
@@ -270,6 +272,230 @@ def run(label: str, n_readers: int, n_models: int, *, page: bool) -> dict:
     return out
 
 
+def build_bulk(n_questions: int, n_readers: int, n_models: int) -> tuple:
+    """A study over `n_questions` questions (4 per X-ray), readers' answers written in bulk,
+    models imported through the service; returns (study, pi, readers, timings)."""
+    import random
+
+    from django.contrib.auth import get_user_model
+
+    from analysis.services import predictions_import
+    from annotation.models import Answer
+    from readerstudy.models import (
+        Case,
+        Dataset,
+        Image,
+        Membership,
+        Question,
+        ReaderStudy,
+        Role,
+        StudyQuestion,
+        Task,
+    )
+
+    rng = random.Random(0)
+    tag = uuid.uuid4().hex[:6]
+    timings: dict[str, object] = {}
+    t0 = time.perf_counter()
+    dataset = Dataset.objects.create(name=f"bench {tag}")
+    n_xrays = (n_questions + 3) // 4
+    cases = Case.objects.bulk_create(
+        (Case(dataset=dataset, study_id=f"{tag}-xray-{x}", patient_age=60) for x in range(n_xrays)),
+        batch_size=2000,
+    )
+    Image.objects.bulk_create(
+        (
+            Image(
+                case=case,
+                position=0,
+                view_position="PA",
+                modality="CR",
+                source_path="/nonexistent/source.png",
+                display=f"display/aa/{tag}{n:058d}.png",
+                thumbnail=f"thumbs/aa/{tag}{n:058d}.png",
+                width=64,
+                height=48,
+                bits_stored=8,
+            )
+            for n, case in enumerate(cases)
+        ),
+        batch_size=2000,
+    )
+    tasks = list(Task)
+    questions = Question.objects.bulk_create(
+        (
+            Question(
+                dataset=dataset,
+                case=cases[q // 4],
+                source_id=f"{tag}-q{q}",
+                text=f"Question {q}?",
+                option_a=f"opacity {q}",
+                option_b=f"effusion {q}",
+                option_c=f"nodule {q}",
+                option_d=f"normal {q}",
+                correct="ABCD"[rng.randrange(4)],
+                task=tasks[q % len(tasks)],
+                category=["Lung", "Heart", "Bone", "Pleura"][q % 4],
+            )
+            for q in range(n_questions)
+        ),
+        batch_size=2000,
+    )
+    study = ReaderStudy.objects.create(slug=f"bench-{tag}", title=f"Bench {tag}", dataset=dataset)
+    items = StudyQuestion.objects.bulk_create(
+        (StudyQuestion(study=study, question=q, position=i) for i, q in enumerate(questions)),
+        batch_size=2000,
+    )
+    timings["questions_written"] = time.perf_counter() - t0
+    users = get_user_model().objects
+    pi = users.create_user(username=f"pi-{tag}")
+    Membership.objects.create(study=study, user=pi, role=Role.PI)
+    readers = []
+    for r in range(n_readers):
+        reader = users.create_user(username=f"reader{r}-{tag}")
+        Membership.objects.create(study=study, user=reader, role=Role.READER)
+        readers.append(reader)
+        Answer.objects.bulk_create(
+            (
+                Answer(
+                    item=item,
+                    reader=reader,
+                    choice=q.correct if rng.random() < 0.7 else "ABCD"[rng.randrange(4)],
+                    time_ms=rng.randint(4000, 90000),
+                )
+                for item, q in zip(items, questions, strict=True)
+            ),
+            batch_size=2000,
+        )
+    imports = []
+    for m in range(n_models):
+        rows = ["question_id,prediction"]
+        for q in questions:
+            letter = q.correct if rng.random() < 0.6 + 0.03 * m else "ABCD"[rng.randrange(4)]
+            rows.append(f'{q.source_id},"The answer is {letter}."')
+        content = ("\n".join(rows) + "\n").encode()
+        wall, cpu = time.perf_counter(), time.process_time()
+        predictions_import(dataset=dataset, model_name=f"model-{m}", content=content)
+        imports.append((time.perf_counter() - wall, time.process_time() - cpu))
+    timings["prediction_import"] = imports
+    return study, pi, readers, timings
+
+
+def _child(args: list[str]) -> tuple[float, float]:
+    """Run `manage.py ARGS` in its own process: (wall seconds, peak memory in MB)."""
+    import subprocess
+
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "manage.py"), *args], stdout=subprocess.DEVNULL
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    assert proc.returncode == 0, f"manage.py {' '.join(args)} failed ({proc.returncode})"
+    return time.perf_counter() - t0, usage.ru_maxrss / 1024
+
+
+def run_size(n_questions: int, n_readers: int = 3, n_models: int = 8) -> dict:
+    """The costs of one study size (see the module docstring)."""
+    from django.core.cache import cache
+    from django.test import Client
+    from django.urls import reverse
+
+    label = f"{n_questions} questions"
+    study, pi, readers, out = build_bulk(n_questions, n_readers, n_models)
+    imports = out["prediction_import"]
+    print(
+        f"[{label}] written in {out['questions_written']:.1f} s; prediction import per model: "
+        + ", ".join(f"{w:.2f}" for w, _ in imports)
+        + " s wall (CPU "
+        + ", ".join(f"{c:.2f}" for _, c in imports)
+        + f" s), load {os.getloadavg()[0]:.1f}"
+    )
+    reader_client, pi_client = Client(HTTP_HOST="127.0.0.1"), Client(HTTP_HOST="127.0.0.1")
+    reader_client.force_login(readers[0])
+    pi_client.force_login(pi)
+    case_url = reverse("reader-case", args=[study.slug, 1])
+    assert reader_client.get(case_url).status_code == 200
+    out["case"] = timed(lambda: reader_client.get(case_url), repeat=15)
+    page_url = reverse("analysis", args=[study.slug])
+    zip_url = reverse("analysis-zip", args=[study.slug])
+
+    def page_with_figures():
+        html = pi_client.get(page_url).content.decode()
+        assert "job-status" not in html, "the page is still waiting for the worker"
+        pictures = re.findall(r'<img src="([^"]+)"', html)
+        assert pictures, "no figures on the page"
+        for src in pictures:
+            assert pi_client.get(src.replace("&amp;", "&")).status_code == 200, src
+
+    cache.clear()
+    out["page_cold"] = timed(lambda: pi_client.get(page_url))
+    out["worker_prepares"], out["worker_mb"] = _child(
+        ["db_worker", "--batch", "--no-reload", "--no-startup-delay", "-v0"]
+    )
+    out["page_warm"] = timed(page_with_figures, repeat=3)
+    response = pi_client.get(zip_url)
+    assert response.status_code == 200, response.status_code
+    out["zip_mb"] = len(response.content) / 1e6
+    out["zip_prepared"] = timed(lambda: pi_client.get(zip_url), repeat=3)
+    with tempfile.TemporaryDirectory() as export_dir:
+        out["export"], out["export_mb"] = _child(
+            ["export_analysis", study.slug, "--out", export_dir]
+        )
+    case = out["case"]
+    print(f"[{label}] case page {case * 1000:.0f} ms (load {os.getloadavg()[0]:.1f})")
+    for key in ("page_cold", "page_warm", "zip_prepared", "worker_prepares", "export"):
+        print(f"[{label}] {key:16s} {out[key]:8.2f} s = {out[key] / case:8.1f}x the case page")
+    print(
+        f"[{label}] worker peak {out['worker_mb']:.0f} MB; export_analysis peak "
+        f"{out['export_mb']:.0f} MB; ZIP {out['zip_mb']:.1f} MB"
+    )
+    return out
+
+
+def growth(sizes: list[int]) -> bool:
+    """Each size in a fresh SQLite database; the growth table at the end."""
+    import subprocess
+
+    results = {}
+    for n in sizes:
+        child = subprocess.run(
+            [sys.executable, __file__, "--size-child", str(n)], capture_output=True, text=True
+        )
+        print(child.stdout, end="")
+        if child.returncode != 0:
+            print(child.stderr[-3000:])
+            return False
+        line = [x for x in child.stdout.splitlines() if x.startswith("RESULT ")][-1]
+        results[n] = __import__("json").loads(line[len("RESULT ") :])
+    print("\ncost                              " + "".join(f"{n:>14,}" for n in sizes))
+    rows = [
+        ("questions written (bulk) s", lambda r: r["questions_written"]),
+        (
+            "prediction import / model s",
+            lambda r: statistics.median(w for w, _ in r["prediction_import"]),
+        ),
+        ("  its CPU s", lambda r: statistics.median(c for _, c in r["prediction_import"])),
+        ("case page ms", lambda r: r["case"] * 1000),
+        ("analysis page cold s", lambda r: r["page_cold"]),
+        ("analysis page warm + figures s", lambda r: r["page_warm"]),
+        ("worker prepares s", lambda r: r["worker_prepares"]),
+        ("worker peak MB", lambda r: r["worker_mb"]),
+        ("ZIP once prepared s", lambda r: r["zip_prepared"]),
+        ("ZIP MB", lambda r: r["zip_mb"]),
+        ("export_analysis s", lambda r: r["export"]),
+        ("export_analysis peak MB", lambda r: r["export_mb"]),
+    ]
+    for name, get in rows:
+        print(f"{name:34s}" + "".join(f"{get(results[n]):14.2f}" for n in sizes))
+    last = results[sizes[-1]]
+    return (
+        statistics.median(w for w, _ in last["prediction_import"]) <= 3
+        and last["page_warm"] <= 5 * last["case"]
+        and last["export_mb"] <= 300
+    )
+
+
 def setup_django(database_url: str, media: Path) -> None:
     os.environ["DATABASE_URL"] = database_url
     os.environ.setdefault("DEBUG", "1")
@@ -297,6 +523,21 @@ def postgres_available() -> bool:
 
 def main() -> int:
     skip_pg = "--skip-postgres" in sys.argv
+    if "--size-child" in sys.argv:  # one size of the growth table, in a fresh process
+        import json
+
+        n = int(sys.argv[sys.argv.index("--size-child") + 1])
+        with tempfile.TemporaryDirectory() as tmp:
+            setup_django(f"sqlite:///{tmp}/bench.sqlite3", Path(tmp) / "media")
+            os.environ["ENV_FILE"] = os.devnull  # the worker and export children: this env
+            out = run_size(n)
+        print("RESULT " + json.dumps(out))
+        return 0
+    if "--questions" in sys.argv:
+        sizes = [int(x) for x in sys.argv[sys.argv.index("--questions") + 1].split(",")]
+        ok = growth(sizes)
+        print("goals met" if ok else "goals NOT met")
+        return 0 if ok else 1
     if "--postgres-child" in sys.argv:  # 18 raters on PostgreSQL, in a fresh process
         url = sys.argv[sys.argv.index("--postgres-child") + 1]
         with tempfile.TemporaryDirectory() as media:

@@ -18,6 +18,7 @@ second writer wait for).
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import time
 from collections.abc import Callable
@@ -162,6 +163,7 @@ def job_enqueue(
                 return job
             if job.status == JobStatus.RUNNING:
                 log.warning("job %s (%s) fell silent; running it again", job.pk, key)
+                _abandon_engine_record(job.task_id)
             job.status = JobStatus.QUEUED
             job.error = ""
             job.finished_at = None
@@ -179,6 +181,7 @@ def job_enqueue(
                 ]
             )
         _enqueue_task(job, task, run_after=run_after)
+    schedule_sweep()
     job.refresh_from_db()
     return job
 
@@ -240,6 +243,126 @@ def _finish(run: Run, status: JobStatus, *, error: str = "", result: dict | None
     BackgroundJob.objects.filter(pk=run.job.pk, attempt=run.attempt).update(
         status=status, error=error, result=result or {}, finished_at=timezone.now()
     )
+
+
+def _abandon_engine_record(task_id: str) -> None:
+    """The database engine's record of a task whose worker died stays "RUNNING" for ever
+    (django-tasks-db has no notion of a dead worker): mark it failed, so its admin and
+    `prune_db_task_results` see it ended. RQ notices dead workers itself."""
+    if not task_id or type(_default_backend()).__name__ != "DatabaseBackend":
+        return
+    from django_tasks_db.models import DBTaskResult
+
+    DBTaskResult.objects.filter(id=task_id, status="RUNNING").update(
+        status="FAILED", finished_at=timezone.now()
+    )
+
+
+def _default_backend():
+    """The engine itself (not django-tasks' proxy to it, whose type says nothing)."""
+    from django_tasks import DEFAULT_TASK_BACKEND_ALIAS, task_backends
+
+    return task_backends[DEFAULT_TASK_BACKEND_ALIAS]
+
+
+def _task_of(job: BackgroundJob):
+    """The task that ran `job`, from the engine's record of it (None if it is gone)."""
+    try:
+        return _default_backend().get_result(job.task_id).task
+    except Exception:  # no record (pruned, Redis flushed) or a task since renamed
+        log.warning("job %s: the engine has no usable record of task %r", job.pk, job.task_id)
+        return None
+
+
+SWEEP_MARK = "jobs:sweep:scheduled"
+
+
+def schedule_sweep() -> None:
+    """Make sure a `jobs_sweep` task is due within TASK_SWEEP_SECONDS (one at a time; the
+    task schedules the next one while work is queued or running). Engines that cannot defer
+    a task (the immediate backend of the tests) have no worker to die: nothing to do."""
+    from readerstudy.tasks import jobs_sweep_task
+
+    backend = jobs_sweep_task.get_backend()
+    if not backend.supports_defer:
+        return
+    interval = settings.TASK_SWEEP_SECONDS
+    if cache.add(SWEEP_MARK, 1, timeout=interval * 3):
+        when = timezone.now() + dt.timedelta(seconds=interval)
+
+        def send() -> None:
+            jobs_sweep_task.using(run_after=when).enqueue()
+
+        if type(backend).__name__ == "RQBackend":
+            transaction.on_commit(send)
+        else:
+            send()
+
+
+def jobs_sweep() -> dict[str, int]:
+    """Housekeeping of the job table, run by a worker every TASK_SWEEP_SECONDS while there is
+    work (`jobs_sweep_task`) and by `manage.py jobs_sweep` (cron, or before a worker starts):
+
+    - a running job whose worker fell silent for TASK_STALE_SECONDS (killed, out of memory)
+      is queued again, so it runs again even if nobody looks at it; after TASK_MAX_ATTEMPTS
+      attempts it is marked failed, with why in words (a job that kills its worker every
+      time must not loop). Its work is all or nothing, so nothing half-written remains;
+    - finished jobs (done or failed) older than TASK_RETENTION_DAYS are deleted, and so are
+      the database engine's finished task records.
+    """
+    requeued = failed = 0
+    for job in BackgroundJob.objects.filter(status=JobStatus.RUNNING):
+        if not _stale(job):
+            continue
+        task = _task_of(job) if job.attempt < settings.TASK_MAX_ATTEMPTS else None
+        if task is not None:
+            job_enqueue(key=job.key, kind=job.kind, task=task)
+            requeued += 1
+            continue
+        _abandon_engine_record(job.task_id)
+        why = (
+            f"its worker stopped {job.attempt} times without finishing it (killed, or out "
+            "of memory)"
+            if job.attempt >= settings.TASK_MAX_ATTEMPTS
+            else "its worker stopped and the task could not be found to run it again"
+        )
+        failed += BackgroundJob.objects.filter(
+            pk=job.pk, status=JobStatus.RUNNING, attempt=job.attempt
+        ).update(
+            status=JobStatus.FAILED,
+            error=f"Stopped: {why}. Nothing of it was kept; ask for it again to retry.",
+            finished_at=timezone.now(),
+        )
+    cutoff = timezone.now() - dt.timedelta(days=settings.TASK_RETENTION_DAYS)
+    pruned, _ = BackgroundJob.objects.filter(
+        status__in=(JobStatus.DONE, JobStatus.FAILED), finished_at__lt=cutoff
+    ).delete()
+    records = 0
+    if type(_default_backend()).__name__ == "DatabaseBackend":
+        from django_tasks_db.models import DBTaskResult
+
+        records, _ = DBTaskResult.objects.finished().filter(finished_at__lt=cutoff).delete()
+    return {"requeued": requeued, "failed": failed, "pruned": pruned, "task_records": records}
+
+
+def run_queue_until_empty(*, worker_id: str = "inline", queue_names=("default",)) -> None:
+    """Run the database backend's own worker loop (django-tasks-db's `Worker`, as
+    `manage.py db_worker --batch` does) in this process until no task is ready, then return.
+
+    For benchmarks and tests that need what a worker does, through the real claim-and-run
+    code, without a second process. Tasks deferred to later (`run_after`) stay queued."""
+    from django_tasks_db.management.commands.db_worker import Worker
+
+    Worker(
+        queue_names=list(queue_names),
+        interval=0,
+        batch=True,
+        backend_name="default",
+        startup_delay=False,
+        max_tasks=None,
+        worker_id=worker_id,
+        excluded_queue_names=[],
+    ).run()
 
 
 def jobs_of_study(study: ReaderStudy, limit: int = 10) -> list[BackgroundJob]:

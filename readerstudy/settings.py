@@ -140,6 +140,13 @@ ANALYSIS_REFRESH_DELAY = env_int("ANALYSIS_REFRESH_DELAY", 20, minimum=1)
 # A running task reports at least this often; one silent for longer (its worker was killed)
 # is run again by the next request that looks at it.
 TASK_STALE_SECONDS = env_int("TASK_STALE_SECONDS", 120, minimum=5)
+# While there is background work, a worker sweeps the job table this often: silent jobs run
+# again (at most TASK_MAX_ATTEMPTS attempts, then failed in words), and finished jobs older
+# than TASK_RETENTION_DAYS are deleted (readerstudy.jobs.jobs_sweep; also `manage.py
+# jobs_sweep`).
+TASK_SWEEP_SECONDS = env_int("TASK_SWEEP_SECONDS", 60, minimum=1)
+TASK_MAX_ATTEMPTS = env_int("TASK_MAX_ATTEMPTS", 3, minimum=1)
+TASK_RETENTION_DAYS = env_int("TASK_RETENTION_DAYS", 30, minimum=1)
 
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several readers write at once; wait for the lock instead of failing, and take the

@@ -41,6 +41,16 @@ RULES: list[tuple[str, re.Pattern[str]]] = [
     ("answer", re.compile(rf"\banswer\s*(?:is|:)\s*(?:[:\-]\s*)?{LETTER}", re.I)),
     ("option", re.compile(rf"\b(?:option|choice)\s*{LETTER}", re.I)),
 ]
+# The text each rule cannot match without, case-folded (re.I lets the long s, U+017F, match
+# "s", and casefold() turns it into "s"), so a search that cannot succeed is skipped.
+_KEYWORD = {
+    "answer_tag": "<answer>",
+    "boxed": "\\boxed{",
+    "final_answer": "answer",
+    "answer": "answer",
+}
+RULES_NEEDING = [(name, pattern, _KEYWORD.get(name, "")) for name, pattern in RULES]
+_OPTION_PREFIX = re.compile(r"^\s*\(?[A-Da-d]\s*[.):]\s*")
 MAX_CHARS = 16_000
 _LAST_STANDALONE = re.compile(r"(?<![A-Za-z])([A-D])(?![A-Za-z])")
 _NORMALISE = re.compile(r"[^a-z0-9]+")
@@ -74,12 +84,17 @@ def extract_letter(response: object, options: Sequence[str] = ()) -> Extraction:
     text = _bounded(str(response))
     if not text.strip():
         return Extraction("", "failed")
-    for name, pattern in RULES:
+    folded = text.casefold()
+    for name, pattern, needs in RULES_NEEDING:
+        # A rule whose keyword is not in the text cannot match: skip its search (most
+        # responses match rule 1 or 5; tens of thousands of rows per upload).
+        if needs and needs not in folded:
+            continue
         match = pattern.search(text)
         if match:
             return Extraction(match.group(1).upper(), name)
     if options:
-        wanted = _norm(re.sub(r"^\s*\(?[A-Da-d]\s*[.):]\s*", "", text))
+        wanted = _norm(_OPTION_PREFIX.sub("", text))
         for letter, option in zip("ABCD", options, strict=False):
             if wanted and wanted == _norm(option):
                 return Extraction(letter, "option_text")

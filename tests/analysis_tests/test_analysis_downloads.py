@@ -21,6 +21,7 @@ from analysis.cache import StudyAnalysis
 from analysis.pipeline import AnalysisSettings
 from analysis.stats import plots
 from annotation.services import answer_submit
+from readerstudy.jobs import run_queue_until_empty
 from readerstudy.models import BackgroundJob, JobStatus
 
 pytestmark = pytest.mark.django_db
@@ -56,20 +57,7 @@ def run_db_worker() -> None:
     from django_tasks_db.management.commands import db_worker
 
     with mock.patch.object(db_worker, "close_old_connections", lambda: None):
-        _worker_loop(db_worker.Worker)
-
-
-def _worker_loop(Worker) -> None:
-    Worker(
-        queue_names=["default"],
-        interval=0,
-        batch=True,
-        backend_name="default",
-        startup_delay=False,
-        max_tasks=None,
-        worker_id="test-worker",
-        excluded_queue_names=[],
-    ).run()
+        run_queue_until_empty(worker_id="test-worker")
 
 
 class Renders:

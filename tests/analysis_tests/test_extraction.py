@@ -20,6 +20,12 @@ OPTIONS = ["Pleural effusion", "Pneumothorax", "Cardiomegaly", "No acute finding
         ("Reasoning... Final answer: (D) No acute finding", "D", "final_answer"),
         ("The final answer is B", "B", "final_answer"),
         ("Answer: C", "C", "answer"),
+        ("ANSWER IS B", "B", "answer"),
+        ("<ANSWER>d</ANSWER>", "D", "answer_tag"),
+        ("\\BOXED{c}", "C", "boxed"),
+        # The long s (U+017F) matches "s" case-insensitively: a rule skipped when its keyword
+        # is absent must see it too.
+        ("the an\u017fwer is b", "B", "answer"),
         ("the answer is (a).", "A", "answer"),
         ("I would pick option B here", "B", "option"),
         ("choice (d)", "D", "option"),
