@@ -6,6 +6,8 @@ figure, each table and the ZIP read the same cached result.
 
 from __future__ import annotations
 
+import math
+import time
 from urllib.parse import urlencode
 
 from django.conf import settings as django_settings
@@ -112,20 +114,54 @@ def analysis_status(request: HttpRequest, slug: str) -> HttpResponse:
     ready, it tells htmx to reload the page (or, `want=zip`, to fetch the ZIP)."""
     study, _, analysis = _analysis(request, slug)
     want_zip = request.GET.get("want") == "zip"
+    asked = _asked(request)
+    if want_zip and asked is not None:
+        # While readers answer, the current version moves on with each answer: the ZIP of
+        # any data at least as new as when the PI asked is what they are waiting for.
+        newer = _zip_since(analysis, asked)
+        if newer is not None:
+            return _to_zip(request, study, version=newer.version)
     job = tasks.job_of(analysis) or tasks.prepare(analysis, requested_by=request.user)
     finished = job.status in (JobStatus.DONE, JobStatus.FAILED) and not job.error
     done = (analysis.has("zip") or finished) if want_zip else analysis.has("result")
     if done:
-        response = HttpResponse(status=204)
         if want_zip:
-            query = _settings_query(request)
-            response["HX-Redirect"] = f"{reverse('analysis-zip', args=[study.slug])}?{query}"
-        else:
-            response["HX-Refresh"] = "true"
+            return _to_zip(request, study)
+        response = HttpResponse(status=204)
+        response["HX-Refresh"] = "true"
         return response
     context = {"study": study, "want": "zip" if want_zip else "", **_status_context(analysis, job)}
     context["query"] = _settings_query(request)
+    context["asked"] = request.GET.get("asked", "") if want_zip else ""
     return render(request, "analysis/_status.html", context)
+
+
+def _asked(request: HttpRequest) -> float | None:
+    """When the PI asked for the ZIP (the progress page passes it on), as a Unix time."""
+    try:
+        value = float(request.GET.get("asked", ""))
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _zip_since(analysis: StudyAnalysis, asked: float) -> StudyAnalysis | None:
+    """The newest computed analysis whose data is as of `asked` or later, if its ZIP is ready."""
+    newest = downloads.latest(analysis)
+    if newest is None:
+        return None
+    shown, as_of = newest
+    return shown if as_of.timestamp() >= asked and shown.has("zip") else None
+
+
+def _to_zip(request: HttpRequest, study, version: str = "") -> HttpResponse:
+    """Tell htmx to fetch the ZIP (of `version`, when it is not the current one)."""
+    query = _settings_query(request)
+    if version:
+        query = f"{query}&v={version}" if query else f"v={version}"
+    response = HttpResponse(status=204)
+    response["HX-Redirect"] = f"{reverse('analysis-zip', args=[study.slug])}?{query}"
+    return response
 
 
 def _settings_query(request: HttpRequest) -> str:
@@ -330,6 +366,9 @@ def export_zip(request: HttpRequest, slug: str) -> HttpResponse:
     ready, else a page with the preparation's progress that fetches it when done."""
     study, _, analysis = _analysis(request, slug)
     body = analysis.lookup("zip")
+    pinned = request.GET.get("v", "")[:64]
+    if body is None and pinned:  # the progress page found this version's ZIP ready
+        body = StudyAnalysis(study, analysis.settings, version=pinned).lookup("zip")
     if body is not None:
         return attachment(body, f"{study.slug}-analysis.zip", "application/zip")
     job = tasks.prepare(analysis, requested_by=request.user)
@@ -345,6 +384,7 @@ def export_zip(request: HttpRequest, slug: str) -> HttpResponse:
         "roles": roles_of(request.user, study),
         "want": "zip",
         "query": _settings_query(request),
+        "asked": f"{time.time():.3f}",
         **_status_context(analysis, job),
     }
     return render(request, "analysis/zip_pending.html", context, status=202)
