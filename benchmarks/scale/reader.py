@@ -19,6 +19,7 @@ click or a second tab). Everything is bounded: a reader stops at its deadline.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import re
@@ -47,6 +48,7 @@ class Tally:
     refused: list[str] = field(default_factory=list)
     server_errors: list[str] = field(default_factory=list)
     connection_errors: int = 0
+    timeouts: int = 0
     failovers: int = 0
     retries: int = 0
     duplicate_posts: int = 0
@@ -54,9 +56,42 @@ class Tally:
     unfinished: int = 0  # answers still waiting at the deadline
 
 
-class Person:
-    def __init__(self, servers: list[str], primary: int, username: str, password: str):
+class Balancer:
+    """The load balancer in front of the servers: a server whose connection failed is taken
+    out of rotation until its `/healthz` answers again (checked every second)."""
+
+    def __init__(self, servers: list[str]):
         self.servers = servers
+        self.up = [True] * len(servers)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._check, daemon=True)
+        self._thread.start()
+
+    def choose(self, preferred: int) -> int:
+        if self.up[preferred]:
+            return preferred
+        others = [i for i, up in enumerate(self.up) if up]
+        return others[0] if others else preferred
+
+    def failed(self, index: int) -> None:
+        self.up[index] = False
+
+    def _check(self) -> None:
+        while not self._stop.wait(1.0):
+            for i, base in enumerate(self.servers):
+                if self.up[i]:
+                    continue
+                with contextlib.suppress(requests.RequestException):
+                    self.up[i] = requests.get(f"{base}/healthz", timeout=2).status_code == 200
+
+    def close(self) -> None:
+        self._stop.set()
+
+
+class Person:
+    def __init__(self, balancer: Balancer, primary: int, username: str, password: str):
+        self.balancer = balancer
+        self.servers = balancer.servers
         self.primary = primary
         self.current = primary
         self.username = username
@@ -70,8 +105,9 @@ class Person:
         return self.servers[self.current]
 
     def _failover(self) -> None:
+        self.balancer.failed(self.current)
         with self._lock:
-            self.current = (self.current + 1) % len(self.servers)
+            self.current = self.balancer.choose((self.current + 1) % len(self.servers))
             self.tally.failovers += 1
 
     def _once(self, kind: str, method: str, path: str, session=None, **kwargs):
@@ -80,9 +116,14 @@ class Person:
         start, at = time.perf_counter(), time.time()
         try:
             response = session.request(method, self.base + path, timeout=60, **kwargs)
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout) as exc:
+            # The outbox treats any failed fetch alike (a timed-out answer may have been
+            # saved: sending it again is harmless, the server records it once).
             with self._lock:
-                self.tally.connection_errors += 1
+                if isinstance(exc, requests.Timeout):
+                    self.tally.timeouts += 1
+                else:
+                    self.tally.connection_errors += 1
             self._failover()
             return None
         elapsed = time.perf_counter() - start
@@ -119,7 +160,6 @@ class Person:
                 allow_redirects=False,
             )
             if response is not None and response.status_code == 302:
-                self.current = self.primary
                 return
             if response is not None and response.status_code < 500:
                 raise RuntimeError(f"{self.username} could not sign in: {response.status_code}")
@@ -129,8 +169,8 @@ class Person:
 
 
 class Reader(Person):
-    def __init__(self, servers, primary, username, password, slug: str, seed: int, think_s):
-        super().__init__(servers, primary, username, password)
+    def __init__(self, balancer, primary, username, password, slug: str, seed: int, think_s):
+        super().__init__(balancer, primary, username, password)
         self.slug = slug
         self.rng = random.Random(seed)
         self.think_s = think_s
@@ -196,7 +236,7 @@ class Reader(Person):
         for number in range(1, n_cases + 1):
             if time.monotonic() > deadline:
                 break
-            self.current = self.primary  # the load balancer's choice, back once it is up
+            self.current = self.balancer.choose(self.primary)  # back once its health check passes
             self.get("healthz", "/healthz", deadline)
             page = self.get("case page", f"/s/{self.slug}/read/{number}/", deadline)
             if page is None or page.status_code != 200:

@@ -359,6 +359,9 @@ def main() -> int:
                 f"--bind=127.0.0.1:{port}",
                 f"--workers={args.web_workers}",
                 "--timeout=120",
+                # Django is imported once, before the workers fork: a restart under load
+                # takes one import, not one per worker at once.
+                "--preload",
             ],
             env,
             work / f"web{i + 1}.log",
@@ -386,6 +389,7 @@ def main() -> int:
         )
         for i in (1, 2)
     ]
+    stop = threading.Event()
     events: dict[str, object] = {"load_before": [round(x, 2) for x in os.getloadavg()]}
     results: dict[str, object] = {}
     try:
@@ -393,7 +397,7 @@ def main() -> int:
 
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "readerstudy.settings")
         django.setup()
-        from benchmarks.scale.reader import PI, Reader
+        from benchmarks.scale.reader import PI, Balancer, Reader
 
         print(f"seeding: {args.readers} readers, {args.cases} questions ...", flush=True)
         started = time.perf_counter()
@@ -404,11 +408,12 @@ def main() -> int:
         for base in servers:
             wait_up(base)
 
+        balancer = Balancer(servers)
         readers = [
-            Reader(servers, i % 2, name, PASSWORD, SLUG, seed=i, think_s=tuple(args.think))
+            Reader(balancer, i % 2, name, PASSWORD, SLUG, seed=i, think_s=tuple(args.think))
             for i, name in enumerate(names)
         ]
-        pi = PI(servers, 1, PI_NAME, PASSWORD)
+        pi = PI(balancer, 1, PI_NAME, PASSWORD)
         deadline = time.monotonic() + args.max_seconds
         print("signing in ...", flush=True)
         with ThreadPoolExecutor(8) as pool:
@@ -416,7 +421,6 @@ def main() -> int:
 
         expected = args.readers * args.answers
         acked = lambda: sum(len(r.tally.acked) for r in readers)  # noqa: E731
-        stop = threading.Event()
 
         def chaos() -> None:
             """SIGKILL a web server and a worker mid-run; the PI looks halfway."""
@@ -429,6 +433,7 @@ def main() -> int:
             webs[0].kill()
             print(f"  SIGKILL web1 at {acked()} answers", flush=True)
             restarted = threading.Timer(args.restart_after, restart_web)
+            restarted.daemon = True
             restarted.start()
             while not stop.wait(0.1) and acked() < args.kill_worker_at * expected:
                 pass
@@ -444,7 +449,7 @@ def main() -> int:
 
         def restart_web() -> None:
             webs[0].start()
-            events["web1_restart_s"] = round(args.restart_after + wait_up(servers[0]), 1)
+            events["web1_restart_s"] = round(args.restart_after + wait_up(servers[0], 600), 1)
             events["web1_up_at"] = time.time()
 
         def busy(worker_id: str) -> bool:
@@ -473,7 +478,10 @@ def main() -> int:
             print(f"  PI: page and ZIP during the run: {events['pi_zip_during_run']}", flush=True)
 
         print(f"reading: {args.readers} readers x {args.answers} answers ...", flush=True)
-        side = [threading.Thread(target=chaos), threading.Thread(target=pi_midway)]
+        side = [
+            threading.Thread(target=chaos, daemon=True),
+            threading.Thread(target=pi_midway, daemon=True),
+        ]
         for thread in side:
             thread.start()
         started = time.perf_counter()
@@ -554,6 +562,7 @@ def main() -> int:
             "refused": [e for r in readers for e in r.tally.refused][:10],
             "unfinished": sum(r.tally.unfinished for r in readers),
             "connection_errors": sum(r.tally.connection_errors for r in [*readers, pi]),
+            "timeouts": sum(r.tally.timeouts for r in [*readers, pi]),
             "failovers": sum(r.tally.failovers for r in [*readers, pi]),
             "retries": sum(r.tally.retries for r in [*readers, pi]),
             "double_posts": sum(r.tally.duplicate_posts for r in readers),
@@ -579,6 +588,7 @@ def main() -> int:
             "logs": str(work),
         }
     finally:
+        stop.set()
         for process in [*webs, *workers]:
             process.stop()
         from django.db import connections
