@@ -39,19 +39,23 @@ def job_key(analysis: StudyAnalysis) -> str:
     return f"analysis:{analysis.study.pk}:{analysis.version}:{_policy_hash(analysis.settings)}"
 
 
+def policy_jobs(analysis: StudyAnalysis, statuses) -> list[BackgroundJob]:
+    """The analysis jobs of this study and policy (any data version) in `statuses`, newest
+    first. A job computes the data as it is when it starts, whatever version it was asked for."""
+    pk, policy = analysis.study.pk, _policy_hash(analysis.settings)
+    jobs = BackgroundJob.objects.filter(
+        kind=JobKind.ANALYSIS,
+        status__in=statuses,
+        key__startswith=f"analysis:{pk}:",
+        key__endswith=f":{policy}",
+    )
+    return list(jobs.order_by("-created_at"))
+
+
 def waiting_job(analysis: StudyAnalysis) -> BackgroundJob | None:
     """An analysis job of this study and policy that no worker has started yet."""
-    pk, policy = analysis.study.pk, _policy_hash(analysis.settings)
-    return (
-        BackgroundJob.objects.filter(
-            kind=JobKind.ANALYSIS,
-            status=JobStatus.QUEUED,
-            key__startswith=f"analysis:{pk}:",
-            key__endswith=f":{policy}",
-        )
-        .order_by("-created_at")
-        .first()
-    )
+    waiting = policy_jobs(analysis, [JobStatus.QUEUED])
+    return waiting[0] if waiting else None
 
 
 def figure(analysis: StudyAnalysis, name: str, fmts) -> dict[str, bytes] | None:

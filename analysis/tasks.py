@@ -21,7 +21,7 @@ from django_tasks.exceptions import TaskResultDoesNotExist, TaskResultMismatch
 from analysis import downloads
 from analysis.cache import StudyAnalysis
 from analysis.design import designed_study_create
-from readerstudy.jobs import Run, job_enqueue, job_refresh, job_run
+from readerstudy.jobs import ACTIVE, Run, job_enqueue, job_refresh, job_run
 from readerstudy.models import BackgroundJob, JobKind, ReaderStudy
 from readerstudy.selectors import design_sentence
 from readerstudy.services.design import Design, DesignError
@@ -72,6 +72,17 @@ def _not_started(job: BackgroundJob) -> bool:
         return analysis_prepare.get_result(job.task_id).status == TaskResultStatus.READY
     except (TaskResultDoesNotExist, TaskResultMismatch):
         return False
+
+
+def live_job(analysis: StudyAnalysis) -> BackgroundJob | None:
+    """A queued or running analysis job of this study and policy, which will draw the
+    figures of the data as it is when it runs; a silent one (its worker was killed) is
+    enqueued again on the way, so it is never waited for in vain."""
+    for job in downloads.policy_jobs(analysis, ACTIVE):
+        job = job_refresh(job, analysis_prepare)
+        if job.status in ACTIVE:
+            return job
+    return None
 
 
 def job_of(analysis: StudyAnalysis) -> BackgroundJob | None:

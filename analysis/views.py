@@ -30,8 +30,8 @@ from analysis.reporting import methods_section
 from analysis.selectors import readers_not_started, study_raters
 from analysis.stats import plots
 from readerstudy.downloads import attachment
-from readerstudy.jobs import ACTIVE, job_progress
-from readerstudy.models import BackgroundJob, JobStatus, Role
+from readerstudy.jobs import job_progress
+from readerstudy.models import JobStatus, Role
 from readerstudy.selectors import design_sentence, roles_of, study_for_user
 from readerstudy.spreadsheets import XLSX
 
@@ -184,10 +184,11 @@ def figure_slot(request: HttpRequest, slug: str, name: str) -> HttpResponse:
         "query": _settings_query(request),
         "alt": request.GET.get("alt", "")[:300],
     }
-    if not analysis.has(f"figure:{name}:svg"):
-        job = BackgroundJob.objects.filter(key=downloads.job_key(analysis)).first()
-        if job is not None and job.status in ACTIVE:
-            return render(request, "analysis/_figure_pending.html", context)
+    # Any live job of this study and policy will draw it (one asked for an older version
+    # computes the current one): the page waits for it rather than drawing it here, in a
+    # web worker (benchmarks/scale: a 100-reader κ heatmap outlived gunicorn's timeout).
+    if not analysis.has(f"figure:{name}:svg") and tasks.live_job(analysis) is not None:
+        return render(request, "analysis/_figure_pending.html", context)
     return render(request, "analysis/_figure.html", context)
 
 

@@ -393,3 +393,28 @@ def test_a_job_whose_worker_died_before_it_started_is_not_waited_for(
     page(client, answered)
     run_db_worker()
     assert downloads.ready(StudyAnalysis(answered, AnalysisSettings()))
+
+
+def test_a_figure_waits_for_a_job_asked_for_an_older_version_instead_of_being_drawn_in_the_request(
+    client, answered, pi, reader, db_backend
+):
+    """Found by benchmarks/scale: the job that will draw the current version was asked for an
+    older one, so the figure's place drew it in the web request (a 100-reader κ heatmap ran
+    past gunicorn's timeout and the web worker was killed)."""
+    client.force_login(pi)
+    page(client, answered)  # queued for this version
+    answer_submit(reader=reader, item=answered.items.first(), choice="D")
+    current = StudyAnalysis(answered, AnalysisSettings())
+    slot = reverse("analysis-figure-slot", args=[answered.slug, "kappa_answer"])
+    spy = Renders()
+    with mock.patch.object(plots, "figure_bytes", spy):
+        pending = client.get(slot, {"v": current.version})
+        assert b"Drawing this figure" in pending.content
+        assert spy.calls == []  # nothing drawn in the request
+        run_db_worker()
+        drawn = client.get(slot, {"v": current.version})
+        assert b"<img" in drawn.content
+        drawn_by_worker = len(spy.calls)
+        image = re.search(rb'<img src="([^"]+)"', drawn.content).group(1).decode()
+        assert client.get(image.replace("&amp;", "&")).status_code == 200
+    assert len(spy.calls) == drawn_by_worker  # served from what the worker drew
