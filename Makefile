@@ -11,7 +11,7 @@ WITH_WORKER = trap 'kill $$WORKER 2>/dev/null; wait $$WORKER' EXIT INT TERM; \
 	$(DEMO_ENV) $(BIN)/python manage.py db_worker --no-reload --interval 0.5 -v0 & WORKER=$$!;
 
 .PHONY: install migrate serve demo demo-pacs test test-js test-python test-fast coverage fuzz lint \
-	format bench bench-load bench-viewer bench-reader clean
+	format bench bench-load bench-scale bench-viewer bench-reader clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found; run: make PYTHON=python3 ..."; exit 1; }
@@ -109,6 +109,12 @@ bench-viewer: $(STAMP)
 # Needs PostgreSQL on 127.0.0.1:5432 (user postgres, trust auth); about 5 minutes.
 bench-load: $(STAMP)
 	$(BIN)/python benchmarks/load/run.py --out benchmarks/load/results.json
+
+# 2 gunicorn servers + 2 task workers on one PostgreSQL (127.0.0.1:5432, user postgres, trust
+# auth) and one Redis (127.0.0.1:6379); 100 readers, a PI, a web server and a worker SIGKILLed.
+# About 5 minutes; SCALE_ARGS adds options (e.g. --readers 20 --answers 5, --tasks rq).
+bench-scale: $(STAMP)
+	$(BIN)/python benchmarks/scale/run.py --out benchmarks/scale/results.json $(SCALE_ARGS)
 
 # Debian's Chromium drives the reading page: Enter -> next case drawn vs a fresh case load.
 bench-reader: $(STAMP)

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import logging
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -34,6 +36,10 @@ from analysis.stats.design import power_table
 from annotation.models import Answer, ExpertReview
 from readerstudy.models import Membership, ReaderStudy, StudyQuestion
 from readerstudy.vocabulary import Decision
+
+# One INFO line per analysis computed and per figure drawn or rendered, naming the study,
+# data version and policy: how an operator (and benchmarks/scale) sees work done twice.
+log = logging.getLogger(__name__)
 
 
 def source_version(root: Path, pattern: str) -> str:
@@ -158,6 +164,11 @@ class StudyAnalysis:
         """The cache key of `what` for this study, data version and policy."""
         return _key(self.study, self.version, self.settings, what)
 
+    def _what(self, what: str) -> str:
+        """`what` of this study, version and policy, for the log."""
+        policy = hashlib.sha256(self.settings.key().encode()).hexdigest()[:12]
+        return f"{what} study={self.study.pk} version={self.version} policy={policy}"
+
     def has(self, what: str) -> bool:
         return cache.has_key(self.key(what))
 
@@ -195,6 +206,7 @@ class StudyAnalysis:
         )
 
     def _analyse(self) -> AnalysisResult:
+        log.info("analysed %s pid=%s", self._what("result"), os.getpid())
         result = analyse(study_responses(self.study), self.settings, study_facts(self.study))
         if self.study.aid_model:  # aided vs unaided, on the design frame, same policy
             attach_design(result, design_frame(self.study))
@@ -223,8 +235,11 @@ class StudyAnalysis:
                 return out
             figure = _take_drawn(key)
             if missing:
-                figure = figure or build()
+                if figure is None:
+                    log.info("drew %s pid=%s", self._what(f"figure:{name}"), os.getpid())
+                    figure = build()
                 for fmt in missing:
+                    log.info("rendered %s pid=%s", self._what(f"figure:{name}:{fmt}"), os.getpid())
                     out[fmt] = render(figure, fmt)
                     self.store(f"figure:{name}:{fmt}", out[fmt])
             if keep and figure is not None:

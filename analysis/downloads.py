@@ -25,7 +25,7 @@ from analysis.exports import ExportInfo, analysis_zip, figure_builders
 from analysis.pipeline import AnalysisSettings
 from analysis.stats import plots
 from readerstudy.jobs import Run
-from readerstudy.models import ReaderStudy
+from readerstudy.models import BackgroundJob, JobKind, JobStatus, ReaderStudy
 
 POLICIES_KEPT = 4  # policies a study's re-analysis keeps up to date (the last ones viewed)
 
@@ -37,6 +37,25 @@ def _policy_hash(policy: AnalysisSettings) -> str:
 def job_key(analysis: StudyAnalysis) -> str:
     """What an analysis job computes: (study, data version, policy)."""
     return f"analysis:{analysis.study.pk}:{analysis.version}:{_policy_hash(analysis.settings)}"
+
+
+def policy_jobs(analysis: StudyAnalysis, statuses) -> list[BackgroundJob]:
+    """The analysis jobs of this study and policy (any data version) in `statuses`, newest
+    first. A job computes the data as it is when it starts, whatever version it was asked for."""
+    pk, policy = analysis.study.pk, _policy_hash(analysis.settings)
+    jobs = BackgroundJob.objects.filter(
+        kind=JobKind.ANALYSIS,
+        status__in=statuses,
+        key__startswith=f"analysis:{pk}:",
+        key__endswith=f":{policy}",
+    )
+    return list(jobs.order_by("-created_at"))
+
+
+def waiting_job(analysis: StudyAnalysis) -> BackgroundJob | None:
+    """An analysis job of this study and policy that no worker has started yet."""
+    waiting = policy_jobs(analysis, [JobStatus.QUEUED])
+    return waiting[0] if waiting else None
 
 
 def figure(analysis: StudyAnalysis, name: str, fmts) -> dict[str, bytes] | None:
@@ -88,10 +107,11 @@ def latest(analysis: StudyAnalysis) -> tuple[StudyAnalysis, dt.datetime] | None:
     return older, dt.datetime.fromtimestamp(mark["at"], tz=dt.UTC)
 
 
-def _remember_latest(analysis: StudyAnalysis) -> None:
+def _remember_latest(analysis: StudyAnalysis, as_of: float) -> None:
+    """`as_of`: when the data version was read (the data the tables show is as of then)."""
     cache.set(
         _latest_key(analysis.study.pk, analysis.settings),
-        {"version": analysis.version, "at": dt.datetime.now(dt.UTC).timestamp()},
+        {"version": analysis.version, "at": as_of},
         TIMEOUT,
     )
 
@@ -113,10 +133,11 @@ def viewed_policies(study: ReaderStudy) -> list[AnalysisSettings]:
 def prepare_work(run: Run) -> dict:
     """The analysis task's work: the result, the page's SVGs, then the downloads."""
     study = run.job.study
+    as_of = dt.datetime.now(dt.UTC).timestamp()
     analysis = StudyAnalysis(study, AnalysisSettings(**run.job.params["policy"]))
     run.progress(0, 0, "computing the tables", force=True)
     result = analysis.result
-    _remember_latest(analysis)
+    _remember_latest(analysis, as_of)
     names = list(figure_builders(result))
     downloads = settings.ANALYSIS_PREPARE_DOWNLOADS and not result.accuracy.empty
     total = 1 + len(names) * (2 if downloads else 1) + (1 if downloads else 0)

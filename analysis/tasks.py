@@ -15,12 +15,13 @@ from dataclasses import asdict
 from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
-from django_tasks import task
+from django_tasks import TaskResultStatus, task
+from django_tasks.exceptions import TaskResultDoesNotExist, TaskResultMismatch
 
 from analysis import downloads
 from analysis.cache import StudyAnalysis
 from analysis.design import designed_study_create
-from readerstudy.jobs import Run, job_enqueue, job_refresh, job_run
+from readerstudy.jobs import ACTIVE, Run, job_enqueue, job_refresh, job_run
 from readerstudy.models import BackgroundJob, JobKind, ReaderStudy
 from readerstudy.selectors import design_sentence
 from readerstudy.services.design import Design, DesignError
@@ -33,7 +34,22 @@ def analysis_prepare(job_id: int) -> None:
 
 
 def prepare(analysis: StudyAnalysis, *, requested_by=None) -> BackgroundJob:
-    """The job computing `analysis` (started unless it is queued, running or done)."""
+    """The job computing `analysis` (started unless it is queued, running or done).
+
+    While readers answer, the data version changes with every answer; a job computes the
+    data as it is when it starts, so one that has not started yet will also cover this
+    version: it is returned instead of queueing one more. Without this, each page view or
+    ZIP progress poll during reading queued a full analysis per answer since the last one,
+    a backlog the workers were still working through long after the readers had stopped
+    (benchmarks/scale)."""
+    key = downloads.job_key(analysis)
+    waiting = downloads.waiting_job(analysis)
+    if (
+        waiting is not None
+        and _not_started(waiting)
+        and not BackgroundJob.objects.filter(key=key).exists()
+    ):
+        return waiting
     return job_enqueue(
         key=downloads.job_key(analysis),
         kind=JobKind.ANALYSIS,
@@ -45,6 +61,28 @@ def prepare(analysis: StudyAnalysis, *, requested_by=None) -> BackgroundJob:
         # Done but its downloads were since evicted from the cache: compute them again.
         rerun_done=not downloads.ready(analysis),
     )
+
+
+def _not_started(job: BackgroundJob) -> bool:
+    """The engine has not handed the job's task to a worker yet. A task a worker took and
+    died on before the job said it was running is not waited for (it would be forever)."""
+    if not job.task_id:
+        return True  # RQ: handed over when the request's transaction commits
+    try:
+        return analysis_prepare.get_result(job.task_id).status == TaskResultStatus.READY
+    except (TaskResultDoesNotExist, TaskResultMismatch):
+        return False
+
+
+def live_job(analysis: StudyAnalysis) -> BackgroundJob | None:
+    """A queued or running analysis job of this study and policy, which will draw the
+    figures of the data as it is when it runs; a silent one (its worker was killed) is
+    enqueued again on the way, so it is never waited for in vain."""
+    for job in downloads.policy_jobs(analysis, ACTIVE):
+        job = job_refresh(job, analysis_prepare)
+        if job.status in ACTIVE:
+            return job
+    return None
 
 
 def job_of(analysis: StudyAnalysis) -> BackgroundJob | None:

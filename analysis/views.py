@@ -6,6 +6,8 @@ figure, each table and the ZIP read the same cached result.
 
 from __future__ import annotations
 
+import math
+import time
 from urllib.parse import urlencode
 
 from django.conf import settings as django_settings
@@ -30,7 +32,7 @@ from analysis.selectors import readers_not_started, study_raters
 from analysis.stats import plots
 from readerstudy.downloads import attachment
 from readerstudy.jobs import ACTIVE, job_progress
-from readerstudy.models import BackgroundJob, JobStatus, Role
+from readerstudy.models import JobStatus, Role
 from readerstudy.selectors import design_sentence, roles_of, study_for_user
 from readerstudy.spreadsheets import XLSX
 
@@ -114,6 +116,14 @@ def analysis_status(request: HttpRequest, slug: str) -> HttpResponse:
     ready, it tells htmx to reload the page (or, `want=zip`, to fetch the ZIP)."""
     study, _, analysis = _analysis(request, slug)
     want = _wanted(request.GET.get("want", ""))
+    want_zip = want == ("zip",)
+    asked = _asked(request)
+    if want_zip and asked is not None:
+        # While readers answer, the current version moves on with each answer: the ZIP of
+        # any data at least as new as when the PI asked is what they are waiting for.
+        newer = _zip_since(analysis, asked)
+        if newer is not None:
+            return _to_zip(request, study, version=newer.version)
     job = tasks.job_of(analysis) or tasks.prepare(analysis, requested_by=request.user)
     finished = job.status in (JobStatus.DONE, JobStatus.FAILED) and not job.error
     if want is None:
@@ -125,6 +135,8 @@ def analysis_status(request: HttpRequest, slug: str) -> HttpResponse:
     else:  # a table: the result is all it needs
         done = analysis.has("result")
     if done:
+        if want_zip:
+            return _to_zip(request, study)
         response = HttpResponse(status=204)
         if want is None:
             response["HX-Refresh"] = "true"
@@ -137,6 +149,7 @@ def analysis_status(request: HttpRequest, slug: str) -> HttpResponse:
         **_status_context(analysis, job),
     }
     context["query"] = _settings_query(request)
+    context["asked"] = request.GET.get("asked", "") if want_zip else ""
     return render(request, "analysis/_status.html", context)
 
 
@@ -167,10 +180,40 @@ def _preparing(request: HttpRequest, study, analysis: StudyAnalysis, job, want: 
         "want": want,
         "what": what,
         "query": _settings_query(request),
+        # when a ZIP was asked for: any ZIP of data at least this new is what the PI waits for
+        "asked": f"{time.time():.3f}" if want == "zip" else "",
         **_status_context(analysis, job),
     }
     response = render(request, "analysis/zip_pending.html", context, status=202)
     response["Retry-After"] = "2"
+    return response
+
+
+def _asked(request: HttpRequest) -> float | None:
+    """When the PI asked for the ZIP (the progress page passes it on), as a Unix time."""
+    try:
+        value = float(request.GET.get("asked", ""))
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _zip_since(analysis: StudyAnalysis, asked: float) -> StudyAnalysis | None:
+    """The newest computed analysis whose data is as of `asked` or later, if its ZIP is ready."""
+    newest = downloads.latest(analysis)
+    if newest is None:
+        return None
+    shown, as_of = newest
+    return shown if as_of.timestamp() >= asked and shown.has("zip") else None
+
+
+def _to_zip(request: HttpRequest, study, version: str = "") -> HttpResponse:
+    """Tell htmx to fetch the ZIP (of `version`, when it is not the current one)."""
+    query = _settings_query(request)
+    if version:
+        query = f"{query}&v={version}" if query else f"v={version}"
+    response = HttpResponse(status=204)
+    response["HX-Redirect"] = f"{reverse('analysis-zip', args=[study.slug])}?{query}"
     return response
 
 
@@ -194,10 +237,11 @@ def figure_slot(request: HttpRequest, slug: str, name: str) -> HttpResponse:
         "query": _settings_query(request),
         "alt": request.GET.get("alt", "")[:300],
     }
-    if not analysis.has(f"figure:{name}:svg"):
-        job = BackgroundJob.objects.filter(key=downloads.job_key(analysis)).first()
-        if job is not None and job.status in ACTIVE:
-            return render(request, "analysis/_figure_pending.html", context)
+    # Any live job of this study and policy will draw it (one asked for an older version
+    # computes the current one): the page waits for it rather than drawing it here, in a
+    # web worker (benchmarks/scale: a 100-reader κ heatmap outlived gunicorn's timeout).
+    if not analysis.has(f"figure:{name}:svg") and tasks.live_job(analysis) is not None:
+        return render(request, "analysis/_figure_pending.html", context)
     return render(request, "analysis/_figure.html", context)
 
 
@@ -406,6 +450,14 @@ def export_zip(request: HttpRequest, slug: str) -> HttpResponse:
     study, _, analysis = _analysis(request, slug)
     filename = downloads.export_info(analysis).filename("analysis", "zip")
     body = analysis.lookup("zip")
+    pinned = request.GET.get("v", "")[:64]
+    if body is None and pinned:  # the progress page found this version's ZIP ready
+        older = StudyAnalysis(study, analysis.settings, version=pinned)
+        body = older.lookup("zip")
+        if body is not None:
+            return attachment(
+                body, downloads.export_info(older).filename("analysis", "zip"), "application/zip"
+            )
     if body is not None:
         return attachment(body, filename, "application/zip")
     job = tasks.prepare(analysis, requested_by=request.user)

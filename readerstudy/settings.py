@@ -345,4 +345,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL") or "WARNING"},
+    # One line per analysis computed and per figure drawn, naming the study and data version:
+    # how an operator sees work done twice (benchmarks/scale counts them).
+    "loggers": {"analysis.cache": {"level": "INFO"}},
 }

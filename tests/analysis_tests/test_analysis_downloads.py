@@ -8,6 +8,7 @@ Redis (DB 6); elsewhere the immediate backend."""
 
 import datetime as dt
 import io
+import re
 import time
 import zipfile
 from unittest import mock
@@ -308,3 +309,100 @@ def test_the_same_work_through_rq_on_redis(
         assert "report.xlsx" in download_zip(client, answered).namelist()
     finally:
         connection.flushdb()
+
+
+def test_answers_given_while_a_pi_waits_queue_one_analysis_not_one_per_answer(
+    client, answered, pi, reader, db_backend
+):
+    """Found by benchmarks/scale: each page view or progress poll during reading queued one
+    more full analysis per changed data version, a backlog still running after reading ended."""
+    client.force_login(pi)
+    items = list(answered.items.order_by("position"))
+    status = reverse("analysis-status", args=[answered.slug])
+    page(client, answered)
+    for choice in "DCB":  # a reader keeps answering while the PI's page polls
+        answer_submit(reader=reader, item=items[0], choice=choice)
+        client.get(status)
+        client.get(reverse("analysis-zip", args=[answered.slug]))
+    assert BackgroundJob.objects.filter(study=answered, status=JobStatus.QUEUED).count() == 1
+    run_db_worker()
+    assert downloads.ready(StudyAnalysis(answered, AnalysisSettings()))  # the final data
+    assert status_code(client, status) == 204
+
+
+def status_code(client, url, **params) -> int:
+    return client.get(url, params).status_code
+
+
+def test_a_zip_asked_for_while_readers_answer_is_served_once_one_as_new_is_ready(
+    client, answered, pi, reader, db_backend
+):
+    """The data moves on with every answer; the ZIP of the data as of the PI's request (or
+    newer) is served instead of chasing the current version for as long as readers answer."""
+    client.force_login(pi)
+    items = list(answered.items.order_by("position"))
+    waiting = client.get(reverse("analysis-zip", args=[answered.slug]))
+    assert waiting.status_code == 202
+    poll = re.search(rb'hx-get="([^"]+want=zip[^"]*)"', waiting.content).group(1)
+    poll = poll.decode().replace("&amp;", "&")
+    run_db_worker()
+    asked_version = StudyAnalysis(answered, AnalysisSettings()).version
+    answer_submit(reader=reader, item=items[0], choice="D")  # before the page's next poll
+    done = client.get(poll)
+    assert done.status_code == 204
+    assert f"v={asked_version}" in done["HX-Redirect"]
+    archive = client.get(done["HX-Redirect"])
+    assert archive.status_code == 200 and archive.content.startswith(b"PK")
+
+    # Asked now, that ZIP is older than the request: the PI waits for the newer one.
+    later = client.get(reverse("analysis-zip", args=[answered.slug]))
+    assert later.status_code == 202
+    poll = re.search(rb'hx-get="([^"]+want=zip[^"]*)"', later.content).group(1)
+    poll = poll.decode().replace("&amp;", "&")
+    assert b"<progress" in client.get(poll).content
+    run_db_worker()
+    done = client.get(poll)
+    assert done.status_code == 204
+    assert asked_version not in done["HX-Redirect"]
+    assert client.get(done["HX-Redirect"]).content.startswith(b"PK")
+
+
+def test_a_job_whose_worker_died_before_it_started_is_not_waited_for(
+    client, answered, pi, reader, db_backend
+):
+    """A worker took the task and was killed before the job said it was running: the job
+    still says queued, but a newer analysis is queued instead of waiting for it forever."""
+    from django_tasks_db.models import DBTaskResult
+
+    client.force_login(pi)
+    page(client, answered)
+    DBTaskResult.objects.update(status="RUNNING", worker_ids=["killed"])  # taken, then SIGKILL
+    answer_submit(reader=reader, item=answered.items.first(), choice="D")
+    page(client, answered)
+    run_db_worker()
+    assert downloads.ready(StudyAnalysis(answered, AnalysisSettings()))
+
+
+def test_a_figure_waits_for_a_job_asked_for_an_older_version_instead_of_being_drawn_in_the_request(
+    client, answered, pi, reader, db_backend
+):
+    """Found by benchmarks/scale: the job that will draw the current version was asked for an
+    older one, so the figure's place drew it in the web request (a 100-reader κ heatmap ran
+    past gunicorn's timeout and the web worker was killed)."""
+    client.force_login(pi)
+    page(client, answered)  # queued for this version
+    answer_submit(reader=reader, item=answered.items.first(), choice="D")
+    current = StudyAnalysis(answered, AnalysisSettings())
+    slot = reverse("analysis-figure-slot", args=[answered.slug, "kappa_answer"])
+    spy = Renders()
+    with mock.patch.object(plots, "figure_bytes", spy):
+        pending = client.get(slot, {"v": current.version})
+        assert b"Drawing this figure" in pending.content
+        assert spy.calls == []  # nothing drawn in the request
+        run_db_worker()
+        drawn = client.get(slot, {"v": current.version})
+        assert b"<img" in drawn.content
+        drawn_by_worker = len(spy.calls)
+        image = re.search(rb'<img src="([^"]+)"', drawn.content).group(1).decode()
+        assert client.get(image.replace("&amp;", "&")).status_code == 200
+    assert len(spy.calls) == drawn_by_worker  # served from what the worker drew
