@@ -264,6 +264,11 @@ def _cell_labels(ax, columns: list, rows: list, size: float) -> None:
         ax.text(0, i, name, transform=left, ha="right", va="center", fontsize=size)
 
 
+# Above this many raters a panel's cells are too small to print κ in (a 100-reader study: 5,000
+# labels per panel, unreadable, and most of the figure's drawing time in PNG, PDF and SVG).
+MAX_PRINTED_CELLS = 24
+
+
 def _heatmap(
     ax,
     matrix: pd.DataFrame,
@@ -314,6 +319,8 @@ def _heatmap(
     if 0 < n_readers <= n:  # first model: row n_readers - 1, column n_readers
         ax.plot([-0.5, n_readers - 0.5], [n_readers - 1.5] * 2, color="black", lw=1.2)
         ax.plot([n_readers - 0.5] * 2, [n_readers - 1.5, n - 0.5], color="black", lw=1.2)
+    if n > MAX_PRINTED_CELLS:
+        return image  # the values are in the κ CSVs; the legend says so
     font = 7 if n <= 8 else 5.5 if n <= 13 else 4.5
     shade = np.asarray(norm(np.clip(np.nan_to_num(values, nan=0.0), vmin, vmax)))
     dark = (shade > 0.7) | ((vmin < 0) & (shade < 0.2))
@@ -356,7 +363,7 @@ def kappa_figure(
     label = 0.15 + longest  # inches for the rater names beside a panel
     head = 0.45  # a panel's title
     width = cols * (label + cell + 0.15) + 1.3  # + colour bar and its label
-    legend = _kappa_legend(vrange=vrange, models=bool(models))
+    legend = _kappa_legend(vrange=vrange, models=bool(models), printed=n - 1 <= MAX_PRINTED_CELLS)
     legend_cols, legend_in = _legend_columns([name for name, _ in legend], width - 0.2)
     note_lines = _note_lines(note, width - 0.2).count("\n") + 1 if note else 0
     bottom_in = 0.15 + legend_in + note_lines * NOTE_SIZE * LINE / 72
@@ -400,9 +407,12 @@ def kappa_figure(
     return fig
 
 
-def _kappa_legend(*, vrange: str, models: bool) -> list[tuple[str, dict]]:
+def _kappa_legend(*, vrange: str, models: bool, printed: bool = True) -> list[tuple[str, dict]]:
     """(label, patch style) of each entry under the kappa panels."""
     entries = [("– undefined (no variation or no shared answers)", {"facecolor": UNDEFINED})]
+    if not printed:
+        none = {"facecolor": "none", "edgecolor": "none"}
+        entries.append((f"over {MAX_PRINTED_CELLS} raters: κ values in the kappa CSVs", none))
     if KAPPA_RANGES[vrange][0] >= 0:
         entries.append(("κ < 0 (clipped at 0; value printed)", {"facecolor": BELOW_ZERO}))
     if models:

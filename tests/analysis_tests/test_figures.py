@@ -88,3 +88,23 @@ def test_time_figure_keeps_every_label_on_the_page():
     )
     fig = plots.time_figure(times, by_time, note="Time on screen per answered question.")
     assert texts_outside(fig) == []
+
+
+def _cell_values(fig) -> list[str]:
+    texts = (t.get_text() for t in fig.findobj(Text))
+    return [text for text in texts if text and (text[0] in "−0123456789" or text == "–")]
+
+
+def test_kappa_values_are_printed_while_they_fit_and_named_in_the_legend_when_not():
+    """A 100-reader study's panels hold 4,950 cells each, too small to print κ in: drawing
+    them cost most of the analysis (benchmarks/scale); the values are in the kappa CSVs."""
+    few = [f"Reader {i}" for i in range(1, plots.MAX_PRINTED_CELLS + 2)]  # 24 cells a side
+    fig = plots.kappa_figure(kappa_matrices(few, 1))
+    assert len(_cell_values(fig)) >= len(few) * (len(few) - 1) // 2
+    assert not any("kappa CSVs" in t.get_text() for t in fig.findobj(Text))
+
+    many = few + ["Reader 99"]  # one more: 25 cells a side
+    fig = plots.kappa_figure(kappa_matrices(many, 1))
+    assert _cell_values(fig) == []
+    assert any("κ values in the kappa CSVs" in t.get_text() for t in fig.findobj(Text))
+    assert texts_outside(fig) == []
