@@ -88,3 +88,22 @@ def test_time_figure_keeps_every_label_on_the_page():
     )
     fig = plots.time_figure(times, by_time, note="Time on screen per answered question.")
     assert texts_outside(fig) == []
+
+
+def test_a_rater_name_with_dollars_is_drawn_as_typed_not_as_mathtext():
+    """A model named on upload as `GPT$\\undefined$` failed every figure of the study
+    (matplotlib read it as mathtext: "Unknown symbol"); it is drawn as typed."""
+    name = r"GPT$\undefined$ <b>&=1+1"
+    rows = [
+        {"task": task, "rater": rater, "accuracy": 0.7, "ci_low": 0.6, "ci_high": 0.8, "n": 40}
+        for task in ["All", "Differential Diagnosis"]
+        for rater in [*READERS, name]
+    ]
+    figures = [
+        plots.kappa_figure(kappa_matrices([*READERS, name], 1), models=[name]),
+        plots.accuracy_figure(pd.DataFrame(rows), models=[name]),
+    ]
+    for fig in figures:
+        for fmt in plots.FORMATS:
+            assert plots.figure_bytes(fig, fmt)
+        assert r"GPT$\undefined$ &lt;b&gt;&amp;=1+1" in plots.figure_bytes(fig, "svg").decode()

@@ -18,25 +18,10 @@ from analysis.services import predictions_import
 from readerstudy.models import AuditEvent, Role
 from tests.factories import (
     MembershipFactory,
-    QuestionFactory,
-    ReaderStudyFactory,
-    StudyQuestionFactory,
     UserFactory,
 )
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def study_b(study):
-    """Study B on the same dataset: two of the study's questions and one of its own."""
-    b = ReaderStudyFactory(dataset=study.dataset, slug="study-b", title="Study B")
-    for position, item in enumerate(study.items.order_by("position")[:2]):
-        StudyQuestionFactory(study=b, question=item.question, position=position)
-    StudyQuestionFactory(
-        study=b, question=QuestionFactory(dataset=study.dataset, source_id="b-only"), position=2
-    )
-    return b
 
 
 def csv_of(study, letter="B", extra=""):
@@ -157,9 +142,7 @@ def test_non_pis_cannot_preview_or_confirm(client, study, pi, reader, expert, ou
     assert nothing_written()
 
 
-def test_a_pi_of_another_study_on_the_dataset_cannot_change_this_one(client, study, study_b):
-    pi_b = UserFactory(username="pi_b")
-    MembershipFactory(study=study_b, user=pi_b, role=Role.PI)
+def test_a_pi_of_another_study_on_the_dataset_cannot_change_this_one(client, study, study_b, pi_b):
     client.force_login(pi_b)
     response = preview(client, study_b, csv_of(study_b))  # questions study A shows too
     assert response.status_code == 403
