@@ -12,6 +12,7 @@ from analysis.triage import study_item_analysis, triage_queue
 from annotation.reviews import reader_feedback
 from annotation.services import answer_submit, reader_finish
 from readerstudy.models import ReaderAssignment, Role
+from readerstudy.services.studies import StudyError, membership_add
 from readerstudy.vocabulary import Alignment
 from tests.design_tests.conftest import add_readers, crossover
 from tests.factories import MembershipFactory, UserFactory, build_study
@@ -165,3 +166,25 @@ def test_one_arm_review_page_counts_every_answer_and_says_nothing_of_sessions(db
     said = html.split("What readers said")[1].split("</details>")[0]
     assert said.startswith(" (3 answers)") and said.count("“faint”") == 3
     assert "data-readers-scope" not in said
+
+
+def test_a_reader_between_the_two_sessions_still_reads_blind(design_study, set_design, client):
+    """A crossover reader whose unaided session is final (locked) reads every case again,
+    aided: they may not become an expert of the study, nor open its key, before that second
+    session is final too. Then the panel opens to them, without who chose what."""
+    study = design_study
+    reader = add_readers(study, 1)[0]
+    set_design(study, crossover(washout_days=0))
+    _read_session(study, reader, lambda item: "B")  # session 1, locked
+    with pytest.raises(StudyError, match=r"reading .* blind"):
+        membership_add(study=study, user=reader, role=Role.EXPERT)
+    MembershipFactory(study=study, user=reader, role=Role.EXPERT)  # e.g. through the admin
+    item = study.items.order_by("position").first()
+    client.force_login(reader)
+    url = reverse("expert-evidence", args=[study.slug, item.id])
+    assert client.get(url).status_code == 403
+    assert client.get(reverse("expert-review", args=[study.slug, item.id])).status_code == 403
+    _read_session(study, reader, lambda item: item.question.correct)  # session 2, final
+    html = client.get(url).content.decode()
+    assert f"of {study.items.count()} in the queue" in html
+    assert "Reader 1" not in html and "MedGemma" not in html  # they read here: no who
