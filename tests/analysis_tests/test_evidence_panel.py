@@ -176,7 +176,7 @@ def test_a_reader_who_is_also_an_expert_never_sees_who_chose_what(client, mis_ke
 
 
 def test_an_item_of_another_study_or_none_at_all_is_404(client, mis_keyed):
-    study, target, expert = mis_keyed
+    study, _, expert = mis_keyed
     other_study = build_study(2)
     foreign = other_study.items.first()
     client.force_login(expert)
