@@ -216,39 +216,26 @@ def confirm_url(study):
     return reverse("analysis-predictions-confirm", args=[study.slug])
 
 
-def test_two_pis_confirming_previews_of_a_new_model_import_the_first_only(client, study, pi):
-    """Both previewed "MedGemma" when it did not exist; the second confirmation would have
-    overwritten the first PI's import (or failed with the database's error): refused."""
+@pytest.mark.parametrize("existed", [False, True], ids=["new model", "replacement"])
+def test_a_preview_of_a_model_another_pi_imported_since_is_refused(client, study, pi, existed):
+    """Two PIs preview the same model; the other confirms first. Confirming mine would
+    overwrite their import, which my preview never showed (or, for a new model, fail with
+    the database's error): refused, preview again."""
+    if existed:
+        predictions_import(dataset=study.dataset, model_name="MedGemma", content=csv_of(study))
     other = _second_pi(study)
     client.force_login(pi)
-    first = token_of(preview(client, study, csv_of(study, "C")))
+    mine = token_of(preview(client, study, csv_of(study, "C"), replace=existed))
     client.force_login(other)
-    second = token_of(preview(client, study, csv_of(study, "D"), replace=True))
+    theirs = token_of(preview(client, study, csv_of(study, "D"), replace=True))
+    assert client.post(confirm_url(study), {"token": theirs}).status_code == 302
     client.force_login(pi)
-    assert client.post(confirm_url(study), {"token": first}).status_code == 302
-    client.force_login(other)
-    response = client.post(confirm_url(study), {"token": second})
-    assert response.status_code == 400
-    assert "changed since your preview" in response.content.decode()
-    assert set(Prediction.objects.values_list("letter", flat=True)) == {"C"}
-    assert AuditEvent.objects.filter(action__startswith="predictions").count() == 1
-    assert not list((Path(settings.MEDIA_ROOT) / "uploads" / "predictions").iterdir())
-
-
-def test_a_replacement_previewed_before_another_pis_replacement_is_refused(client, study, pi):
-    predictions_import(dataset=study.dataset, model_name="MedGemma", content=csv_of(study, "A"))
-    other = _second_pi(study)
-    client.force_login(pi)
-    first = token_of(preview(client, study, csv_of(study, "C"), replace=True))
-    client.force_login(other)
-    second = token_of(preview(client, study, csv_of(study, "D"), replace=True))
-    assert client.post(confirm_url(study), {"token": second}).status_code == 302
-    client.force_login(pi)
-    response = client.post(confirm_url(study), {"token": first})
-    # The preview said "4 replaced" of A's answers; they are D's now: preview again.
+    response = client.post(confirm_url(study), {"token": mine})
     assert response.status_code == 400
     assert "changed since your preview" in response.content.decode()
     assert set(Prediction.objects.values_list("letter", flat=True)) == {"D"}
+    assert not AuditEvent.objects.filter(actor=pi).exists()
+    assert not list((Path(settings.MEDIA_ROOT) / "uploads" / "predictions").iterdir())
 
 
 def test_a_preview_confirmed_twice_at_once_is_imported_once(client, study, pi):
