@@ -206,17 +206,22 @@ def upload_claim(path: str, digest: str) -> bytes:
     folder = _folder() / Path(token).name
     claimed = folder.with_name(folder.name + CLAIMED)
     try:
+        if not Path(token).name or folder.name.endswith(CLAIMED):
+            raise FileNotFoundError(path)
         folder.rename(claimed)
     except OSError as exc:
         raise PredictionImportError(
             "this preview was confirmed already (or is being confirmed), or its file is "
             "gone: upload the file again"
         ) from exc
+    # Taken by this confirmation: removed here if refused (nobody else may take it now).
     try:
         content = (claimed / Path(name).name).read_bytes()
     except OSError as exc:
+        shutil.rmtree(claimed, ignore_errors=True)
         raise PredictionImportError("the previewed file is gone: upload it again") from exc
     if hashlib.sha256(content).hexdigest() != digest:
+        shutil.rmtree(claimed, ignore_errors=True)
         raise PredictionImportError("the file changed after the preview: upload it again")
     return content
 

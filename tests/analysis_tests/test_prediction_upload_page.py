@@ -180,6 +180,7 @@ def test_a_tampered_file_or_another_studys_token_is_refused(client, study, pi, s
     assert response.status_code == 400
     assert "the file changed after the preview" in response.content.decode()
     assert nothing_written()
+    assert not list((Path(settings.MEDIA_ROOT) / "uploads" / "predictions").iterdir())
 
 
 def test_the_api_response_lists_the_studies_changed(study, pi, study_b):
