@@ -4,7 +4,8 @@ Beside the import (`analysis.services.predictions_import`), not inside it: the p
 the same file with the same parser, matches the same questions, runs the same extraction and
 finds the same studies, and writes nothing. The import itself stays one transaction, run only
 when the PI confirms, on the file stored at preview time (`upload_store`), so what was
-previewed is what is imported (a changed file is refused: `upload_read`).
+previewed is what is imported: a changed file, a preview confirmed twice and a model that
+someone else imported since the preview are refused (`preview_confirm`).
 """
 
 from __future__ import annotations
@@ -18,13 +19,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
+from django.db import transaction
 
 from analysis.models import AIModel
 from analysis.services import (
     MAX_ERRORS_SHOWN,
     PredictionImportError,
+    PredictionSummary,
     _check_scope,
     parse_predictions,
+    predictions_import,
     studies_showing,
 )
 from analysis.stats.extraction import extract_letter
@@ -45,6 +49,9 @@ class PredictionPreview:
     existing: int = 0  # predictions the model has now (replaced when confirmed)
     studies: list[ReaderStudy] = field(default_factory=list)  # every study it would change
     problems: list[str] = field(default_factory=list)  # why it cannot be confirmed as it is
+    # The model as previewed ("" if it did not exist): a confirmation after someone else
+    # imported it is refused (`preview_confirm`), so what was previewed is what is replaced.
+    model_state: str = ""
 
     @property
     def importable(self) -> bool:
@@ -89,6 +96,7 @@ def predictions_preview(
     if model is not None:
         earlier = set(model.predictions.values_list("question_id", flat=True))
         preview.existing = len(earlier)
+        preview.model_state = model_state(model)
         shown |= earlier
     preview.studies = studies_showing(dataset, shown)
     if actor is not None:
@@ -105,6 +113,50 @@ def predictions_preview(
             "“Replace” to overwrite them, or choose another model name."
         )
     return preview
+
+
+def model_state(model: AIModel | None) -> str:
+    """When the model's predictions were last imported ("" for no model): every import saves
+    the model, so a different value means someone imported or replaced them since."""
+    return model.imported_at.isoformat() if model is not None else ""
+
+
+def preview_confirm(
+    *, dataset: Dataset, claim: dict, actor, through: ReaderStudy
+) -> PredictionSummary:
+    """Import the previewed file (`claim`: the signed token's contents), once.
+
+    The stored file is claimed first (`upload_claim`): a token sent twice, or by two tabs at
+    once, imports once. Then, with the model's row locked, the model must be as previewed:
+    if another PI imported or replaced it since, confirming would replace what the preview
+    never showed, or a model that did not exist would be overwritten; refused. The file is
+    removed whatever happens: a refused preview is uploaded again."""
+    content = upload_claim(claim["file"], claim["sha256"])
+    try:
+        with transaction.atomic():
+            current = (
+                AIModel.objects.select_for_update()
+                .filter(dataset=dataset, name=claim["model"])
+                .first()
+            )
+            if model_state(current) != claim.get("state", ""):
+                raise PredictionImportError(
+                    f"model {claim['model']!r} changed since your preview (someone imported "
+                    "its predictions meanwhile): upload the file again to see what confirming "
+                    "would do now"
+                )
+            return predictions_import(
+                dataset=dataset,
+                model_name=claim["model"],
+                content=content,
+                source=claim["name"],
+                # A model that did not exist at preview time is never replaced.
+                replace=claim["replace"] and current is not None,
+                actor=actor,
+                through=through,
+            )
+    finally:
+        upload_discard(claim["file"])
 
 
 # The uploaded file, stored at preview time under MEDIA_ROOT (shared by every web server).
@@ -143,15 +195,33 @@ def _forget_abandoned() -> None:
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def upload_read(path: str, digest: str) -> bytes:
-    """The stored file, if it is still the one previewed; else PredictionImportError."""
+CLAIMED = ".confirming"  # suffix of a stored preview's folder once a confirmation took it
+
+
+def upload_claim(path: str, digest: str) -> bytes:
+    """The stored file, taken for one confirmation: its folder is renamed (atomic, also on a
+    shared MEDIA_ROOT), so a second confirmation of the same preview finds nothing. Refused
+    (PredictionImportError) if it is gone, taken, or no longer the file previewed."""
     token, _, name = path.partition("/")
-    file = _folder() / Path(token).name / Path(name).name
+    folder = _folder() / Path(token).name
+    claimed = folder.with_name(folder.name + CLAIMED)
     try:
-        content = file.read_bytes()
+        if not Path(token).name or folder.name.endswith(CLAIMED):
+            raise FileNotFoundError(path)
+        folder.rename(claimed)
     except OSError as exc:
+        raise PredictionImportError(
+            "this preview was confirmed already (or is being confirmed), or its file is "
+            "gone: upload the file again"
+        ) from exc
+    # Taken by this confirmation: removed here if refused (nobody else may take it now).
+    try:
+        content = (claimed / Path(name).name).read_bytes()
+    except OSError as exc:
+        shutil.rmtree(claimed, ignore_errors=True)
         raise PredictionImportError("the previewed file is gone: upload it again") from exc
     if hashlib.sha256(content).hexdigest() != digest:
+        shutil.rmtree(claimed, ignore_errors=True)
         raise PredictionImportError("the file changed after the preview: upload it again")
     return content
 
@@ -160,3 +230,4 @@ def upload_discard(path: str) -> None:
     token = Path(path.partition("/")[0]).name
     if token:
         shutil.rmtree(_folder() / token, ignore_errors=True)
+        shutil.rmtree(_folder() / f"{token}{CLAIMED}", ignore_errors=True)

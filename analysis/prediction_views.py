@@ -16,20 +16,22 @@ from django.contrib.auth.decorators import login_required
 from django.core import signing
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_http_methods, require_POST
 
 from analysis.prediction_preview import (
     PREVIEW_MAX_AGE,
     predictions_preview,
-    upload_discard,
-    upload_read,
+    preview_confirm,
     upload_store,
 )
-from analysis.services import PredictionForbidden, PredictionImportError, predictions_import
+from analysis.services import PredictionForbidden, PredictionImportError
 from readerstudy.models import ReaderStudy, Role
 from readerstudy.selectors import roles_of, study_for_user
 
 SALT = "analysis.predictions.preview"
+# Room for the form's other fields and the multipart boundaries around the file.
+MULTIPART_SLACK = 64 * 1024
 
 
 class PredictionUploadForm(forms.Form):
@@ -60,11 +62,38 @@ def _page(request, study: ReaderStudy, status: int = 200, **context) -> HttpResp
     return render(request, "analysis/predictions.html", context, status=status)
 
 
+def _too_large(request: HttpRequest) -> int | None:
+    """The declared size of a request body too large to hold a file within the limit."""
+    try:
+        size = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return None
+    return size if size > settings.PREDICTION_UPLOAD_MAX_BYTES + MULTIPART_SLACK else None
+
+
 @login_required
+@csrf_exempt  # only until the size is checked: CSRF is checked before the body is read
 @require_http_methods(["GET", "POST"])
 def upload(request: HttpRequest, slug: str) -> HttpResponse:
-    """GET: the form. POST: store the file and show what confirming it would do."""
+    """GET: the form. POST: store the file and show what confirming it would do.
+
+    A body declared larger than the limit is refused before it is read: Django would stream
+    a file of any size to a temporary file (and CSRF's check reads the body) before the
+    form could say it is too large."""
     study = study_for_user(request.user, slug, [Role.PI])
+    if request.method == "POST" and (size := _too_large(request)):
+        limit = settings.PREDICTION_UPLOAD_MAX_BYTES
+        return _page(
+            request,
+            study,
+            413,
+            error=f"File too large ({size} bytes sent; the limit is {limit}). Nothing was read.",
+        )
+    return _upload(request, study)
+
+
+@csrf_protect
+def _upload(request: HttpRequest, study: ReaderStudy) -> HttpResponse:
     if request.method == "GET":
         return _page(request, study)
     form = PredictionUploadForm(request.POST, request.FILES)
@@ -97,6 +126,7 @@ def upload(request: HttpRequest, slug: str) -> HttpResponse:
                 "name": data["file"].name[:500],
                 "model": preview.model,
                 "replace": data["replace"],
+                "state": preview.model_state,
             },
             salt=SALT,
         )
@@ -122,22 +152,13 @@ def confirm(request: HttpRequest, slug: str) -> HttpResponse:
             error="This preview belongs to another study or person: upload the file here.",
         )
     try:
-        summary = predictions_import(
-            dataset=study.dataset,
-            model_name=claim["model"],
-            content=upload_read(claim["file"], claim["sha256"]),
-            source=claim["name"],
-            replace=claim["replace"],
-            actor=request.user,
-            through=study,
+        summary = preview_confirm(
+            dataset=study.dataset, claim=claim, actor=request.user, through=study
         )
     except PredictionForbidden as exc:
-        upload_discard(claim["file"])
         return _page(request, study, 403, error=str(exc))
-    except PredictionImportError as exc:
-        upload_discard(claim["file"])  # the preview no longer holds: upload again
+    except PredictionImportError as exc:  # the preview no longer holds: upload again
         return _page(request, study, 400, error=f"Nothing was imported. {exc}")
-    upload_discard(claim["file"])
     changed = ", ".join(summary.studies) or "none"
     messages.success(
         request,

@@ -8,6 +8,7 @@ from django.db.models import Count, Q
 from analysis.models import AIModel, Prediction
 from analysis.rater_names import Rater, display_names, model_key, reader_key, study_labels
 from annotation.models import Answer, ExpertReview
+from annotation.sessions import counted_answers
 from readerstudy.models import Membership, ReaderAssignment, ReaderStudy, Role, StudyQuestion, Task
 from readerstudy.vocabulary import Decision
 
@@ -140,10 +141,11 @@ def study_responses(study: ReaderStudy, *, include_models: bool = True) -> pd.Da
     """
     questions = study_questions(study)
     raters = study_raters(study)
-    # A designed study: its first arm (unaided in a crossover: the readers alone against the
-    # models); the arms are compared on the design frame (analysis.design_frame).
+    # A designed study: the arm that counts (`counted_arm`: unaided in a crossover, the
+    # readers alone against the models); the arms are compared on the design frame
+    # (analysis.design_frame).
     answers = (
-        Answer.objects.filter(item__study=study, arm=study.arm_list[0])
+        counted_answers(study)
         .exclude(choice="")
         .values_list("item_id", "reader_id", "choice", "difficulty", "alignment", "time_ms")
     )

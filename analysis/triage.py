@@ -40,7 +40,8 @@ from analysis.rater_names import reader_key
 from analysis.selectors import study_questions, study_responses
 from analysis.stats.frame import LETTERS
 from analysis.stats.items import fisher_interval, item_analysis
-from annotation.models import Answer, ExpertReview
+from annotation.models import ExpertReview
+from annotation.sessions import counted_answers, counted_scope
 from readerstudy.models import Image, ReaderStudy, StudyQuestion
 from readerstudy.vocabulary import Alignment, Arm, Difficulty
 
@@ -84,9 +85,8 @@ def readers_scope(study: ReaderStudy) -> str:
     arms = study.arm_list
     if len(arms) > 1:
         return (
-            f"Each reader counts once per question, from their {arms[0]} session: readers "
-            f"read every case twice ({' and '.join(arms)}), and the aided answers lean on the "
-            "AI's. The arms are compared under Aided against unaided on the analysis page."
+            f"{counted_scope(study)}, and the aided answers lean on the AI's. The arms are "
+            "compared under Aided against unaided on the analysis page."
         )
     if Arm.AIDED in arms:
         return (
@@ -103,9 +103,7 @@ def responses_with_comments(study: ReaderStudy) -> pd.DataFrame:
     frame = study_responses(study)
     comments = {
         (source_id, reader_key(reader_id)): comment
-        for source_id, reader_id, comment in Answer.objects.filter(
-            item__study=study, arm=study.arm_list[0]
-        )
+        for source_id, reader_id, comment in counted_answers(study)
         .exclude(comment="")
         .values_list("item__question__source_id", "reader_id", "comment")
     }

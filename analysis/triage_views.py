@@ -76,6 +76,7 @@ def evidence(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
         "row": row,
         "total": study.items.count(),
         "show_who": show_who(roles_of(request.user, study)),
+        "readers_scope": readers_scope(study),
     }
     template = "analysis/_evidence.html" if request.htmx else "analysis/evidence.html"
     return render(request, template, context)

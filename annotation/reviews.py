@@ -14,7 +14,8 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 
 from annotation.agreement import panel_agreement
-from annotation.models import Answer, ExpertReview
+from annotation.models import ExpertReview
+from annotation.sessions import counted_answers, counted_scope
 from readerstudy.models import AuditEvent, Membership, ReaderStudy, Role, StudyQuestion
 from readerstudy.vocabulary import (
     PROBLEM_DECISIONS,
@@ -141,11 +142,16 @@ class ReaderFeedback:
     difficulty: dict[str, int]
     alignment: dict[str, int]
     comments: list[str]  # anonymised: no names, in submission order
+    scope: str = ""  # whose answers count, in a two-arm study (`counted_scope`)
 
 
 def reader_feedback(item: StudyQuestion) -> ReaderFeedback:
+    """Readers' votes and comments on the question, counted as the queue counts them: one
+    answer per reader (in a crossover, from the unaided session; `counted_answers`)."""
+    study = item.study
     rows = list(
-        Answer.objects.filter(item=item)
+        counted_answers(study)
+        .filter(item=item)
         .order_by("created_at")
         .values_list("difficulty", "alignment", "comment")
     )
@@ -156,6 +162,7 @@ def reader_feedback(item: StudyQuestion) -> ReaderFeedback:
         difficulty={label: difficulty.get(value, 0) for value, label in Difficulty.choices},
         alignment={label: alignment.get(value, 0) for value, label in Alignment.choices},
         comments=[c for _, _, c in rows if c],
+        scope=counted_scope(study),
     )
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from django.db.models import QuerySet
 from django.utils import timezone
 
-from annotation.models import ReaderCompletion
+from annotation.models import Answer, ReaderCompletion
 from readerstudy.models import ReaderAssignment, ReaderStudy
 from readerstudy.services.design import assignment_for
 from readerstudy.vocabulary import Arm
@@ -75,3 +76,31 @@ def session_opens(study: ReaderStudy, finished_at: datetime | None) -> datetime 
     if finished_at is None or not study.crossover:
         return None
     return finished_at + timedelta(days=study.washout_days)
+
+
+# Which of a reader's answers count when readers are counted (the expert queue, the item
+# analysis, the evidence panel, the review page's "what readers said"): the rule lives here,
+# once, so annotation's pages and analysis count the same readers.
+
+
+def counted_arm(study: ReaderStudy) -> str:
+    """The arm whose answers count: the study's first arm. In a crossover that is the unaided
+    session: each reader once per question, alone (their aided answers lean on the model's,
+    and counting both sessions would count one reader twice)."""
+    return study.arm_list[0]
+
+
+def counted_answers(study: ReaderStudy) -> QuerySet[Answer]:
+    """The study's answers that count (`counted_arm`), one per reader and question."""
+    return Answer.objects.filter(item__study=study, arm=counted_arm(study))
+
+
+def counted_scope(study: ReaderStudy) -> str:
+    """`counted_arm` in words for a two-arm study's pages; empty for a one-arm study."""
+    arms = study.arm_list
+    if len(arms) < 2:
+        return ""
+    return (
+        f"Each reader counts once per question, from their {counted_arm(study)} session: "
+        f"readers read every case twice ({' and '.join(arms)})"
+    )

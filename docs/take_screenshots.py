@@ -70,13 +70,19 @@ def reader_case(browser, base: str, password: str) -> None:
     context.close()
 
 
-def expert_first_question(browser, base: str, password: str) -> None:
-    """The top of the queue: the question with the strongest evidence of a problem."""
+def _expert_at_top_question(browser, base: str, password: str):
+    """expert1 on the review page of the queue's first question: (context, page)."""
     context = browser.new_context(viewport=LAPTOP)
     page = context.new_page()
     sign_in(page, base, "expert1", password)
     page.goto(f"{base}/s/demo/expert/")
     page.locator("table a").first.click()
+    return context, page
+
+
+def expert_first_question(browser, base: str, password: str) -> None:
+    """The top of the queue: the question with the strongest evidence of a problem."""
+    context, page = _expert_at_top_question(browser, base, password)
     page.wait_for_load_state("networkidle")
     page.wait_for_timeout(400)
     page.screenshot(path=OUT / "expert-review.png")
@@ -85,11 +91,7 @@ def expert_first_question(browser, base: str, password: str) -> None:
 
 def expert_evidence(browser, base: str, password: str) -> None:
     """The review page's evidence panel (who chose what), scrolled into view at 1280x720."""
-    context = browser.new_context(viewport=LAPTOP)
-    page = context.new_page()
-    sign_in(page, base, "expert1", password)
-    page.goto(f"{base}/s/demo/expert/")
-    page.locator("table a").first.click()
+    context, page = _expert_at_top_question(browser, base, password)
     page.locator("#evidence table").wait_for()  # loaded by htmx
     page.locator("#evidence").evaluate("el => el.scrollIntoView({block: 'start'})")
     page.wait_for_timeout(400)

@@ -18,17 +18,19 @@ It is enforced twice, in the same terms:
   role, refuses a study sharing questions the person reads blind, so memberships made some
   other way (the admin, a shell, a data migration) cannot open the key either.
 
-"Final" is the reader's final submit with their answers locked: `completions` is the reverse
-name of annotation's ReaderCompletion, read here by name so the core domain imports nothing
-above it.
+"Final" is the reader's final submit with their answers locked, of every session: a reader of a
+two-arm study whose first session is final still reads every case again (the other arm), blind.
+`completions` is the reverse name of annotation's ReaderCompletion, read here by name so the
+core domain imports nothing above it.
 """
 
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from readerstudy.models import ReaderStudy, Role, StudyQuestion
+from readerstudy.vocabulary import ARM_LAYOUTS
 
 SEEING = (Role.EXPERT, Role.PI)
 
@@ -38,8 +40,17 @@ class BlindingConflict(PermissionDenied):
 
 
 def blind_reading_studies(user) -> QuerySet[ReaderStudy]:
-    """The studies `user` reads blind: reader of them, reading not yet final and locked."""
-    final = ReaderStudy.objects.filter(completions__reader=user, completions__locked=True)
+    """The studies `user` reads blind: reader of them, reading not yet final and locked in
+    every session (a crossover's second session is read blind too)."""
+    two_sessions = [layout for layout, arms in ARM_LAYOUTS.items() if len(arms) > 1]
+    locked = Count(
+        "completions",
+        filter=Q(completions__reader=user, completions__locked=True),
+        distinct=True,
+    )
+    final = ReaderStudy.objects.annotate(locked=locked).filter(
+        Q(locked__gte=2) | (Q(locked__gte=1) & ~Q(arms__in=two_sessions))
+    )
     return ReaderStudy.objects.filter(
         memberships__user=user, memberships__role=Role.READER
     ).exclude(id__in=final.values("id"))

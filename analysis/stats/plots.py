@@ -25,6 +25,7 @@ from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.patches import Patch
+from matplotlib.text import Text
 from matplotlib.textpath import text_to_path
 from matplotlib.ticker import LogFormatter
 from matplotlib.transforms import offset_copy
@@ -80,6 +81,7 @@ def figure_bytes(fig: Figure, fmt: str) -> bytes:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}")
     buffer = io.BytesIO()
     metadata = {"Date": None} if fmt in ("pdf", "svg") else None
+    _as_typed(fig)
     with _styled():
         # Laid out by each figure (no bbox_inches="tight": that draws everything twice).
         # zlib level 1: a third less time than 4, files about an eighth larger.
@@ -140,9 +142,19 @@ def _footnote(fig: Figure, note: str) -> float:
     return (lines.count("\n") + 1) * NOTE_SIZE * LINE / 72 / fig.get_figheight() + 0.015
 
 
+def _as_typed(fig: Figure) -> None:
+    """Every text drawn as typed, never as mathtext. Rater names are typed by people (a
+    model's name on upload, a PI's reader labels): a name with two "$" was read as mathtext,
+    and "a$\\foo$" failed every figure of the study. No figure uses mathtext; set before each
+    draw (layout or save), since most texts are made outside STYLE."""
+    for text in fig.findobj(Text):
+        text.set_parse_math(False)
+
+
 def _lay_out(fig: Figure, bottom: float) -> None:
     """tight_layout once, then fix the positions: a figure that keeps its layout engine is
     laid out again (a whole dry-run draw) every time it is saved, in every format."""
+    _as_typed(fig)
     fig.tight_layout(rect=(0, bottom, 1, 1))
     fig.set_layout_engine(None)
 

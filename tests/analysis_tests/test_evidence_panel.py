@@ -6,7 +6,7 @@ from django.urls import reverse
 
 from analysis.triage import question_evidence, triage_queue
 from annotation.reviews import review_submit
-from annotation.services import answer_submit
+from annotation.services import answer_submit, reader_finish
 from readerstudy.models import Role
 from tests.analysis_tests.conftest import models_answer, readers
 from tests.factories import MembershipFactory, UserFactory, build_study
@@ -152,3 +152,38 @@ def test_ties_are_shown_as_ties_in_queue_and_panel(client, tied):
     assert "Most chosen: tie: B, C" in panel
     assert panel.count(" · tie") == 2 and "most chosen</td>" not in panel
     assert next(r.item for r in triage_queue(study, expert)) == wrong_pair
+
+
+def test_a_reader_who_is_also_an_expert_never_sees_who_chose_what(client, mis_keyed):
+    """Blinding: someone who reads in the study sees the counts, never whose answers (nor a
+    model's by name), on the panel and on the queue."""
+    study, target, _ = mis_keyed
+    both = study.memberships.filter(role=Role.READER).first().user
+    reader_finish(reader=both, study=study)  # final and locked: the expert pages open
+    MembershipFactory(study=study, user=both, role=Role.EXPERT)
+    client.force_login(both)
+    for response in (
+        client.get(evidence_url(study, target), HTTP_HX_REQUEST="true"),
+        client.get(evidence_url(study, target)),
+        client.get(reverse("expert-queue", args=[study.slug])),
+    ):
+        html = response.content.decode()
+        assert response.status_code == 200
+        assert "6 of 6" in html  # the evidence itself
+        for name in ("Reader 1", "Reader 2", "m1", "m2"):
+            assert name not in html, name
+        assert "Who chose what" not in html and "Who (readers" not in html
+
+
+def test_an_item_of_another_study_or_none_at_all_is_404(client, mis_keyed):
+    study, _, expert = mis_keyed
+    other_study = build_study(2)
+    foreign = other_study.items.first()
+    client.force_login(expert)
+    for item_id in (foreign.id, 999_999, 0):
+        url = reverse("expert-evidence", args=[study.slug, item_id])
+        response = client.get(url, HTTP_HX_REQUEST="true")
+        assert response.status_code == 404, item_id
+        assert foreign.question.text not in response.content.decode()
+    assert client.get(f"/s/{study.slug}/expert/-1/evidence/").status_code == 404
+    assert client.get(f"/s/{study.slug}/expert/abc/evidence/").status_code == 404

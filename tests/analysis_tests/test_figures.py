@@ -108,3 +108,22 @@ def test_kappa_values_are_printed_while_they_fit_and_named_in_the_legend_when_no
     assert _cell_values(fig) == []
     assert any("κ values in the kappa CSVs" in t.get_text() for t in fig.findobj(Text))
     assert texts_outside(fig) == []
+
+
+def test_a_rater_name_with_dollars_is_drawn_as_typed_not_as_mathtext():
+    """A model named on upload as `GPT$\\undefined$` failed every figure of the study
+    (matplotlib read it as mathtext: "Unknown symbol"); it is drawn as typed."""
+    name = r"GPT$\undefined$ <b>&=1+1"
+    rows = [
+        {"task": task, "rater": rater, "accuracy": 0.7, "ci_low": 0.6, "ci_high": 0.8, "n": 40}
+        for task in ["All", "Differential Diagnosis"]
+        for rater in [*READERS, name]
+    ]
+    figures = [
+        plots.kappa_figure(kappa_matrices([*READERS, name], 1), models=[name]),
+        plots.accuracy_figure(pd.DataFrame(rows), models=[name]),
+    ]
+    for fig in figures:
+        for fmt in plots.FORMATS:
+            assert plots.figure_bytes(fig, fmt)
+        assert r"GPT$\undefined$ &lt;b&gt;&amp;=1+1" in plots.figure_bytes(fig, "svg").decode()

@@ -12,31 +12,9 @@ from analysis.services import predictions_import
 from readerstudy.models import AuditEvent, Role
 from tests.factories import (
     MembershipFactory,
-    QuestionFactory,
-    ReaderStudyFactory,
-    StudyQuestionFactory,
-    UserFactory,
 )
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def study_b(study):
-    """Study B on A's dataset: A's first two questions plus one of its own."""
-    b = ReaderStudyFactory(dataset=study.dataset, slug="study-b")
-    for position, item in enumerate(study.items.order_by("position")[:2]):
-        StudyQuestionFactory(study=b, question=item.question, position=position)
-    own = QuestionFactory(dataset=study.dataset, source_id="b-only")
-    StudyQuestionFactory(study=b, question=own, position=2)
-    return b
-
-
-@pytest.fixture
-def pi_b(study_b):
-    user = UserFactory(username="pi_b")
-    MembershipFactory(study=study_b, user=user, role=Role.PI)
-    return user
 
 
 def upload(user, study, model, letter, *, source_ids=None, replace=False):

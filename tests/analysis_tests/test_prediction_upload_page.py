@@ -3,40 +3,30 @@ nothing); the API says which studies changed."""
 
 import os
 import re
+import shutil
 import time
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.contrib.messages import get_messages
+from django.core import signing
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
 from analysis.models import AIModel, Prediction
+from analysis.prediction_preview import upload_claim
+from analysis.prediction_views import MULTIPART_SLACK, SALT
 from analysis.services import predictions_import
 from readerstudy.models import AuditEvent, Role
 from tests.factories import (
     MembershipFactory,
-    QuestionFactory,
-    ReaderStudyFactory,
-    StudyQuestionFactory,
     UserFactory,
 )
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def study_b(study):
-    """Study B on the same dataset: two of the study's questions and one of its own."""
-    b = ReaderStudyFactory(dataset=study.dataset, slug="study-b", title="Study B")
-    for position, item in enumerate(study.items.order_by("position")[:2]):
-        StudyQuestionFactory(study=b, question=item.question, position=position)
-    StudyQuestionFactory(
-        study=b, question=QuestionFactory(dataset=study.dataset, source_id="b-only"), position=2
-    )
-    return b
 
 
 def csv_of(study, letter="B", extra=""):
@@ -157,9 +147,7 @@ def test_non_pis_cannot_preview_or_confirm(client, study, pi, reader, expert, ou
     assert nothing_written()
 
 
-def test_a_pi_of_another_study_on_the_dataset_cannot_change_this_one(client, study, study_b):
-    pi_b = UserFactory(username="pi_b")
-    MembershipFactory(study=study_b, user=pi_b, role=Role.PI)
+def test_a_pi_of_another_study_on_the_dataset_cannot_change_this_one(client, study, study_b, pi_b):
     client.force_login(pi_b)
     response = preview(client, study_b, csv_of(study_b))  # questions study A shows too
     assert response.status_code == 403
@@ -192,6 +180,7 @@ def test_a_tampered_file_or_another_studys_token_is_refused(client, study, pi, s
     assert response.status_code == 400
     assert "the file changed after the preview" in response.content.decode()
     assert nothing_written()
+    assert not list((Path(settings.MEDIA_ROOT) / "uploads" / "predictions").iterdir())
 
 
 def test_the_api_response_lists_the_studies_changed(study, pi, study_b):
@@ -216,3 +205,111 @@ def test_files_of_previews_nobody_confirmed_are_removed_later(client, study, pi)
     os.utime(old, (two_hours_ago, two_hours_ago))
     preview(client, study, csv_of(study, "C"))
     assert old not in list(folder.iterdir()) and len(list(folder.iterdir())) == 1
+
+
+def _second_pi(study, username="pi2"):
+    user = UserFactory(username=username)
+    MembershipFactory(study=study, user=user, role=Role.PI)
+    return user
+
+
+def confirm_url(study):
+    return reverse("analysis-predictions-confirm", args=[study.slug])
+
+
+@pytest.mark.parametrize("existed", [False, True], ids=["new model", "replacement"])
+def test_a_preview_of_a_model_another_pi_imported_since_is_refused(client, study, pi, existed):
+    """Two PIs preview the same model; the other confirms first. Confirming mine would
+    overwrite their import, which my preview never showed (or, for a new model, fail with
+    the database's error): refused, preview again."""
+    if existed:
+        predictions_import(dataset=study.dataset, model_name="MedGemma", content=csv_of(study))
+    other = _second_pi(study)
+    client.force_login(pi)
+    mine = token_of(preview(client, study, csv_of(study, "C"), replace=existed))
+    client.force_login(other)
+    theirs = token_of(preview(client, study, csv_of(study, "D"), replace=True))
+    assert client.post(confirm_url(study), {"token": theirs}).status_code == 302
+    client.force_login(pi)
+    response = client.post(confirm_url(study), {"token": mine})
+    assert response.status_code == 400
+    assert "changed since your preview" in response.content.decode()
+    assert set(Prediction.objects.values_list("letter", flat=True)) == {"D"}
+    assert not AuditEvent.objects.filter(actor=pi).exists()
+    assert not list((Path(settings.MEDIA_ROOT) / "uploads" / "predictions").iterdir())
+
+
+def test_a_preview_confirmed_twice_at_once_is_imported_once(client, study, pi):
+    """Two tabs (or a double click) send the same token: the first confirmation takes the
+    stored file, the second finds it taken and writes nothing."""
+    client.force_login(pi)
+    token = token_of(preview(client, study, csv_of(study, "C")))
+    claim = signing.loads(token, salt=SALT)
+    upload_claim(claim["file"], claim["sha256"])  # the first confirmation, still running
+    response = client.post(confirm_url(study), {"token": token})
+    assert response.status_code == 400
+    assert "confirmed already" in response.content.decode()
+    assert nothing_written()
+
+
+def test_a_token_whose_file_was_removed_is_refused(client, study, pi):
+    client.force_login(pi)
+    token = token_of(preview(client, study, csv_of(study)))
+    for folder in (Path(settings.MEDIA_ROOT) / "uploads" / "predictions").iterdir():
+        shutil.rmtree(folder)  # removed as abandoned, or by an operator
+    response = client.post(confirm_url(study), {"token": token})
+    assert response.status_code == 400 and "upload the file again" in response.content.decode()
+    assert nothing_written()
+
+
+def test_a_huge_upload_is_refused_before_its_body_is_read(client, study, pi, settings):
+    settings.PREDICTION_UPLOAD_MAX_BYTES = 1000
+    client.force_login(pi)
+    huge = csv_of(study) + b"x" * (MULTIPART_SLACK + 2000)
+    response = preview(client, study, huge)
+    assert response.status_code == 413
+    html = response.content.decode()
+    assert "File too large" in html and "the limit is 1000" in html
+    assert not (Path(settings.MEDIA_ROOT) / "uploads" / "predictions").exists()
+    # Just over the limit, within the slack: the form says so.
+    response = preview(client, study, csv_of(study) + b"x" * 1000)
+    assert response.status_code == 400 and "File too large" in response.content.decode()
+    assert nothing_written()
+
+
+def test_the_upload_still_checks_csrf(study, pi):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(pi)
+    response = preview(client, study, csv_of(study))
+    assert response.status_code == 403 and 'name="token"' not in response.content.decode()
+    assert not (Path(settings.MEDIA_ROOT) / "uploads" / "predictions").exists()
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "the file is not UTF-8 text"),
+        (b"<html><body>predictions</body></html>", "CSV needs a header"),
+        (b"[1, 2, 3]", "CSV needs a header"),
+        (b"{" * 100_000, "not valid JSON"),
+        (b'{"q": [1]}', "expected an object"),
+    ],
+)
+def test_files_that_are_not_predictions_are_refused(client, study, pi, content, message):
+    client.force_login(pi)
+    response = preview(client, study, content)
+    assert response.status_code == 400 and message in response.content.decode()
+    assert nothing_written()
+
+
+def test_a_model_name_with_markup_and_formula_characters_is_shown_as_text(client, study, pi):
+    name = '=HYPERLINK("http://x")<script>alert(1)</script>'
+    client.force_login(pi)
+    response = preview(client, study, csv_of(study, "C"), model=name)
+    html = response.content.decode()
+    assert "<script>alert(1)" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    response = client.post(confirm_url(study), {"token": token_of(response)}, follow=True)
+    html = response.content.decode()
+    assert AIModel.objects.get().name == name
+    assert "<script>alert(1)" not in html and "Imported 4 predictions of" in html

@@ -9,8 +9,10 @@ import pytest
 from django.urls import reverse
 
 from analysis.triage import study_item_analysis, triage_queue
+from annotation.reviews import reader_feedback
 from annotation.services import answer_submit, reader_finish
 from readerstudy.models import ReaderAssignment, Role
+from readerstudy.services.studies import StudyError, membership_add
 from readerstudy.vocabulary import Alignment
 from tests.design_tests.conftest import add_readers, crossover
 from tests.factories import MembershipFactory, UserFactory, build_study
@@ -108,3 +110,81 @@ def test_dashboard_counts_readers_per_arm(read_twice, client):
     # "Does not fit": two readers said so (in both sessions), not four answers.
     flagged = {row["item"].id: row for row in response.context["flagged"]}
     assert flagged[first.id]["misfit"] == 2
+
+
+def _expert(study):
+    expert = UserFactory(username="expert")
+    MembershipFactory(study=study, user=expert, role=Role.EXPERT)
+    return expert
+
+
+def test_evidence_panel_counts_each_reader_once_from_the_unaided_session(read_twice, client):
+    """Unaided, both readers chose B; aided, both chose the key (as the AI did). The panel
+    counts two readers and the model, as the queue does, not four answers and the model."""
+    study, _, _ = read_twice
+    item = study.items.exclude(question__correct="B").order_by("position").first()
+    key = item.question.correct
+    client.force_login(_expert(study))
+    url = reverse("expert-evidence", args=[study.slug, item.id])
+    html = client.get(url, HTTP_HX_REQUEST="true").content.decode()
+    assert "Each reader counts once per question, from their unaided session" in html
+    rows = {
+        row.split("<strong>")[1][0]: row
+        for row in html.split("<tbody>")[1].split("</tbody>")[0].split("</tr>")
+        if "<strong>" in row
+    }
+    assert "2 of 3" in rows["B"] and "Reader 1, Reader 2" in rows["B"]
+    assert "1 of 3" in rows[key] and "MedGemma" in rows[key] and "Reader" not in rows[key]
+    assert "· most chosen" in rows["B"]
+    # The queue's row for the question and the panel agree (same rule, same numbers).
+    row = next(r for r in triage_queue(study, UserFactory()) if r.item == item)
+    assert row.answered == 3 and dict(row.counts)["B"] == 2
+
+
+def test_review_page_counts_each_reader_once_from_the_unaided_session(read_twice, client):
+    """What readers said: the two readers' unaided answers (both "does not fit", no
+    comment), not their aided ones too (4 answers, 4 "does not fit", 2 comments)."""
+    study, _, first = read_twice
+    feedback = reader_feedback(first)
+    assert feedback.answered == 2 and feedback.alignment["No"] == 2
+    assert feedback.comments == []
+    client.force_login(_expert(study))
+    html = client.get(reverse("expert-review", args=[study.slug, first.id])).content.decode()
+    said = html.split("What readers said")[1].split("</details>")[0]
+    assert said.startswith(" (2 answers)")
+    assert "No <strong>2</strong>" in said and "agree with the AI" not in said
+    assert "Each reader counts once per question, from their unaided session" in said
+
+
+def test_one_arm_review_page_counts_every_answer_and_says_nothing_of_sessions(db, client):
+    study = build_study(2)
+    item = study.items.first()
+    for reader in add_readers(study, 3):
+        answer_submit(reader=reader, item=item, choice="A", comment="faint")
+    client.force_login(_expert(study))
+    html = client.get(reverse("expert-review", args=[study.slug, item.id])).content.decode()
+    said = html.split("What readers said")[1].split("</details>")[0]
+    assert said.startswith(" (3 answers)") and said.count("“faint”") == 3
+    assert "data-readers-scope" not in said
+
+
+def test_a_reader_between_the_two_sessions_still_reads_blind(design_study, set_design, client):
+    """A crossover reader whose unaided session is final (locked) reads every case again,
+    aided: they may not become an expert of the study, nor open its key, before that second
+    session is final too. Then the panel opens to them, without who chose what."""
+    study = design_study
+    reader = add_readers(study, 1)[0]
+    set_design(study, crossover(washout_days=0))
+    _read_session(study, reader, lambda item: "B")  # session 1, locked
+    with pytest.raises(StudyError, match=r"reading .* blind"):
+        membership_add(study=study, user=reader, role=Role.EXPERT)
+    MembershipFactory(study=study, user=reader, role=Role.EXPERT)  # e.g. through the admin
+    item = study.items.order_by("position").first()
+    client.force_login(reader)
+    url = reverse("expert-evidence", args=[study.slug, item.id])
+    assert client.get(url).status_code == 403
+    assert client.get(reverse("expert-review", args=[study.slug, item.id])).status_code == 403
+    _read_session(study, reader, lambda item: item.question.correct)  # session 2, final
+    html = client.get(url).content.decode()
+    assert f"of {study.items.count()} in the queue" in html
+    assert "Reader 1" not in html and "MedGemma" not in html  # they read here: no who
