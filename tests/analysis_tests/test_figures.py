@@ -103,7 +103,7 @@ def test_kappa_values_are_printed_while_they_fit_and_named_in_the_legend_when_no
     assert len(_cell_values(fig)) >= len(few) * (len(few) - 1) // 2
     assert not any("kappa CSVs" in t.get_text() for t in fig.findobj(Text))
 
-    many = few + ["Reader 99"]  # one more: 25 cells a side
+    many = [*few, "Reader 99"]  # one more: 25 cells a side
     fig = plots.kappa_figure(kappa_matrices(many, 1))
     assert _cell_values(fig) == []
     assert any("κ values in the kappa CSVs" in t.get_text() for t in fig.findobj(Text))
