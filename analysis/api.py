@@ -8,7 +8,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
-from analysis import downloads, tasks
+from analysis import tasks
 from analysis.cache import StudyAnalysis
 from analysis.forms import AnalysisSettingsForm, PowerForm
 from analysis.pipeline import DESIGN_TABLES, TABLES, clean, records
@@ -193,16 +193,11 @@ class AnalysisResults(GenericAPIView):
                 status=400,
             )
         analysis = StudyAnalysis(study, form.settings())
-        shown, as_of = analysis, None
-        if not analysis.has("result"):
-            # Never computed in the request: a worker is asked; meanwhile the newest older
-            # analysis "as of" when it was computed, or 202 with the progress.
-            job = tasks.prepare(analysis, requested_by=request.user)
-            if not analysis.has("result"):  # not computed by an immediate backend
-                older = downloads.latest(analysis)
-                if older is None:
-                    return _preparing(request, job)
-                shown, as_of = older
+        # Never computed in the request: a worker is asked; meanwhile the newest older
+        # analysis "as of" when it was computed, or 202 with the progress.
+        shown, as_of, job = tasks.shown_or_prepared(analysis, requested_by=request.user)
+        if shown is None:
+            return _preparing(request, job)
         result = shown.result
         design = {}
         if result.design is not None:

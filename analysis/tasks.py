@@ -85,6 +85,24 @@ def live_job(analysis: StudyAnalysis) -> BackgroundJob | None:
     return None
 
 
+def shown_or_prepared(
+    analysis: StudyAnalysis, *, requested_by=None
+) -> tuple[StudyAnalysis | None, dt.datetime | None, BackgroundJob | None]:
+    """What a request may show without computing: (analysis, as_of, job). The analysis itself
+    when computed (as_of None); else a worker is asked and meanwhile the newest older analysis
+    of the study and policy is shown "as of" when it was computed; with none, (None, None,
+    job) and the caller answers 202 with the job's progress."""
+    if analysis.has("result"):
+        return analysis, None, None
+    job = prepare(analysis, requested_by=requested_by)
+    if analysis.has("result"):  # computed by an immediate backend
+        return analysis, None, job
+    older = downloads.latest(analysis)
+    if older is None:
+        return None, None, job
+    return older[0], older[1], job
+
+
 def job_of(analysis: StudyAnalysis) -> BackgroundJob | None:
     """The job computing `analysis`, if any, as it is now (a silent one is run again)."""
     job = BackgroundJob.objects.filter(key=downloads.job_key(analysis)).first()

@@ -418,16 +418,9 @@ def table_download(request: HttpRequest, slug: str, name: str, fmt: str) -> Http
     if fmt not in ("csv", "xlsx"):
         raise Http404()
     study, _, analysis = _analysis(request, slug)
-    shown, as_of = analysis, None
-    if not analysis.has("result"):
-        job = tasks.prepare(analysis, requested_by=request.user)
-        if not analysis.has("result"):  # not computed by an immediate backend
-            older = downloads.latest(analysis)
-            if older is None:
-                return _preparing(
-                    request, study, analysis, job, f"table:{name}.{fmt}", f"the table {name}"
-                )
-            shown, as_of = older
+    shown, as_of, job = tasks.shown_or_prepared(analysis, requested_by=request.user)
+    if shown is None:
+        return _preparing(request, study, analysis, job, f"table:{name}.{fmt}", f"the table {name}")
     result = shown.result
     tables = all_tables(result)
     if name not in tables:

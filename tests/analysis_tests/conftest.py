@@ -1,5 +1,6 @@
-"""Fixtures of the expert triage tests: a study whose one mis-keyed question everybody
-answers with the same wrong option."""
+"""Fixtures of the analysis tests: a study whose one mis-keyed question everybody answers with
+the same wrong option (triage), a second study on the same dataset (predictions), a study
+answered by two readers and the database task backend (downloads, off-request)."""
 
 import pytest
 
@@ -80,3 +81,19 @@ def pi_b(study_b):
     user = UserFactory(username="pi_b")
     MembershipFactory(study=study_b, user=user, role=Role.PI)
     return user
+
+
+@pytest.fixture
+def db_backend(settings):
+    """Tasks queued in the database, run by `run_db_worker` (test_analysis_downloads)."""
+    from tests.analysis_tests.test_analysis_downloads import DB_TASKS
+
+    settings.TASKS = DB_TASKS
+
+
+@pytest.fixture
+def answered(study, reader, other_reader, pi):
+    for n, item in enumerate(study.items.order_by("position")):
+        answer_submit(reader=reader, item=item, choice=item.question.correct, time_ms=5000 + n)
+        answer_submit(reader=other_reader, item=item, choice="A", time_ms=9000)
+    return study

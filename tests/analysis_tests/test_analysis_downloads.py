@@ -36,19 +36,6 @@ def _prepare_downloads(settings):
     settings.ANALYSIS_PREPARE_DOWNLOADS = True
 
 
-@pytest.fixture
-def db_backend(settings):
-    settings.TASKS = DB_TASKS
-
-
-@pytest.fixture
-def answered(study, reader, other_reader, pi):
-    for n, item in enumerate(study.items.order_by("position")):
-        answer_submit(reader=reader, item=item, choice=item.question.correct, time_ms=5000 + n)
-        answer_submit(reader=other_reader, item=item, choice="A", time_ms=9000)
-    return study
-
-
 def run_db_worker() -> None:
     """django-tasks-db's own worker loop, until no task is ready (`db_worker --batch`).
 

@@ -12,22 +12,9 @@ from django.urls import reverse
 from analysis.cache import StudyAnalysis
 from annotation.services import answer_submit
 from readerstudy.models import BackgroundJob, JobStatus
-from tests.analysis_tests.test_analysis_downloads import DB_TASKS, run_db_worker
+from tests.analysis_tests.test_analysis_downloads import run_db_worker
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def db_backend(settings):
-    settings.TASKS = DB_TASKS
-
-
-@pytest.fixture
-def answered(study, reader, other_reader, pi):
-    for n, item in enumerate(study.items.order_by("position")):
-        answer_submit(reader=reader, item=item, choice=item.question.correct, time_ms=5000 + n)
-        answer_submit(reader=other_reader, item=item, choice="A", time_ms=9000)
-    return study
 
 
 @contextmanager
