@@ -29,10 +29,11 @@ from analysis.services import (
     _check_scope,
     parse_predictions,
     predictions_import,
-    studies_showing,
+    question_lookup,
+    studies_showing_questions,
 )
 from analysis.stats.extraction import extract_letter
-from readerstudy.models import Dataset, Question, ReaderStudy
+from readerstudy.models import Dataset, ReaderStudy
 
 
 @dataclass
@@ -75,12 +76,7 @@ def predictions_preview(
     if not model_name:
         raise PredictionImportError("a model name is required")
     rows = parse_predictions(content)
-    questions = {
-        source_id: (pk, options)
-        for pk, source_id, *options in Question.objects.filter(dataset=dataset).values_list(
-            "id", "source_id", "option_a", "option_b", "option_c", "option_d"
-        )
-    }
+    questions = {qid: (pk, options) for qid, (pk, *options) in question_lookup(dataset).items()}
     preview = PredictionPreview(model=model_name, dataset=dataset.name, rows=len(rows))
     unknown = [qid for qid, _, _ in rows if qid not in questions]
     preview.unknown, preview.unknown_count = unknown[:MAX_ERRORS_SHOWN], len(unknown)
@@ -98,7 +94,7 @@ def predictions_preview(
         preview.existing = len(earlier)
         preview.model_state = model_state(model)
         shown |= earlier
-    preview.studies = studies_showing(dataset, shown)
+    preview.studies = studies_showing_questions(dataset, shown)
     if actor is not None:
         _check_scope(actor, model_name, preview.studies)
     if unknown:

@@ -95,7 +95,8 @@ def test_locked_cases_the_finish_screen_and_the_api_show_screen_letters(shuffled
     assert put["choice"] == "A" and put["outcome"] == "unchanged"
     reader_finish(reader=reader, study=study)
     locked = client.get(reverse("reader-case", args=[study.slug, number])).content.decode()
-    assert "Answered: A." in locked and f"Answered: {canonical}." not in locked
+    said = "Your answer: <strong>{}</strong>"
+    assert said.format("A") in locked and said.format(canonical) not in locked
 
 
 @pytest.fixture

@@ -34,4 +34,4 @@ def test_pi_sets_and_changes_a_readers_seniority_and_the_analysis_reports_it(
 
     answer_submit(reader=newcomer, item=study.items.first(), choice="A")
     facts = study_facts(study)
-    assert {"name": "Reader 1", "seniority": "PGY-4"} in facts["readers"]
+    assert {"name": "Reader 1", "username": "resident7", "seniority": "PGY-4"} in facts["readers"]
