@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
+from rest_framework.exceptions import APIException
 from rest_framework.generics import GenericAPIView
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
@@ -12,6 +14,7 @@ from analysis import tasks
 from analysis.cache import StudyAnalysis
 from analysis.forms import AnalysisSettingsForm, PowerForm
 from analysis.pipeline import DESIGN_TABLES, TABLES, clean, records
+from analysis.prediction_views import too_large
 from analysis.selectors import readers_not_started
 from analysis.services import PredictionForbidden, PredictionImportError, predictions_import
 from analysis.stats.design import as_json
@@ -40,16 +43,30 @@ class PredictionSummarySerializer(serializers.Serializer):
     )
 
 
+class PayloadTooLarge(APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "too_large"
+
+
 class PredictionUpload(GenericAPIView):
     """Upload one model's predictions for the study's dataset (all or nothing)."""
 
     serializer_class = PredictionUploadSerializer
     parser_classes = [MultiPartParser, FormParser]
 
+    def initial(self, request, *args, **kwargs):
+        """A body declared too large is refused before authentication: signing in by session
+        runs DRF's CSRF check, which parses the body (a file of any size, to a temporary
+        file) before the serializer could refuse it. As the upload page does."""
+        if request.method == "POST" and (size := too_large(request)):
+            raise PayloadTooLarge(
+                f"File too large ({size} bytes sent; the limit is "
+                f"{settings.PREDICTION_UPLOAD_MAX_BYTES}). Nothing was read."
+            )
+        super().initial(request, *args, **kwargs)
+
     @extend_schema(responses={201: PredictionSummarySerializer})
     def post(self, request, slug: str):
-        from django.conf import settings
-
         study = study_for_user(request.user, slug, [Role.PI])
         serializer = self.get_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)

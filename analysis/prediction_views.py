@@ -26,6 +26,7 @@ from analysis.prediction_preview import (
     upload_store,
 )
 from analysis.services import PredictionForbidden, PredictionImportError
+from readerstudy.http import declared_size_over
 from readerstudy.models import ReaderStudy, Role
 from readerstudy.selectors import roles_of, study_for_user
 
@@ -62,13 +63,9 @@ def _page(request, study: ReaderStudy, status: int = 200, **context) -> HttpResp
     return render(request, "analysis/predictions.html", context, status=status)
 
 
-def _too_large(request: HttpRequest) -> int | None:
+def too_large(request: HttpRequest) -> int | None:
     """The declared size of a request body too large to hold a file within the limit."""
-    try:
-        size = int(request.META.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        return None
-    return size if size > settings.PREDICTION_UPLOAD_MAX_BYTES + MULTIPART_SLACK else None
+    return declared_size_over(request, settings.PREDICTION_UPLOAD_MAX_BYTES + MULTIPART_SLACK)
 
 
 @login_required
@@ -81,7 +78,7 @@ def upload(request: HttpRequest, slug: str) -> HttpResponse:
     a file of any size to a temporary file (and CSRF's check reads the body) before the
     form could say it is too large."""
     study = study_for_user(request.user, slug, [Role.PI])
-    if request.method == "POST" and (size := _too_large(request)):
+    if request.method == "POST" and (size := too_large(request)):
         limit = settings.PREDICTION_UPLOAD_MAX_BYTES
         return _page(
             request,

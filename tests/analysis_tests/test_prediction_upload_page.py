@@ -196,6 +196,27 @@ def test_the_api_response_lists_the_studies_changed(study, pi, study_b):
     assert response.json()["studies"] == sorted([study.slug, "study-b"])
 
 
+def test_the_api_refuses_a_huge_upload_before_its_body_is_read(study, pi, settings, monkeypatch):
+    """As the page does: a session sign-in's CSRF check would otherwise parse the body."""
+    settings.PREDICTION_UPLOAD_MAX_BYTES = 1000
+
+    def parse(*args, **kwargs):
+        raise AssertionError("the body was read")
+
+    monkeypatch.setattr("rest_framework.parsers.MultiPartParser.parse", parse)
+    client = APIClient(enforce_csrf_checks=True)
+    client.force_login(pi)
+    huge = csv_of(study) + b"x" * (MULTIPART_SLACK + 2000)
+    response = client.post(
+        f"/api/v1/studies/{study.slug}/predictions/",
+        {"model": "MedGemma", "file": SimpleUploadedFile("p.csv", huge)},
+        format="multipart",
+    )
+    assert response.status_code == 413
+    assert "the limit is 1000" in response.json()["detail"]
+    assert not AIModel.objects.exists()
+
+
 def test_files_of_previews_nobody_confirmed_are_removed_later(client, study, pi):
     client.force_login(pi)
     preview(client, study, csv_of(study))
