@@ -13,7 +13,7 @@ from django.db.models import Count, Max, Q
 from annotation.models import Answer, ExpertReview, ReaderCompletion
 from annotation.pacing import Pace
 from annotation.reviews import visible_items_q
-from annotation.sessions import session_opens
+from annotation.sessions import counted_arm, session_opens
 from readerstudy.models import Membership, ReaderAssignment, ReaderStudy, Role, StudyQuestion
 from readerstudy.vocabulary import Alignment, Decision, ReviewFlag
 
@@ -181,9 +181,12 @@ def flagged_items(study: ReaderStudy, *, viewer) -> tuple[list[dict], dict[str, 
             n_reject=Count(
                 "reviews", filter=Q(reviews__decision=Decision.REJECT) & visible, distinct=True
             ),
-            # Readers, not answers: a crossover's reader answers each case twice.
+            # Readers, from the session that counts (annotation.sessions): a crossover's
+            # reader answers each case twice, the second time beside the model's answer.
             n_misfit=Count(
-                "answers__reader", filter=Q(answers__alignment=Alignment.NO), distinct=True
+                "answers__reader",
+                filter=Q(answers__alignment=Alignment.NO, answers__arm=counted_arm(study)),
+                distinct=True,
             ),
         )
         .order_by("position")

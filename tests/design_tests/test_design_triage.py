@@ -188,3 +188,37 @@ def test_a_reader_between_the_two_sessions_still_reads_blind(design_study, set_d
     html = client.get(url).content.decode()
     assert f"of {study.items.count()} in the queue" in html
     assert "Reader 1" not in html and "MedGemma" not in html  # they read here: no who
+
+
+def test_dashboard_does_not_fit_counts_readers_from_the_counted_session(
+    design_study, set_design, client
+):
+    """A question only said not to fit beside the AI (aided session) is not flagged by
+    readers; one said so unaided is, once per reader, like the queue counts it."""
+    from annotation.dashboard import flagged_items
+
+    study = design_study
+    readers = add_readers(study, 2)
+    set_design(study, crossover(washout_days=0))
+    first, second = study.items.order_by("position")[:2]
+    for reader in readers:
+        arm = ReaderAssignment.objects.get(study=study, reader=reader).first_arm
+        for session_arm in (arm, "aided" if arm == "unaided" else "unaided"):
+            misfit = first if session_arm == "unaided" else second
+            for item in study.items.select_related("question"):
+                answer_submit(
+                    reader=reader,
+                    item=item,
+                    choice=item.question.correct,
+                    alignment=Alignment.NO if item == misfit else Alignment.YES,
+                )
+            reader_finish(reader=reader, study=study)
+    pi = UserFactory(username="pi-flags")
+    MembershipFactory(study=study, user=pi, role=Role.PI)
+    rows, _ = flagged_items(study, viewer=pi)
+    misfit = {row["item"].pk: row["misfit"] for row in rows}
+    assert misfit.get(first.pk) == 2
+    assert second.pk not in misfit
+    client.force_login(pi)
+    page = client.get(reverse("pi-dashboard", args=[study.slug])).content.decode()
+    assert "data-counted-scope" in page and "from their unaided session" in page
