@@ -169,27 +169,24 @@ def _answer_save(
                 raise AnswerRejected("Your answers for this study are final and locked.")
             existing = mine.first()
             if existing is None:
-                if second_read:
-                    first = {**values, "first_choice": values["choice"], "choice": ""}
-                    answer = Answer.objects.create(
-                        item=item,
-                        reader=reader,
-                        time_ms=spent,
-                        session=reading.session,
-                        arm=reading.arm,
-                        ai_shown_at=timezone.now(),
-                        **first,
-                    )
-                    return AnswerOutcome(answer, created=True, revised=False, stage="first")
+                stored = values
+                if second_read:  # the unaided answer: kept as first_choice, the AI shown next
+                    stored = {
+                        **values,
+                        "first_choice": values["choice"],
+                        "choice": "",
+                        "ai_shown_at": timezone.now(),
+                    }
                 answer = Answer.objects.create(
                     item=item,
                     reader=reader,
                     time_ms=spent,
                     session=reading.session,
                     arm=reading.arm,
-                    **values,
+                    **stored,
                 )
-                return AnswerOutcome(answer, created=True, revised=False)
+                created = "first" if second_read else ""
+                return AnswerOutcome(answer, created=True, revised=False, stage=created)
             if stage == "first":  # the page never showed the AI: it cannot give a final
                 return _repeat_first(existing, values, mapping)
             if not existing.choice:
