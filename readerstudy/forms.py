@@ -66,22 +66,22 @@ class DatasetChoiceField(forms.ModelChoiceField):
         return f"{obj.name} ({size['questions']} questions on {size['xrays']} X-rays)"
 
 
-class ReadingSettingsForm(
-    type(
-        "ReadingFields",
-        (forms.Form,),
-        fields_for_model(
-            ReaderStudy,
-            fields=["default_window", "break_minutes"],
-            labels={
-                "default_window": "Window each case opens at",
-                "break_minutes": "Break reminder after (minutes of reading)",
-            },
-        ),
-    )
-):
+_READING_FIELDS = fields_for_model(
+    ReaderStudy,
+    fields=["default_window", "break_minutes"],
+    labels={
+        "default_window": "Window each case opens at",
+        "break_minutes": "Break reminder after (minutes of reading)",
+    },
+)
+
+
+class ReadingSettingsForm(forms.Form):
     """How readers read a study: the window each case opens at, and when to suggest a break.
     The fields (and their validators) are the model's; the service writes them."""
+
+    default_window = _READING_FIELDS["default_window"]
+    break_minutes = _READING_FIELDS["break_minutes"]
 
 
 class StudyCreateForm(forms.Form):
