@@ -3,7 +3,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.forms.models import fields_for_model
 
-from readerstudy.models import Dataset, ReaderStudy, Role
+from readerstudy.models import MAX_BREAK_MINUTES, Dataset, ReaderStudy, Role
 from readerstudy.sampling import SEED_MAX
 from readerstudy.selectors import dataset_sizes
 from readerstudy.services.studies import sample_problem
@@ -133,7 +133,7 @@ class StudyCreateForm(forms.Form):
     break_minutes = forms.IntegerField(
         required=False,
         min_value=0,
-        max_value=480,
+        max_value=MAX_BREAK_MINUTES,
         initial=ReaderStudy._meta.get_field("break_minutes").default,
         label="Break reminder after (minutes of reading)",
         help_text=ReaderStudy._meta.get_field("break_minutes").help_text,

@@ -163,6 +163,10 @@ class Question(models.Model):
         return list(zip(LETTERS, self.options, strict=True))
 
 
+# The longest break reminder a PI may set (8 h of reading): model, constraint and forms.
+MAX_BREAK_MINUTES = 480
+
+
 class ReaderStudy(models.Model):
     slug = models.SlugField(max_length=100, unique=True)
     title = models.CharField(max_length=300)
@@ -198,7 +202,7 @@ class ReaderStudy(models.Model):
     )
     break_minutes = models.PositiveSmallIntegerField(
         default=60,
-        validators=[MaxValueValidator(480)],
+        validators=[MaxValueValidator(MAX_BREAK_MINUTES)],
         help_text="Readers are reminded to take a break after this many minutes of reading "
         "without a pause; 0: never.",
     )
@@ -248,7 +252,9 @@ class ReaderStudy(models.Model):
             models.CheckConstraint(
                 condition=Q(default_window__in=WindowPreset.values), name="study_default_window"
             ),
-            models.CheckConstraint(condition=Q(break_minutes__lte=480), name="study_break_minutes"),
+            models.CheckConstraint(
+                condition=Q(break_minutes__lte=MAX_BREAK_MINUTES), name="study_break_minutes"
+            ),
             models.CheckConstraint(
                 condition=~Q(reader_groups=1), name="study_groups_none_or_two_plus"
             ),
