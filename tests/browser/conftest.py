@@ -4,9 +4,12 @@ Skipped with a clear message where /usr/bin/chromium is absent; .ci/run installs
 """
 
 import os
+import threading
+import time
 from pathlib import Path
 
 import pytest
+from django.core.signals import request_finished, request_started
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
@@ -14,6 +17,50 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 # Playwright's sync API runs an event loop in this thread; the ORM calls made by the tests
 # themselves (not by the live server) are safe.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+class _RequestsInFlight:
+    """Requests the live server has started and not finished (any thread)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.changed_at = time.monotonic()
+        self._lock = threading.Lock()
+
+    def started(self, **_) -> None:
+        with self._lock:
+            self.count += 1
+            self.changed_at = time.monotonic()
+
+    def finished(self, **_) -> None:
+        with self._lock:
+            self.count -= 1
+            self.changed_at = time.monotonic()
+
+    def wait_quiet(self, quiet: float = 0.3, timeout: float = 15.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.count <= 0 and time.monotonic() - self.changed_at >= quiet:
+                return
+            time.sleep(0.02)
+        raise AssertionError(f"the live server still had {self.count} request(s) after {timeout}s")
+
+
+_IN_FLIGHT = _RequestsInFlight()
+request_started.connect(_IN_FLIGHT.started, weak=False)
+request_finished.connect(_IN_FLIGHT.finished, weak=False)
+
+
+@pytest.fixture(autouse=True)
+def _live_server_drained(_django_db_marker, request):
+    """After the test's page has closed, wait until the live server has answered everything it
+    was sent before the test database is flushed. A prefetch or a keepalive POST the browser
+    sent last would otherwise write into the flushed tables ("FOREIGN KEY constraint failed"
+    in teardown, or a row left behind for the next test). Set up after pytest-django's database
+    fixture and before `page`, so it is torn down between the two."""
+    yield
+    if "live_server" in request.fixturenames:
+        _IN_FLIGHT.wait_quiet()
 
 
 def pytest_collection_modifyitems(config, items):

@@ -87,7 +87,6 @@ def test_a_conflict_between_two_tabs_speaks_screen_letters_and_docks_beside_the_
     page.wait_for_load_state("networkidle")
     answer = Answer.objects.get(item=item, reader=reader)
     assert (answer.choice, answer.revisions_count) == (mapping["B"], 1)  # stored canonically
-    page.goto("about:blank")
 
 
 def test_a_second_reads_first_answer_from_a_stale_tab_shows_the_case_with_the_ai(page, live_server):
@@ -118,4 +117,3 @@ def test_a_second_reads_first_answer_from_a_stale_tab_shows_the_case_with_the_ai
     page.wait_for_load_state("networkidle")
     answer = Answer.objects.get(item=item, reader=reader)
     assert (answer.first_choice, answer.choice) == ("A", "")
-    page.goto("about:blank")
