@@ -38,7 +38,12 @@ def test_expert1_rejects_the_extremity_radiograph_in_five_keys_or_fewer(
     top = page.locator("table.queue tbody tr").first
     assert "demo-mismatch" in top.inner_text()
     assert "2 of 2 readers: question does not fit" in top.inner_text()  # why it is first
-    assert top.locator("img.thumb").evaluate("img => img.complete && img.naturalWidth > 0")
+    # The thumbnail loads lazily, so the page's load event does not wait for it: wait until it
+    # has arrived and decoded (a broken image never gets a natural width, and this times out).
+    page.wait_for_function(
+        "() => { const img = document.querySelector('table.queue tbody tr img.thumb');"
+        " return !!img && img.complete && img.naturalWidth > 0; }"
+    )
     page.screenshot(path=str(artifacts / "expert-queue.png"))
 
     top.locator("a").first.click()
