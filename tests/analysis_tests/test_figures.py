@@ -1,5 +1,7 @@
 """Paper-ready figures: nothing drawn outside the page, whatever the raters are called."""
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -127,3 +129,22 @@ def test_a_rater_name_with_dollars_is_drawn_as_typed_not_as_mathtext():
         for fmt in plots.FORMATS:
             assert plots.figure_bytes(fig, fmt)
         assert r"GPT$\undefined$ &lt;b&gt;&amp;=1+1" in plots.figure_bytes(fig, "svg").decode()
+
+
+def test_a_footnote_fills_each_line_as_far_as_the_measured_width_allows():
+    """Each line of a figure's footnote fits the width when measured whole, and the next
+    line's first word would not have fitted on it: lines are neither clipped nor short."""
+    note = (
+        "Accuracy: share of answered questions correct; 95% CI Wilson by X-ray (clustered), "
+        "MedGemma-4b and CheXagent-8b; κ ± its CI; Fleiss' κ over 3 readers; unanswered "
+        "questions are missing, not wrong; policy 'default' (alpha 0.05, Holm)."
+    )
+    width = 3.0
+    lines = plots._note_lines(note, width).split("\n")
+    assert " ".join(lines).split() == note.split()  # every word, in order
+    assert len(lines) > 2
+    for line, following in itertools.pairwise(lines):
+        assert plots._text_width(line, plots.NOTE_SIZE) <= width
+        longer = f"{line} {following.split()[0]}"
+        assert plots._text_width(longer, plots.NOTE_SIZE) > width
+    assert plots._text_width(lines[-1], plots.NOTE_SIZE) <= width
