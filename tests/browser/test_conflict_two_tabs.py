@@ -18,7 +18,7 @@ from readerstudy.services.design import Design
 from tests.browser.helpers import reader_of, sign_in, study_with_radiographs, wait_seen
 from tests.design_tests.conftest import add_model
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.engine, pytest.mark.django_db(transaction=True)]
 
 
 def _open(page, live_server, study, number: int) -> None:

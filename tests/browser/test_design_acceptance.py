@@ -15,7 +15,7 @@ from annotation.models import Answer, ReaderCompletion
 from readerstudy.models import ReaderAssignment, ReaderStudy
 from tests.browser.helpers import sign_in, wait_seen
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.engine, pytest.mark.django_db(transaction=True)]
 
 SLUG = "ai-trial"
 SAMPLE = 5  # one question per task (the form stratifies by task)

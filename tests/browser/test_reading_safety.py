@@ -89,6 +89,7 @@ def test_arrow_keys_never_change_a_choice_and_moving_keeps_the_draft(page, live_
     assert not Answer.objects.filter(reader=reader).exists()
 
 
+@pytest.mark.engine
 def test_draft_comes_back_after_reload_new_tab_and_sign_in_and_is_never_an_answer(
     page, live_server, reading
 ):
@@ -262,6 +263,7 @@ def test_keys_pressed_while_the_next_case_is_on_its_way_never_change_the_submitt
     page.unroute("**/read/2/")
 
 
+@pytest.mark.engine
 def test_a_case_fetched_after_another_reader_signed_in_here_is_never_shown(
     page, live_server, reading
 ):
@@ -463,6 +465,7 @@ def test_error_page_is_dark_and_leads_back(page, live_server, reading, artifacts
     page.wait_for_url(f"{live_server.url}/")
 
 
+@pytest.mark.engine
 def test_a_case_answered_in_another_tab_is_never_written_over_without_a_word(
     page, live_server, reading, artifacts
 ):
