@@ -23,7 +23,7 @@ from django.core.cache import cache
 from analysis.cache import TIMEOUT, StudyAnalysis
 from analysis.exports import ExportInfo, analysis_zip, figure_builders
 from analysis.pipeline import AnalysisSettings
-from analysis.stats import plots
+from analysis.stats.figure_formats import FORMATS
 from readerstudy.jobs import Run
 from readerstudy.models import BackgroundJob, JobKind, JobStatus, ReaderStudy
 
@@ -60,12 +60,14 @@ def waiting_job(analysis: StudyAnalysis) -> BackgroundJob | None:
 
 def figure(analysis: StudyAnalysis, name: str, fmts) -> dict[str, bytes] | None:
     """Figure `name` in each of `fmts`; None if the analysis has no such figure."""
+    from analysis.stats.plots import figure_bytes  # matplotlib: drawing processes only
+
     builders = figure_builders(analysis.result)
     if name not in builders:
         return None
     # Asked for every format at once (the ZIP): the drawing is not needed afterwards.
-    keep = not set(fmts) >= set(plots.FORMATS)
-    return analysis.figure_formats(name, builders[name], plots.figure_bytes, fmts, keep=keep)
+    keep = not set(fmts) >= set(FORMATS)
+    return analysis.figure_formats(name, builders[name], figure_bytes, fmts, keep=keep)
 
 
 def export_info(analysis: StudyAnalysis) -> ExportInfo:
@@ -77,7 +79,7 @@ def export_info(analysis: StudyAnalysis) -> ExportInfo:
 
 def build_zip(analysis: StudyAnalysis) -> bytes:
     result = analysis.result
-    drawn = {name: figure(analysis, name, plots.FORMATS) for name in figure_builders(result)}
+    drawn = {name: figure(analysis, name, FORMATS) for name in figure_builders(result)}
     info = export_info(analysis)
     body = analysis_zip(result, figure=lambda name, fmt: drawn[name][fmt], info=info)
     analysis.store("zip", body)
@@ -149,7 +151,7 @@ def prepare_work(run: Run) -> dict:
     if downloads:
         for name in names:
             run.progress(done, total, f"drawing the downloads ({name}: PNG, PDF)")
-            figure(analysis, name, list(plots.FORMATS))
+            figure(analysis, name, list(FORMATS))
             done += 1
         run.progress(done, total, "writing the ZIP and the XLSX report")
         build_zip(analysis)

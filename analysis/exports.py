@@ -19,19 +19,22 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
-from matplotlib.figure import Figure
 
 from analysis.pipeline import AnalysisResult
 from analysis.reporting import methods_markdown
 from analysis.selectors import COLUMNS
-from analysis.stats import plots
 from analysis.stats.design import power_table
+from analysis.stats.figure_formats import FORMATS
 from analysis.stats.flow import fast_mask
 from analysis.stats.mrmc_formats import README_LINES, id_map, package_files
 from readerstudy.downloads import export_filename
 from readerstudy.spreadsheets import frame_csv, write_sheet, xlsx_writer
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 ALREADY_COMPRESSED = (".png", ".xlsx")
 # The policy values an aided-vs-unaided table rests on (AnalysisSettings.design_policy).
@@ -177,7 +180,7 @@ def readme_txt(
         lines.append(f"{name}.csv")
         lines += [f"  {line}" for line in table_about(result, name)]
     others = [f for f in files if not f.endswith(".csv") and f != "README.txt"]
-    figures = sorted({f.rsplit(".", 1)[0] for f in others if f.endswith(tuple(plots.FORMATS))})
+    figures = sorted({f.rsplit(".", 1)[0] for f in others if f.endswith(tuple(FORMATS))})
     if figures:
         lines += ["", "Figures (PNG 300 dpi, SVG, PDF; the footnote states the policy applied):"]
         lines += [f"  {name}" for name in figures]
@@ -217,15 +220,23 @@ def kappa_counts(result: AnalysisResult, scale: str) -> dict[str, pd.DataFrame]:
     return out
 
 
+def _plots():
+    """analysis.stats.plots (matplotlib), imported by the process that draws a figure: listing
+    the figures (the page) or serving drawn ones does not need it."""
+    from analysis.stats import plots
+
+    return plots
+
+
 def figure_builders(result: AnalysisResult) -> dict[str, Callable[[], Figure]]:
     """Figure name -> function drawing it; only figures with something to show."""
     s = result.settings
     out: dict[str, Callable[[], Figure]] = {}
     if not result.accuracy.empty:
-        out["accuracy_by_task"] = lambda: plots.accuracy_figure(
+        out["accuracy_by_task"] = lambda: _plots().accuracy_figure(
             result.accuracy, models=result.models, note=s.note("accuracy"), title="Accuracy by task"
         )
-        out["accuracy_by_category"] = lambda: plots.accuracy_figure(
+        out["accuracy_by_category"] = lambda: _plots().accuracy_figure(
             result.accuracy_by_category,
             models=result.models,
             by="category",
@@ -236,7 +247,7 @@ def figure_builders(result: AnalysisResult) -> dict[str, Callable[[], Figure]]:
         # The policy's scale only: the other scale's tables are in every export, and its
         # figure is one switch away (a kappa figure is the slowest thing to draw).
         if matrices and scale == s.scale:
-            out[f"kappa_{scale}"] = lambda scale=scale, matrices=matrices: plots.kappa_figure(
+            out[f"kappa_{scale}"] = lambda scale=scale, matrices=matrices: _plots().kappa_figure(
                 matrices,
                 scale=scale,
                 vrange=s.vrange,
@@ -246,7 +257,7 @@ def figure_builders(result: AnalysisResult) -> dict[str, Callable[[], Figure]]:
                 note=s.note("kappa", scale),
             )
     if not result.reading_time.empty and result.reading_time["n"].sum() > 0:
-        out["reading_time"] = lambda: plots.time_figure(
+        out["reading_time"] = lambda: _plots().time_figure(
             result.reading_time, result.accuracy_by_time, note=s.note("time")
         )
     return out
@@ -260,9 +271,9 @@ def figure_files(result: AnalysisResult, figure: FigureSource | None = None) -> 
     files = {}
     for name, build in figure_builders(result).items():
         if figure is None:
-            drawn = plots.all_formats(build())
+            drawn = _plots().all_formats(build())
         else:
-            drawn = {fmt: figure(name, fmt) for fmt in plots.FORMATS}
+            drawn = {fmt: figure(name, fmt) for fmt in FORMATS}
         for fmt, body in drawn.items():
             files[f"{name}.{fmt}"] = body
     return files

@@ -29,7 +29,7 @@ from analysis.prediction_views import PredictionUploadForm
 from analysis.rater_names import RaterLabelError, rater_labels_set, study_labels
 from analysis.reporting import methods_section
 from analysis.selectors import readers_not_started, study_raters
-from analysis.stats import plots
+from analysis.stats.figure_formats import FORMATS
 from readerstudy.downloads import attachment
 from readerstudy.jobs import ACTIVE, job_progress
 from readerstudy.models import JobStatus, Role
@@ -368,7 +368,7 @@ def rater_names(request: HttpRequest, slug: str) -> HttpResponse:
 def figure_download(request: HttpRequest, slug: str, name: str, fmt: str) -> HttpResponse:
     """A figure. The page's links name the data version they were drawn at (`v`): such a URL
     always means the same bytes, so the browser keeps them and a warm page asks for none."""
-    if fmt not in plots.FORMATS:
+    if fmt not in FORMATS:
         raise Http404()
     pinned = request.GET.get("v", "")
     study, _, analysis = _analysis(request, slug, version=pinned[:64] or None)
@@ -398,8 +398,8 @@ def figure_download(request: HttpRequest, slug: str, name: str, fmt: str) -> Htt
         body = drawn[fmt]
     if "download" in request.GET:
         name = downloads.export_info(analysis).filename(name, fmt)
-        return attachment(body, name, plots.FORMATS[fmt])
-    response = HttpResponse(body, content_type=plots.FORMATS[fmt])
+        return attachment(body, name, FORMATS[fmt])
+    response = HttpResponse(body, content_type=FORMATS[fmt])
     if pinned:
         response["Cache-Control"] = "private, max-age=31536000, immutable"
     else:

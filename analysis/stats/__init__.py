@@ -5,6 +5,10 @@ A notebook can use them directly (`from analysis import stats`); the web pages, 
 See `frame.py` for the long input format, the case (X-ray) unit and the missing-answer
 policies. `stats.prepare(df)` once and pass the result to every function to skip re-checking
 the frame on each call.
+
+scipy, statsmodels and openpyxl are imported inside the functions that use them, and
+matplotlib only by `plots`: importing the package (as every web process does) costs numpy and
+pandas, not the ~150 MB those bring (tests/readerstudy_tests/test_startup_imports.py).
 """
 
 from analysis.stats.accuracy import accuracy_table

@@ -38,8 +38,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sps
-from statsmodels.stats.proportion import proportion_confint
 
 CLUSTER_CI_METHOD = (
     "{ci} on the effective sample size n/deff (design effect from the cluster-robust "
@@ -70,6 +68,9 @@ def clustered_proportion_ci(
     `correct` and `counted` are X-rays x groups: correct answers and questions counted on
     each X-ray (rows with 0 counted are not clusters of that group). See the module docstring.
     """
+    from scipy import stats as sps
+    from statsmodels.stats.proportion import proportion_confint
+
     y = np.asarray(correct, dtype=float)
     m = np.asarray(counted, dtype=float)
     if y.ndim == 1:
@@ -125,6 +126,8 @@ def clustered_paired_difference(
     `diff`: per X-ray, correct of A minus correct of B on the questions both are counted
     on; `counted`: those questions per X-ray.
     """
+    from scipy import stats as sps
+
     d = np.asarray(diff, dtype=float)
     m = np.asarray(counted, dtype=float)
     keep = m > 0

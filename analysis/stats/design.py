@@ -13,7 +13,6 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from analysis.stats import reliance
 from analysis.stats.design_frame import (
@@ -165,6 +164,8 @@ def non_inferiority(comparison: Comparison, margin: float, test: str, reference:
     H0 (non-inferiority): test − reference ≤ −margin; rejected at one-sided alpha/2 when the
     lower bound of the two-sided (1 − alpha) CI is above −margin. Superiority: lower bound > 0.
     """
+    from scipy import stats as sps
+
     low = comparison.ci_low
     shown = f"{low:.3f}".replace("-", "−")
     level = f"{(1 - comparison.alpha) * 100:g}%"

@@ -34,7 +34,6 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
 ALL = "All"
 LETTERS = ("A", "B", "C", "D")
@@ -181,6 +180,8 @@ def prepare(df: pd.DataFrame | Prepared) -> Prepared:
 
 def case_totals(cases: np.ndarray, n_cases: int, values: np.ndarray) -> np.ndarray:
     """Sum the rows of `values` (questions x ...) per case: n_cases x ... ."""
+    from scipy import sparse
+
     flat = values.reshape(len(cases), -1).astype(float)
     grouping = sparse.csr_matrix(
         (np.ones(len(cases)), (cases, np.arange(len(cases)))), shape=(n_cases, len(cases))

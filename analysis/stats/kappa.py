@@ -14,9 +14,6 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
-from statsmodels.stats.inter_rater import aggregate_raters
-from statsmodels.stats.inter_rater import fleiss_kappa as _fleiss_kappa
 
 from analysis.stats.frame import (
     ALL,
@@ -103,6 +100,8 @@ def kappa_matrix_ci(
     alpha: float = 0.05,
 ) -> KappaResult:
     """Kappa for every pair with the asymptotic SE and a Wald (1 - alpha) interval."""
+    from scipy import stats as sps
+
     codes, raters, levels = _codes(prepare(df), scale, task)
     kappa, n, se = _kappa_from_tables(_pair_tables(codes, levels), True, alpha)
     z = sps.norm.ppf(1 - alpha / 2)
@@ -377,6 +376,9 @@ def fleiss_kappa(df: pd.DataFrame, raters: Sequence[str] | None = None, task: st
 
     Categories are whatever values `answer` takes (A-D here; any labels in general).
     """
+    from statsmodels.stats.inter_rater import aggregate_raters
+    from statsmodels.stats.inter_rater import fleiss_kappa as _fleiss_kappa
+
     complete = panel_answers(df, raters, task)
     if complete.empty or complete.shape[1] < 2:
         return float("nan")

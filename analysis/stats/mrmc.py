@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sps
 
 
 @dataclass(frozen=True)
@@ -72,6 +71,8 @@ def jackknife_covariances(
 
 def or_two_treatments(scores: np.ndarray, alpha: float = 0.05) -> ORResult:
     """Test equal reader-averaged FOM across treatments (random readers, random cases)."""
+    from scipy import stats as sps
+
     t, r, _ = scores.shape
     if t < 2 or r < 2:
         raise ValueError("needs at least two treatments and two readers")
@@ -147,6 +148,8 @@ def or_single_treatment(
     variance of the reader mean, (Var + (r - 1) Cov2) / r, with a normal reference
     (Obuchowski & Rockette 1995; as MRMCaov's fixed-reader analysis).
     """
+    from scipy import stats as sps
+
     r, _ = fom_scores.shape
     if r < 2:
         raise ValueError("needs at least two readers")

@@ -46,7 +46,6 @@ import io
 
 import numpy as np
 import pandas as pd
-from openpyxl import Workbook, load_workbook
 
 from analysis.stats.design_frame import (
     Cube,
@@ -232,6 +231,8 @@ def read_imrmc(text: str, modalities: Modalities | None = None) -> tuple[Cube, p
 
 def to_rjafroc(frame: pd.DataFrame, missing: Missing = "wrong") -> bytes:
     """JAFROC Excel bytes; refuses split-plot studies (RJafroc no longer analyses them)."""
+    from openpyxl import Workbook
+
     modalities, rows = _rows(frame, missing)
     if (rows["case_group"] != "").any():
         raise AnalysisInputError("RJafroc has no split-plot analysis; no RJafroc file is written")
@@ -292,6 +293,8 @@ def to_rjafroc(frame: pd.DataFrame, missing: Missing = "wrong") -> bytes:
 def read_rjafroc(content: bytes, modalities: Modalities) -> Cube:
     """JAFROC Excel -> cube: every TRUTH lesion of every listed reader and modality is a
     question; an LL mark rated above the case's highest NL mark is a correct answer."""
+    from openpyxl import load_workbook
+
     book = load_workbook(io.BytesIO(content), read_only=True)
     sheets = {name.upper(): book[name] for name in book.sheetnames}
     for old, new in (("FP", "NL"), ("TP", "LL")):

@@ -24,7 +24,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 
 @dataclass(frozen=True)
@@ -262,8 +261,12 @@ def _modality_mean(
 def _quantile(level: float, df: float) -> float:
     """t (normal when df is infinite) quantile; scipy.special, as scipy.stats' per-call
     overhead dominates the simulations that run this thousands of times."""
+    from scipy import special
+
     return float(special.ndtri(level) if np.isinf(df) else special.stdtrit(df, level))
 
 
 def _upper_tail(x: float, df: float) -> float:
+    from scipy import special
+
     return float(special.ndtr(-x) if np.isinf(df) else special.stdtr(df, -x))

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.contingency_tables import mcnemar as _mcnemar
 
 from analysis.stats.clustered import clustered_paired_difference
 from analysis.stats.frame import (
@@ -51,6 +50,8 @@ def mcnemar_test(
     df: pd.DataFrame | Prepared, a: str, b: str, missing: Missing = "wrong"
 ) -> McNemarResult:
     """Exact McNemar test (binomial on the discordant pairs)."""
+    from statsmodels.stats.contingency_tables import mcnemar as _mcnemar
+
     table = mcnemar_table(df, a, b, missing)
     result = _mcnemar(table.to_numpy(), exact=True)
     return McNemarResult(

@@ -31,7 +31,8 @@ from matplotlib.textpath import text_to_path
 from matplotlib.ticker import LogFormatter
 from matplotlib.transforms import offset_copy
 
-FORMATS = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf"}
+from analysis.stats.figure_formats import FORMATS
+
 KAPPA_RANGES = {"-1,1": (-1.0, 1.0), "0,1": (0.0, 1.0)}
 DPI = 300
 STYLE = {

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from analysis.stats.or_design import Components
 
@@ -59,6 +58,8 @@ def power(
     pilot: Pilot, effect: float, readers: int, cases: int, alpha: float = 0.05, analysis="random"
 ) -> float:
     """Power of the two-sided OR test of equal modalities for `effect` (accuracy scale)."""
+    from scipy import stats as sps
+
     if readers < 2 or cases < 2:
         raise ValueError("needs at least two readers and two cases")
     var_tr = max(pilot.var_tr, 0.0)

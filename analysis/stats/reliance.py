@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from analysis.stats.design_frame import DesignTable
 
@@ -28,6 +27,8 @@ def clustered_proportion(
     successes: np.ndarray, clusters: np.ndarray, alpha: float = 0.05
 ) -> tuple[int, int, float, float, float]:
     """(k, n, p, low, high) of 0/1 `successes` whose rows share `clusters` (X-ray ids)."""
+    from scipy import stats as sps
+
     y = np.asarray(successes, dtype=float)
     n = len(y)
     if n == 0:

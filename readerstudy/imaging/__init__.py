@@ -20,7 +20,6 @@ from readerstudy.imaging.sources import (
     ImagingError,
     SourceInfo,
     check_source,
-    set_pillow_limit,
 )
 
 __all__ = [
@@ -36,5 +35,4 @@ __all__ = [
     "decode_codes",
     "derive_display_image",
     "display_pixels",
-    "set_pillow_limit",
 ]

@@ -124,12 +124,6 @@ def check_source(
     return info
 
 
-def set_pillow_limit(max_pixels: int) -> None:
-    """Make Pillow's decompression-bomb guard agree with the pixel cap (it warns above the
-    limit and refuses above twice the limit; open_png turns its warning into a refusal)."""
-    PILImage.MAX_IMAGE_PIXELS = max_pixels
-
-
 def _check_size(source: Source, width: int, height: int, frames: int, max_pixels: int) -> None:
     if width <= 0 or height <= 0:
         raise ImagingError(f"{_describe(source)}: image size {width} x {height} is empty")
