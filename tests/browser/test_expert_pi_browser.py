@@ -41,7 +41,10 @@ def test_expert_reviews_two_questions_and_pi_excludes_one(page, live_server, art
     fill_review(page, "reject", flag="image_mismatch")
     page.wait_for_url(f"**{reverse('expert-review', args=[study.slug, second.id])}")
     page.screenshot(path=str(artifacts / "expert-review.png"))
-    fill_review(page, "accept")
+    # The page after the save also says "Review of": wait for the navigation the save makes,
+    # not for text the page it leaves already shows.
+    with page.expect_navigation():
+        fill_review(page, "accept")
     page.wait_for_selector("text=Review of")
     assert ExpertReview.objects.filter(expert=expert).count() == 2
     assert ExpertReview.objects.get(item=first).flag_image_mismatch
