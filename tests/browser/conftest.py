@@ -96,6 +96,23 @@ def browser_context_args(browser_context_args):
 
 
 @pytest.fixture
+def new_context(browser, browser_context_args):
+    """Another browser context (a second person, or a browser without JavaScript), closed when
+    the test ends even if it fails: a page left open would go on sending its requests into the
+    tests that follow."""
+    made = []
+
+    def make(**kwargs):
+        context = browser.new_context(**{**browser_context_args, **kwargs})
+        made.append(context)
+        return context
+
+    yield make
+    for context in made:
+        context.close()
+
+
+@pytest.fixture
 def artifacts() -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS

@@ -13,7 +13,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PASSWORD = "a-long-fresh-passphrase-42"
 
 
-def test_pi_onboards_residents_and_one_reads_a_case(page, browser, live_server, artifacts):
+def test_pi_onboards_residents_and_one_reads_a_case(page, new_context, live_server, artifacts):
     study = study_with_radiographs(3)
     MembershipFactory(study=study, user=UserFactory(username="chief"), role=Role.PI)
     sign_in(page, live_server, "chief")
@@ -31,7 +31,7 @@ def test_pi_onboards_residents_and_one_reads_a_case(page, browser, live_server, 
         )
     ) == {"newres1", "newres2", "newres3"}
 
-    newcomer = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
+    newcomer = new_context().new_page()  # the resident's own browser
     newcomer.goto(links[0])
     newcomer.wait_for_selector("text=Your username is newres1")
     newcomer.fill("input[name=new_password1]", PASSWORD)

@@ -431,11 +431,10 @@ def test_instructions_open_from_the_menu_without_leaving_the_case(page, live_ser
     assert page.locator("#instructions").is_hidden() and checked(page) == "B"
 
 
-def test_without_javascript_the_page_says_why_and_still_saves(browser, live_server):
+def test_without_javascript_the_page_says_why_and_still_saves(new_context, live_server):
     study = study_with_radiographs(2)
     reader = reader_of(study)
-    context = browser.new_context(java_script_enabled=False)
-    page = context.new_page()
+    page = new_context(java_script_enabled=False).new_page()
     sign_in_without_js(page, live_server)
     page.goto(live_server.url + reverse("reader-case", args=[study.slug, 1]))
     assert "That is why this area is black" in page.inner_text(".noscript-viewer")
@@ -444,7 +443,6 @@ def test_without_javascript_the_page_says_why_and_still_saves(browser, live_serv
     page.click("button.submit")
     page.wait_for_url(f"**{reverse('reader-case', args=[study.slug, 2])}")
     assert answer_of(reader, study, 1).choice == "D"
-    context.close()
 
 
 def sign_in_without_js(page, live_server) -> None:
