@@ -35,6 +35,13 @@ def analysed_mask(
     return keep
 
 
+def too_fast(time_ms: int | None, fast_ms: int | None) -> bool:
+    """One human answer given in less visible time than `fast_ms`: the rule `fast_mask`
+    applies to a whole frame, for the pages and exports that look at one answer at a time (the
+    dashboard, the answers export). A time of 0 or none is "not recorded", not fast."""
+    return bool(fast_ms) and time_ms is not None and 0 < time_ms < fast_ms
+
+
 def fast_mask(responses: pd.DataFrame, fast_ms: int | None) -> pd.Series:
     """Human answers given in less visible time than `fast_ms` (the reading policy's minimum:
     a key burst or a guess, not a reading of the image). Models have no reading time; without

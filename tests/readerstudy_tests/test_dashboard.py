@@ -3,10 +3,12 @@
 import csv
 import io
 
+import pandas as pd
 import pytest
 from django.contrib.auth.models import Permission
 from django.urls import reverse
 
+from analysis.stats.flow import fast_mask
 from annotation.reviews import review_submit
 from annotation.services import answer_submit, reader_finish
 from readerstudy.models import AuditEvent, Membership, ReaderStudy, Role
@@ -274,3 +276,24 @@ def test_any_question_can_be_excluded_from_its_review_page(pi_client, study):
     html = pi_client.get(reverse("expert-review", args=[study.slug, item.id])).content.decode()
     assert "Exclude from analysis" in html
     assert reverse("pi-exclusion", args=[study.slug, item.id]) in html
+
+
+def test_an_answer_without_a_recorded_time_is_not_called_too_fast_anywhere(
+    pi_client, study, reader, settings
+):
+    """An answer with no reading time (the API without `time_ms`) is "not recorded" on the
+    dashboard and in the answers export, as in the analysis' flow table: not too fast."""
+    settings.FAST_ANSWER_MS = 2000
+    items = list(study.items.order_by("position"))
+    answer_submit(reader=reader, item=items[0], choice="A", time_ms=0)
+    answer_submit(reader=reader, item=items[1], choice="A", time_ms=500)
+    html = pi_client.get(reverse("pi-dashboard", args=[study.slug])).content.decode()
+    row = html[html.index("<td>reader</td>") :].split("</tr>")[0]
+    assert '<strong class="warning">1</strong>' in row  # the 500 ms answer only
+    feedback = pi_client.get(reverse("pi-feedback-csv", args=[study.slug])).content.decode()
+    fast = {r["time_ms"]: r["too_fast"] for r in csv.DictReader(io.StringIO(feedback))}
+    assert fast == {"0": "False", "500": "True"}
+    flow = fast_mask(
+        pd.DataFrame({"time_ms": [0, 500], "answer": ["A", "A"], "rater_kind": "human"}), 2000
+    )
+    assert flow.tolist() == [False, True]  # the analysis' rule, the same answers
