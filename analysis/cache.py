@@ -209,7 +209,8 @@ class StudyAnalysis:
         log.info("analysed %s pid=%s", self._what("result"), os.getpid())
         result = analyse(study_responses(self.study), self.settings, study_facts(self.study))
         if self.study.aid_model:  # aided vs unaided, on the design frame, same policy
-            attach_design(result, design_frame(self.study))
+            frame = design_frame(self.study, include_excluded=self.settings.include_excluded)
+            attach_design(result, frame)
         return result
 
     def figure_formats(

@@ -31,18 +31,18 @@ DESIGN_COLUMNS = [
 TASK_LABELS = dict(Task.choices)
 
 
-def design_frame(study: ReaderStudy) -> pd.DataFrame:
+def design_frame(study: ReaderStudy, *, include_excluded: bool = False) -> pd.DataFrame:
     """Readers who answered at least one question, each with a row for every question of
     their group (all questions without groups) in every arm; answer None where they have not
     (yet) given one. Questions excluded from analysis are left out. `session` is the session
     in which the reader read that arm (1 for a single-arm study); `case_group` is "anchor"
     for the anchor set and None without groups; `first_answer` is the unaided first answer
     of a second read (else None); `ai_answer` the AI's answer shown in the aided arm (None:
-    no usable answer, or no aided arm)."""
+    no usable answer, or no aided arm). `include_excluded`: the policy's, keep the questions a
+    PI excluded."""
+    items = study.items.all() if include_excluded else study.items.filter(excluded=False)
     items = list(
-        study.items.filter(excluded=False)
-        .order_by("position")
-        .values_list(
+        items.order_by("position").values_list(
             "id",
             "question__source_id",
             "question__task",

@@ -45,6 +45,14 @@ DESIGN_POLICY_KEYS = (
     "ci_level",
     "ni_margin",
     "ni_margin_means",
+    "excluded_questions",
+    "rejected_questions",
+)
+# What the aided-vs-unaided tables do with too-fast answers, whatever exclude_fast says: the
+# design reads every reader on every question of their group in each arm.
+DESIGN_FAST_LINE = (
+    "too_fast_answers: kept in the aided-vs-unaided tables (exclude_fast applies to the "
+    "single-arm tables only)"
 )
 QUESTION_COLUMNS = [
     "question_id",
@@ -113,7 +121,8 @@ def table_about(result: AnalysisResult, name: str) -> list[str]:
     design = result.design_table(name)
     if design is not None:
         policy = result.settings.policy()
-        return [*design.header_lines(), *(f"{key}: {policy[key]}" for key in DESIGN_POLICY_KEYS)]
+        keys = (f"{key}: {policy[key]}" for key in DESIGN_POLICY_KEYS)
+        return [*design.header_lines(), *keys, DESIGN_FAST_LINE]
     return result.settings.header_lines(name)
 
 

@@ -367,6 +367,17 @@ def attach_design(result: AnalysisResult, frame: pd.DataFrame) -> AnalysisResult
     """Add the design-aware results of a study with an aided arm (its design frame: one row
     per reader, arm and question, canonical letters) under the result's own policy. A letter
     that cannot be mapped to the canonical ones refuses the analysis, with the reason."""
+    # The same questions as every other table: those a PI excluded (unless included) and those
+    # an expert rejected (when the policy leaves them out) go from every reader and arm alike.
+    kept = result.responses.loc[
+        analysed_mask(
+            result.responses,
+            include_excluded=result.settings.include_excluded,
+            exclude_rejected=result.settings.exclude_rejected,
+        ),
+        "question_id",
+    ]
+    frame = frame[frame["question_id"].isin(set(kept))].reset_index(drop=True)
     result.design_frame = frame
     if frame.empty:
         return result

@@ -14,12 +14,16 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
+from analysis.cache import StudyAnalysis
 from analysis.design import study_design_set
 from analysis.design_frame import design_frame
+from analysis.exports import table_about
+from analysis.pipeline import AnalysisSettings
 from analysis.stats.design import DesignPolicy, design_results, power_table
 from analysis.stats.mrmc_formats import README_LINES, read_mrmcaov
 from analysis.stats.or_design import or_design
 from annotation import selectors
+from annotation.reviews import review_submit
 from annotation.services import answer_submit, reader_finish
 from annotation.sessions import reading_of
 from readerstudy.models import ReaderStudy, Role
@@ -217,3 +221,38 @@ def test_demo_aided_page_and_zip(client, demo):
         io.BytesIO(client.get(reverse("analysis-zip", args=[study.slug])).content)
     )
     assert set(archive.namelist()) >= PACKAGE_FILES
+
+
+def test_design_tables_leave_out_the_questions_every_other_table_leaves_out(two_arm):
+    """A question an expert rejected and one a PI excluded are out of the aided-vs-unaided
+    tables as out of the accuracy table (for every reader and arm alike), back in when the
+    policy includes them; each design table's header says so, and that too-fast answers stay."""
+    study, _ = two_arm
+    rejected, excluded = list(study.items.order_by("position"))[:2]
+    expert = UserFactory(username="the-expert")
+    membership_add(study=study, user=expert, role=Role.EXPERT)
+    review_submit(
+        expert=expert,
+        item=rejected,
+        flags=["image_mismatch"],
+        ratings={"image_alignment": 1},
+        difficulty="medium",
+        decision="reject",
+    )
+    excluded.excluded, excluded.excluded_reason = True, "cut-off image"
+    excluded.save()
+    out = {rejected.question.source_id, excluded.question.source_id}
+
+    default = StudyAnalysis(study, AnalysisSettings()).result
+    assert not set(default.design_frame["question_id"]) & out
+    assert set(default.analysed["question_id"]) == set(default.design_frame["question_id"])
+    everything = AnalysisSettings(include_excluded=True, exclude_rejected=False)
+    included = StudyAnalysis(study, everything).result
+    assert out <= set(included.design_frame["question_id"])
+    assert len(included.design_frame) == len(default.design_frame) + 2 * 4 * 2  # 4 readers, 2 arms
+
+    name = next(n for n in default.design["tables"] if default.design_table(n) is not None)
+    about = table_about(default, name)
+    assert "excluded_questions: left out" in about
+    assert "rejected_questions: questions an expert rejected are left out" in about
+    assert any(line.startswith("too_fast_answers: kept") for line in about)

@@ -80,7 +80,8 @@ class Command(BaseCommand):
         try:
             result = analyse(study_responses(study), settings, study_facts(study))
             if study.aid_model:  # aided vs unaided and the MRMC-package files, like the ZIP
-                attach_design(result, design_frame(study))
+                frame = design_frame(study, include_excluded=result.settings.include_excluded)
+                attach_design(result, frame)
         except AnalysisInputError as exc:
             raise CommandError(str(exc)) from exc
         if result.accuracy.empty:
