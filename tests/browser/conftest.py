@@ -37,7 +37,7 @@ class _RequestsInFlight:
             self.count -= 1
             self.changed_at = time.monotonic()
 
-    def wait_quiet(self, quiet: float = 0.3, timeout: float = 15.0) -> None:
+    def wait_quiet(self, quiet: float = 0.1, timeout: float = 15.0) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.count <= 0 and time.monotonic() - self.changed_at >= quiet:
