@@ -20,7 +20,7 @@ from analysis.reporting import methods_table, table_description
 from analysis.stats.clustered import CLUSTER_CI_METHOD
 from analysis.stats.comparisons import ai_vs_readers_table, reader_panel_accuracy
 from analysis.stats.design import DesignPolicy, design_results
-from analysis.stats.flow import analysed_mask, drop_fast
+from analysis.stats.flow import analysed_rows, drop_fast
 from analysis.stats.frame import AnalysisInputError
 
 SCALES = ("answer", "correct")
@@ -388,7 +388,7 @@ def analyse(
     }
     fast = {"fast_ms": settings.fast_answer_ms, "exclude_fast": settings.exclude_fast}
     flow = stats.flow_tables(responses, **selection, **fast)
-    analysed = responses[analysed_mask(responses, **selection)]
+    analysed = analysed_rows(responses, **selection)
     if settings.exclude_fast:
         analysed = drop_fast(analysed, settings.fast_answer_ms)
     result = AnalysisResult(settings, responses, analysed, flow=flow.stages, facts=facts or {})
