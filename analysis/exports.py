@@ -13,13 +13,18 @@ Cells that a spreadsheet would run as a formula are neutralised (readerstudy.spr
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import gc
 import io
 import json
+import shutil
+import tempfile
+import time
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 import pandas as pd
 
@@ -31,7 +36,7 @@ from analysis.stats.figure_formats import FORMATS
 from analysis.stats.flow import fast_mask
 from analysis.stats.mrmc_formats import README_LINES, id_map, package_files
 from readerstudy.downloads import export_filename
-from readerstudy.spreadsheets import frame_csv, write_sheet, xlsx_writer
+from readerstudy.spreadsheets import frame_csv, write_frame_csv, write_sheet, xlsx_writer
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -126,16 +131,32 @@ def table_about(result: AnalysisResult, name: str) -> list[str]:
     return result.settings.header_lines(name)
 
 
+def _is_matrix(name: str) -> bool:
+    return name.startswith(("kappa_answer_", "kappa_correct_"))
+
+
 def table_csv(result: AnalysisResult, name: str, frame: pd.DataFrame) -> bytes:
     """A plain table (the matrices with their rater index); what it rests on: `table_about`."""
-    matrix = name.startswith(("kappa_answer_", "kappa_correct_"))
+    matrix = _is_matrix(name)
     return frame_csv(frame, index=matrix, index_label="rater" if matrix else None).encode()
+
+
+def write_table_csv(name: str, frame: pd.DataFrame, stream: BinaryIO) -> None:
+    """`table_csv` into `stream`, a block of rows at a time."""
+    matrix = _is_matrix(name)
+    write_frame_csv(frame, stream, index=matrix, index_label="rater" if matrix else None)
 
 
 def table_xlsx(result: AnalysisResult, frames: dict[str, pd.DataFrame]) -> bytes:
     """The tables as sheets, after a "settings" sheet (the policy) and an "about" sheet (per
     table: unit, method and the policy values it rests on)."""
     buffer = io.BytesIO()
+    write_table_xlsx(result, frames, buffer)
+    return buffer.getvalue()
+
+
+def write_table_xlsx(result: AnalysisResult, frames: dict[str, pd.DataFrame], target) -> None:
+    """`table_xlsx` into `target` (a file name or a seekable binary stream), a row at a time."""
     policy = pd.DataFrame(list(result.settings.policy().items()), columns=["setting", "value"])
     about = pd.DataFrame(
         [
@@ -145,14 +166,13 @@ def table_xlsx(result: AnalysisResult, frames: dict[str, pd.DataFrame]) -> bytes
         ],
         columns=["table", "about", "value"],
     )
-    with xlsx_writer(buffer) as xlsx:
+    with xlsx_writer(target) as xlsx:
         write_sheet(xlsx, policy, "settings", index=False)
         write_sheet(xlsx, about, "about", index=False)
         for name, frame in frames.items():
-            matrix = name.startswith(("kappa_answer_", "kappa_correct_"))
+            matrix = _is_matrix(name)
             sheet = name.replace("kappa_answer_", "k_ans_").replace("kappa_correct_", "k_cor_")
             write_sheet(xlsx, frame, sheet, index=matrix, index_label="rater" if matrix else None)
-    return buffer.getvalue()
 
 
 def readme_txt(
@@ -205,9 +225,9 @@ def readme_txt(
     return ("\n".join(lines) + "\n").encode()
 
 
-def kappa_spans(result: AnalysisResult, scale: str) -> dict[str, tuple[int, int]]:
-    """Per panel: smallest and largest n of a pair (questions both answered)."""
-    pairs = result.kappa_pairs.get(scale)
+def kappa_spans(pairs: pd.DataFrame | None) -> dict[str, tuple[int, int]]:
+    """Per panel: smallest and largest n of a pair (questions both answered), from one
+    scale's kappa pairs."""
     if pairs is None or pairs.empty:
         return {}
     grouped = pairs.groupby("task")["n"]
@@ -217,9 +237,9 @@ def kappa_spans(result: AnalysisResult, scale: str) -> dict[str, tuple[int, int]
     }
 
 
-def kappa_counts(result: AnalysisResult, scale: str) -> dict[str, pd.DataFrame]:
-    """Per panel: questions both raters answered, as a symmetric rater x rater matrix."""
-    pairs = result.kappa_pairs.get(scale)
+def kappa_counts(pairs: pd.DataFrame | None) -> dict[str, pd.DataFrame]:
+    """Per panel: questions both raters answered, as a symmetric rater x rater matrix, from
+    one scale's kappa pairs."""
     if pairs is None or pairs.empty:
         return {}
     out = {}
@@ -238,16 +258,19 @@ def _plots():
 
 
 def figure_builders(result: AnalysisResult) -> dict[str, Callable[[], Figure]]:
-    """Figure name -> function drawing it; only figures with something to show."""
-    s = result.settings
+    """Figure name -> function drawing it; only figures with something to show. The
+    functions hold the small tables they draw, not the result: an export lets the long
+    frames go before it draws (write_files)."""
+    s, models = result.settings, result.models
     out: dict[str, Callable[[], Figure]] = {}
-    if not result.accuracy.empty:
+    accuracy, by_category = result.accuracy, result.accuracy_by_category
+    if not accuracy.empty:
         out["accuracy_by_task"] = lambda: _plots().accuracy_figure(
-            result.accuracy, models=result.models, note=s.note("accuracy"), title="Accuracy by task"
+            accuracy, models=models, note=s.note("accuracy"), title="Accuracy by task"
         )
         out["accuracy_by_category"] = lambda: _plots().accuracy_figure(
-            result.accuracy_by_category,
-            models=result.models,
+            by_category,
+            models=models,
             by="category",
             note=s.note("accuracy"),
             title="Accuracy by category",
@@ -256,36 +279,58 @@ def figure_builders(result: AnalysisResult) -> dict[str, Callable[[], Figure]]:
         # The policy's scale only: the other scale's tables are in every export, and its
         # figure is one switch away (a kappa figure is the slowest thing to draw).
         if matrices and scale == s.scale:
-            out[f"kappa_{scale}"] = lambda scale=scale, matrices=matrices: _plots().kappa_figure(
-                matrices,
-                scale=scale,
-                vrange=s.vrange,
-                models=result.models,
-                n_by_panel=kappa_spans(result, scale),
-                n_matrices=kappa_counts(result, scale),
-                note=s.note("kappa", scale),
+            pairs = result.kappa_pairs.get(scale)
+            out[f"kappa_{scale}"] = lambda scale=scale, matrices=matrices, pairs=pairs: (
+                _plots().kappa_figure(
+                    matrices,
+                    scale=scale,
+                    vrange=s.vrange,
+                    models=models,
+                    n_by_panel=kappa_spans(pairs),
+                    n_matrices=kappa_counts(pairs),
+                    note=s.note("kappa", scale),
+                )
             )
-    if not result.reading_time.empty and result.reading_time["n"].sum() > 0:
-        out["reading_time"] = lambda: _plots().time_figure(
-            result.reading_time, result.accuracy_by_time, note=s.note("time")
-        )
+    times, by_time = result.reading_time, result.accuracy_by_time
+    if not times.empty and times["n"].sum() > 0:
+        out["reading_time"] = lambda: _plots().time_figure(times, by_time, note=s.note("time"))
     return out
 
 
 FigureSource = Callable[[str, str], bytes]
+# One file of an export: writes its bytes to a binary stream. The writers (a folder, a ZIP)
+# make one file at a time, so an export is never in memory whole: ReXVQA's test split
+# (40,826 questions, 11 raters) has a 32 MB responses.csv and a 17 MB report.xlsx.
+FileBody = Callable[[BinaryIO], object]
 
 
-def figure_files(result: AnalysisResult, figure: FigureSource | None = None) -> dict[str, bytes]:
-    """name.fmt -> bytes for every figure; `figure(name, fmt)` may supply cached ones."""
-    files = {}
-    for name, build in figure_builders(result).items():
-        if figure is None:
-            drawn = _plots().all_formats(build())
-        else:
-            drawn = {fmt: figure(name, fmt) for fmt in FORMATS}
-        for fmt, body in drawn.items():
-            files[f"{name}.{fmt}"] = body
-    return files
+def _bytes(body: bytes) -> FileBody:
+    return lambda stream: stream.write(body)
+
+
+def figure_files(result: AnalysisResult, figure: FigureSource | None = None) -> dict[str, FileBody]:
+    """name.fmt -> body for every figure; `figure(name, fmt)` may supply cached ones.
+
+    Without, each file is drawn afresh: a saved figure keeps a 300 dpi raster of itself (the
+    PNG's canvas; the colour bar, a bitmap in SVG and PDF too), so a drawing saved in three
+    formats held two (73 MB for the kappa heatmaps, against 40 MB for one format at a time);
+    drawing a figure again costs a fraction of a second.
+    """
+
+    def write(stream: BinaryIO, name: str, fmt: str, build) -> None:
+        if figure is not None:
+            stream.write(figure(name, fmt))
+            return
+        stream.write(_plots().figure_bytes(build(), fmt))
+        # A figure is a web of references (figure, axes, artists, canvas) that only the cycle
+        # collector frees, with its raster: now, before the next is drawn, not when it runs.
+        gc.collect()
+
+    return {
+        f"{name}.{fmt}": functools.partial(write, name=name, fmt=fmt, build=build)
+        for name, build in figure_builders(result).items()
+        for fmt in FORMATS
+    }
 
 
 # The power section of the exports: the page's and `mrmc_power`'s defaults.
@@ -333,36 +378,62 @@ def power_about(result: AnalysisResult) -> list[str]:
 
 def analysis_files(
     result: AnalysisResult, figure: FigureSource | None = None, info: ExportInfo | None = None
-) -> dict[str, bytes]:
-    """Every output file by name, README.txt first."""
+) -> dict[str, FileBody]:
+    """Every output file by name, README.txt first, each as the function writing it."""
     tables = all_tables(result)
-    files = {"policy.json": json.dumps(result.settings.policy(), indent=2).encode()}
-    files["methods.md"] = methods_markdown(result).encode()
-    files |= {f"{name}.csv": table_csv(result, name, frame) for name, frame in tables.items()}
-    files |= design_files(result)
+    files = {"policy.json": _bytes(json.dumps(result.settings.policy(), indent=2).encode())}
+    files["methods.md"] = _bytes(methods_markdown(result).encode())
+    for name, frame in tables.items():
+        files[f"{name}.csv"] = functools.partial(write_table_csv, name, frame)
+    files |= {name: _bytes(body) for name, body in design_files(result).items()}
     files |= figure_files(result, figure)
-    files["report.xlsx"] = table_xlsx(result, tables)
-    return {"README.txt": readme_txt(result, tables, list(files), info), **files}
+    files["report.xlsx"] = functools.partial(_write_report, result, tables)
+    return {"README.txt": _bytes(readme_txt(result, tables, list(files), info)), **files}
 
 
-def write_analysis(result: AnalysisResult, out: Path, info: ExportInfo | None = None) -> list[Path]:
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, body in analysis_files(result, info=info).items():
+def _write_report(result: AnalysisResult, tables: dict[str, pd.DataFrame], stream) -> None:
+    """report.xlsx, made in a temporary file (the workbook zips itself when it closes: a
+    seekable file gives the same bytes whatever the stream is)."""
+    with tempfile.TemporaryFile() as made:
+        write_table_xlsx(result, tables, made)
+        made.seek(0)
+        shutil.copyfileobj(made, stream)
+
+
+def write_files(files: dict[str, FileBody], out: Path) -> list[Path]:
+    """`analysis_files` into the folder `out`, each body taken out of `files` as it is
+    written, the figures last: once the tables are written nothing here holds the long
+    frames (ReXVQA's test split: 52 MB of responses), and a caller that has let go of the
+    result too (export_analysis) draws the figures without them."""
+
+    def write(name: str) -> Path:
+        body = files.pop(name)
         path = out / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(body)
-        written.append(path)
-    return written
+        with path.open("wb") as stream:
+            body(stream)
+        return path
+
+    out.mkdir(parents=True, exist_ok=True)
+    figures = [name for name in files if name.endswith(tuple(f".{fmt}" for fmt in FORMATS))]
+    written = [write(name) for name in list(files) if name not in figures]
+    gc.collect()  # what the tables' bodies held, before the figures are drawn
+    return written + [write(name) for name in figures]
 
 
 def analysis_zip(
     result: AnalysisResult, figure: FigureSource | None = None, info: ExportInfo | None = None
 ) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, body in analysis_files(result, figure, info).items():
-            # PNG and XLSX are compressed already: deflating them again costs time, saves nothing.
-            packed = name.endswith(ALREADY_COMPRESSED)
-            archive.writestr(name, body, zipfile.ZIP_STORED if packed else zipfile.ZIP_DEFLATED)
-    return buffer.getvalue()
+    """The export as a ZIP, made in a temporary file one member at a time."""
+    with tempfile.TemporaryFile() as made:
+        with zipfile.ZipFile(made, "w", zipfile.ZIP_DEFLATED) as archive:
+            for name, body in analysis_files(result, figure, info).items():
+                member = zipfile.ZipInfo(name, date_time=time.localtime()[:6])
+                member.external_attr = 0o600 << 16  # as ZipFile.writestr
+                # PNG and XLSX are compressed already: deflating them again saves nothing.
+                packed = name.endswith(ALREADY_COMPRESSED)
+                member.compress_type = zipfile.ZIP_STORED if packed else zipfile.ZIP_DEFLATED
+                with archive.open(member, "w") as stream:
+                    body(stream)
+        made.seek(0)
+        return made.read()

@@ -20,7 +20,7 @@ from analysis.reporting import methods_table, table_description
 from analysis.stats.clustered import CLUSTER_CI_METHOD
 from analysis.stats.comparisons import ai_vs_readers_table, reader_panel_accuracy
 from analysis.stats.design import DesignPolicy, design_results
-from analysis.stats.flow import analysed_mask, drop_fast
+from analysis.stats.flow import analysed_rows, drop_fast
 from analysis.stats.frame import AnalysisInputError
 
 SCALES = ("answer", "correct")
@@ -369,14 +369,11 @@ def attach_design(result: AnalysisResult, frame: pd.DataFrame) -> AnalysisResult
     that cannot be mapped to the canonical ones refuses the analysis, with the reason."""
     # The same questions as every other table: those a PI excluded (unless included) and those
     # an expert rejected (when the policy leaves them out) go from every reader and arm alike.
-    kept = result.responses.loc[
-        analysed_mask(
-            result.responses,
-            include_excluded=result.settings.include_excluded,
-            exclude_rejected=result.settings.exclude_rejected,
-        ),
-        "question_id",
-    ]
+    kept = analysed_rows(
+        result.responses,
+        include_excluded=result.settings.include_excluded,
+        exclude_rejected=result.settings.exclude_rejected,
+    )["question_id"]
     frame = frame[frame["question_id"].isin(set(kept))].reset_index(drop=True)
     result.design_frame = frame
     if frame.empty:
@@ -399,7 +396,7 @@ def analyse(
     }
     fast = {"fast_ms": settings.fast_answer_ms, "exclude_fast": settings.exclude_fast}
     flow = stats.flow_tables(responses, **selection, **fast)
-    analysed = responses[analysed_mask(responses, **selection)]
+    analysed = analysed_rows(responses, **selection)
     if settings.exclude_fast:
         analysed = drop_fast(analysed, settings.fast_answer_ms)
     result = AnalysisResult(settings, responses, analysed, flow=flow.stages, facts=facts or {})

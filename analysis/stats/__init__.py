@@ -8,7 +8,10 @@ the frame on each call.
 
 scipy, statsmodels and openpyxl are imported inside the functions that use them, and
 matplotlib only by `plots`: importing the package (as every web process does) costs numpy and
-pandas, not the ~150 MB those bring (tests/readerstudy_tests/test_startup_imports.py).
+pandas, not the ~150 MB those bring (tests/readerstudy_tests/test_startup_imports.py). The
+tables' normal, t and F functions and Wilson's interval come from scipy.special through
+`distributions`, so an analysis imports neither scipy.stats nor statsmodels (~50 MB) unless a
+rarer method asks for them (Clopper-Pearson, power).
 """
 
 from analysis.stats.accuracy import accuracy_table

@@ -39,6 +39,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from analysis.stats.distributions import norm_ppf, t_ppf, t_sf, wilson_interval
+
 CLUSTER_CI_METHOD = (
     "{ci} on the effective sample size n/deff (design effect from the cluster-robust "
     "variance by X-ray; Rao & Scott 1992, Korn & Graubard 1998, t on X-rays - 1 df)"
@@ -68,9 +70,6 @@ def clustered_proportion_ci(
     `correct` and `counted` are X-rays x groups: correct answers and questions counted on
     each X-ray (rows with 0 counted are not clusters of that group). See the module docstring.
     """
-    from scipy import stats as sps
-    from statsmodels.stats.proportion import proportion_confint
-
     y = np.asarray(correct, dtype=float)
     m = np.asarray(counted, dtype=float)
     if y.ndim == 1:
@@ -85,15 +84,19 @@ def clustered_proportion_ci(
         deff = np.where(binomial > 0, v / binomial, 1.0)
     singletons = (m <= 1).all(axis=0)
     deff = np.where(singletons | ~np.isfinite(deff), 1.0, np.maximum(deff, 1.0))
-    z = sps.norm.ppf(1 - alpha / 2)
-    t = sps.t.ppf(1 - alpha / 2, np.maximum(clusters - 1, 1))
+    z = norm_ppf(1 - alpha / 2)
+    t = t_ppf(1 - alpha / 2, np.maximum(clusters - 1, 1))
     factor = np.where(singletons, 1.0, (z / t) ** 2)
     n_eff = np.minimum(n, n / deff * factor)
     low = np.full(len(n), np.nan)
     high = np.full(len(n), np.nan)
     # All questions on one X-ray: nothing measures the variation between X-rays.
     ok = (n > 0) & (n_eff > 0) & (singletons | (clusters >= 2))
-    if ok.any():
+    if ok.any() and method == "wilson":
+        low[ok], high[ok] = wilson_interval(p[ok] * n_eff[ok], n_eff[ok], alpha)
+    elif ok.any():
+        from statsmodels.stats.proportion import proportion_confint
+
         low[ok], high[ok] = proportion_confint(
             p[ok] * n_eff[ok],
             n_eff[ok],
@@ -126,8 +129,6 @@ def clustered_paired_difference(
     `diff`: per X-ray, correct of A minus correct of B on the questions both are counted
     on; `counted`: those questions per X-ray.
     """
-    from scipy import stats as sps
-
     d = np.asarray(diff, dtype=float)
     m = np.asarray(counted, dtype=float)
     keep = m > 0
@@ -152,6 +153,6 @@ def clustered_paired_difference(
         return PairedDifference(mean, 0.0, df, nan, nan, nan, nan, c, why)
     se = float(np.sqrt(v))
     statistic = mean / se
-    p = float(2 * sps.t.sf(abs(statistic), df))
-    half = float(sps.t.ppf(1 - alpha / 2, df)) * se
+    p = float(2 * t_sf(abs(statistic), df))
+    half = float(t_ppf(1 - alpha / 2, df)) * se
     return PairedDifference(mean, se, df, statistic, p, mean - half, mean + half, c, "")

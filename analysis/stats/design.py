@@ -25,6 +25,7 @@ from analysis.stats.design_frame import (
     is_split_plot,
     modality_cube,
 )
+from analysis.stats.distributions import norm_sf, t_sf
 from analysis.stats.frame import ALL, AnalysisInputError, Missing
 from analysis.stats.or_design import Comparison, ORDesignResult, or_design
 
@@ -164,8 +165,6 @@ def non_inferiority(comparison: Comparison, margin: float, test: str, reference:
     H0 (non-inferiority): test − reference ≤ −margin; rejected at one-sided alpha/2 when the
     lower bound of the two-sided (1 − alpha) CI is above −margin. Superiority: lower bound > 0.
     """
-    from scipy import stats as sps
-
     low = comparison.ci_low
     shown = f"{low:.3f}".replace("-", "−")
     level = f"{(1 - comparison.alpha) * 100:g}%"
@@ -193,7 +192,7 @@ def non_inferiority(comparison: Comparison, margin: float, test: str, reference:
                 f"lower bound {shown} ≤ −{margin:g}"
             )
         z = (comparison.estimate + margin) / comparison.se
-        p_ni = float(sps.norm.sf(z) if np.isinf(comparison.df) else sps.t.sf(z, comparison.df))
+        p_ni = float(norm_sf(z) if np.isinf(comparison.df) else t_sf(z, comparison.df))
     return {
         "analysis": comparison.analysis,
         "margin": margin,

@@ -182,7 +182,7 @@ def case_totals(cases: np.ndarray, n_cases: int, values: np.ndarray) -> np.ndarr
     """Sum the rows of `values` (questions x ...) per case: n_cases x ... ."""
     from scipy import sparse
 
-    flat = values.reshape(len(cases), -1).astype(float)
+    flat = np.asarray(values, dtype=float).reshape(len(cases), -1)
     grouping = sparse.csr_matrix(
         (np.ones(len(cases)), (cases, np.arange(len(cases)))), shape=(n_cases, len(cases))
     )

@@ -15,6 +15,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from analysis.stats.distributions import norm_ppf
 from analysis.stats.frame import (
     ALL,
     LETTERS,
@@ -23,7 +24,7 @@ from analysis.stats.frame import (
     percentile_interval,
     prepare,
 )
-from analysis.stats.paired import bootstrap_counts
+from analysis.stats.paired import REPLICATE_BLOCK, bootstrap_blocks
 
 ALL_TASKS = "All tasks"
 Scale = Literal["answer", "correct"]
@@ -43,16 +44,19 @@ def _codes(data: Prepared, scale: str, task: str | None) -> tuple[np.ndarray, li
 def _pair_tables(codes: np.ndarray, levels: int) -> np.ndarray:
     """Contingency tables for every pair: T[r, s, k, l] = #questions r said k and s said l.
 
-    One bincount over (question, r, s) cells: no BLAS call, which on a busy machine with a
-    multithreaded BLAS costs more than the counting itself.
+    Bincounts over (question, r, s) cells: no BLAS call, which on a busy machine with a
+    multithreaded BLAS costs more than the counting itself. One rater r at a time: all of
+    them at once held questions x R x R cell indices (100 MB for ReXVQA's 40,826 x 11).
     """
     r = codes.shape[1]
+    cells = r * r * levels * levels
     valid = codes >= 0
-    both = valid[:, :, None] & valid[:, None, :]
-    pair = (np.arange(r)[:, None] * r + np.arange(r)[None, :]) * levels * levels
-    cell = codes[:, :, None].astype(np.int32) * levels + codes[:, None, :]
-    index = (pair[None, :, :] + cell)[both]
-    counts = np.bincount(index, minlength=r * r * levels * levels)
+    counts = np.zeros(cells, dtype=np.int64)
+    for first in range(r):
+        both = valid[:, first, None] & valid
+        pair = (first * r + np.arange(r)) * levels * levels
+        cell = pair + codes[:, first, None].astype(np.int64) * levels + codes
+        counts += np.bincount(cell[both], minlength=cells)
     return counts.reshape(r, r, levels, levels).astype(np.float64)
 
 
@@ -100,11 +104,9 @@ def kappa_matrix_ci(
     alpha: float = 0.05,
 ) -> KappaResult:
     """Kappa for every pair with the asymptotic SE and a Wald (1 - alpha) interval."""
-    from scipy import stats as sps
-
     codes, raters, levels = _codes(prepare(df), scale, task)
     kappa, n, se = _kappa_from_tables(_pair_tables(codes, levels), True, alpha)
-    z = sps.norm.ppf(1 - alpha / 2)
+    z = norm_ppf(1 - alpha / 2)
 
     def frame(values):
         return pd.DataFrame(values, index=raters, columns=raters)
@@ -120,7 +122,6 @@ def kappa_matrix(
     scale: Literal["answer", "correct"] = "answer",
 ) -> pd.DataFrame:
     """Cohen's kappa between every pair of raters (pairwise deletion); NaN where undefined.
-
     scale="answer" compares the A-D answers; scale="correct" compares correct/incorrect.
     """
     codes, raters, levels = _codes(prepare(df), scale, task)
@@ -203,19 +204,46 @@ def kappa_caveat(
     return "; ".join(notes)
 
 
-def _case_pair_tables(data: Prepared, codes: np.ndarray, levels: int, rows) -> np.ndarray:
-    """Per-X-ray contingency tables for every pair: cases x (R*K) x (R*K)."""
-    onehot = np.zeros((codes.shape[0], codes.shape[1] * levels))
-    q, r = np.nonzero(codes >= 0)
-    onehot[q, r * levels + codes[q, r]] = 1.0
-    cases = data.cases[rows]
-    out = np.zeros((len(data.case_ids), onehot.shape[1], onehot.shape[1]))
-    order = np.argsort(cases, kind="stable")
-    bounds = np.flatnonzero(np.diff(cases[order])) + 1
-    for group in np.split(order, bounds):
-        if len(group):
-            block = onehot[group]
-            out[cases[group[0]]] = block.T @ block
+def _case_pair_tables(
+    codes: np.ndarray, cases: np.ndarray, n_cases: int, levels: int, pairs
+) -> np.ndarray:
+    """Per-X-ray contingency tables of each pair (i, j) of `pairs`: X-rays x pairs x (K*K),
+    T[c, p, k*K + l] = questions on X-ray c that i answered k and j answered l. In the
+    smallest unsigned type that holds a count (at most an X-ray's questions): 11 raters on
+    ReXVQA's 10,000 X-rays take 9 MB where float64 cases x (R*K)^2 took 158 MB."""
+    kk = levels * levels
+    most = int(np.bincount(cases).max()) if len(cases) else 0
+    out = np.zeros((n_cases, len(pairs[0]), kk), dtype=np.min_scalar_type(most))
+    valid = codes >= 0
+    for p, (i, j) in enumerate(zip(*pairs, strict=True)):
+        both = valid[:, i] & valid[:, j]
+        cell = cases[both] * kk + codes[both, i].astype(np.int64) * levels + codes[both, j]
+        out[:, p] = np.bincount(cell, minlength=n_cases * kk).reshape(n_cases, kk)
+    return out
+
+
+def _bootstrap_tables(tables: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
+    """Each replicate's tables, the sum over X-rays of weight x table: n_boot x pairs x K*K.
+
+    Counts times counts: every partial sum is a whole number no larger than X-rays x the
+    largest count, so float32 sums them exactly below 2**24 (float64 beyond), in any order.
+    Hence 256 replicates and 12 pairs at a time (18 MB on ReXVQA's test split) instead of
+    one n_boot x X-rays by X-rays x (pairs*K*K) float64 product (154 MB), the same numbers.
+    """
+    n_cases, n_pairs, kk = tables.shape
+    exact32 = n_cases * max(int(tables.max(initial=0)), 1) < 2**24
+    dtype = np.float32 if exact32 else np.float64
+    out = np.empty((n_boot, n_pairs, kk))
+    step = max(1, 192 // kk)  # pairs at a time
+    first = 0
+    for weights in bootstrap_blocks(n_cases, n_boot, seed, rows=4 * REPLICATE_BLOCK):
+        drawn = weights.astype(dtype)
+        for pair in range(0, n_pairs, step):
+            block = tables[:, pair : pair + step].reshape(n_cases, -1).astype(dtype)
+            out[first : first + len(drawn), pair : pair + step] = (drawn @ block).reshape(
+                len(drawn), -1, kk
+            )
+        first += len(drawn)
     return out
 
 
@@ -237,43 +265,34 @@ def kappa_pairs(
     """
     data = prepare(df)
     codes, raters, levels = _codes(data, scale, task)
-    rows = data.rows(task)
-    r = len(raters)
-    per_case = _case_pair_tables(data, codes, levels, rows)
-    total = per_case.sum(axis=0).reshape(r, levels, r, levels).transpose(0, 2, 1, 3)
+    n_cases = len(data.case_ids)
+    upper = np.triu_indices(len(raters), k=1)
+    tables = _case_pair_tables(codes, data.cases[data.rows(task)], n_cases, levels, upper)
+    total = tables.sum(axis=0, dtype=np.int64).reshape(-1, levels, levels).astype(float)
     kappa, agreement, n = _kappa_batch(total)
     pabak = (levels * agreement - 1) / (levels - 1)
-    upper = np.triu_indices(r, k=1)
-    # X-rays on which the pair has a question both answered
-    pair_n = per_case.reshape(per_case.shape[0], r, levels, r, levels).sum(axis=(2, 4))
-    x_rays = (pair_n > 0).sum(axis=0)[upper]
+    x_rays = tables.any(axis=2).sum(axis=0)  # X-rays with a question both answered
     low = high = np.full(len(upper[0]), np.nan)
-    if n_boot and per_case.shape[0]:
-        weights = bootstrap_counts(per_case.shape[0], n_boot, seed)
-        flat = per_case.reshape(per_case.shape[0], r, levels, r, levels)
-        pair_cells = flat[:, upper[0], :, upper[1], :]  # pairs x cases x K x K
-        pair_cells = pair_cells.transpose(1, 0, 2, 3).reshape(per_case.shape[0], -1)
-        boot = (weights @ pair_cells).reshape(n_boot, len(upper[0]), levels, levels)
+    if n_boot and n_cases:
+        boot = _bootstrap_tables(tables, n_boot, seed).reshape(n_boot, -1, levels, levels)
         draws, _, _ = _kappa_batch(boot)
         low, high = percentile_interval(draws, alpha)
     low, high = np.clip(low, -1, 1), np.clip(high, -1, 1)
     caveats = [
         kappa_caveat(k, lo, hi, int(x), min_xrays, a) if nn else "no question both answered"
-        for k, lo, hi, x, a, nn in zip(
-            kappa[upper], low, high, x_rays, agreement[upper], n[upper], strict=True
-        )
+        for k, lo, hi, x, a, nn in zip(kappa, low, high, x_rays, agreement, n, strict=True)
     ]
     return pd.DataFrame(
         {
             "rater_a": [raters[i] for i in upper[0]],
             "rater_b": [raters[j] for j in upper[1]],
-            "n": n[upper].astype(int),
+            "n": n.astype(int),
             "x_rays": x_rays.astype(int),
-            "kappa": kappa[upper],
+            "kappa": kappa,
             "ci_low": low,
             "ci_high": high,
-            "agreement": agreement[upper],
-            "pabak": pabak[upper],
+            "agreement": agreement,
+            "pabak": pabak,
             "caveat": caveats,
         },
         columns=PAIR_COLUMNS,
@@ -292,6 +311,7 @@ def _fleiss(counts: np.ndarray, weights: np.ndarray) -> np.ndarray:
         return (p_bar - p_e) / (1 - p_e)
 
 
+FLEISS_BLOCK_BYTES = 32 * 2**20  # float64 replicates x questions at a time
 FLEISS_COLUMNS = ["task", "raters", "n", "x_rays", "kappa", "ci_low", "ci_high", "caveat"]
 
 
@@ -333,11 +353,16 @@ def fleiss_table(
         codes = codes[complete]
         counts = np.stack([(codes == k).sum(axis=1) for k in range(len(LETTERS))], axis=1)
         kappa = float(_fleiss(counts, np.ones((1, len(codes))))[0])
-        cases = np.unique(data.cases[selected][complete], return_inverse=True)[1]
-        weights = bootstrap_counts(cases.max() + 1, n_boot, seed)[:, cases] if n_boot else None
         low = high = np.nan
-        if weights is not None:
-            draws = _fleiss(counts, weights.astype(float))
+        if n_boot:
+            cases = np.unique(data.cases[selected][complete], return_inverse=True)[1]
+            # Replicates x questions floats a block at a time (all of them: 327 MB for 1000
+            # replicates of ReXVQA's 40,826 questions); a small study in one block. Blocks of a
+            # multiple of 64 replicates, so that BLAS sums each replicate as in one product of
+            # all (another boundary can move the last bit of a replicate).
+            per_block = max(1, FLEISS_BLOCK_BYTES // (8 * len(cases) * REPLICATE_BLOCK))
+            blocks = bootstrap_blocks(cases.max() + 1, n_boot, seed, per_block * REPLICATE_BLOCK)
+            draws = np.concatenate([_fleiss(counts, w[:, cases].astype(float)) for w in blocks])
             low, high = (v[0] for v in percentile_interval(draws[:, None], alpha))
         low, high = float(np.clip(low, -1, 1)), float(np.clip(high, -1, 1))
         rows.append(

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from analysis.stats.distributions import f_sf, norm_ppf, norm_sf, t_ppf, t_sf
+
 
 @dataclass(frozen=True)
 class ORCovariances:
@@ -71,8 +73,6 @@ def jackknife_covariances(
 
 def or_two_treatments(scores: np.ndarray, alpha: float = 0.05) -> ORResult:
     """Test equal reader-averaged FOM across treatments (random readers, random cases)."""
-    from scipy import stats as sps
-
     t, r, _ = scores.shape
     if t < 2 or r < 2:
         raise ValueError("needs at least two treatments and two readers")
@@ -84,10 +84,10 @@ def or_two_treatments(scores: np.ndarray, alpha: float = 0.05) -> ORResult:
     f = ms_t / denominator
     df1 = t - 1
     df2 = denominator**2 / (ms_tr**2 / ((t - 1) * (r - 1)))
-    p = float(sps.f.sf(f, df1, df2))
+    p = float(f_sf(f, df1, df2))
     difference = float(t_means[0] - t_means[1])
     se = np.sqrt(2 / r * denominator)
-    half = sps.t.ppf(1 - alpha / 2, df2) * se
+    half = t_ppf(1 - alpha / 2, df2) * se
     return ORResult(
         fom,
         covs,
@@ -134,7 +134,6 @@ def or_single_treatment(
     sizes: np.ndarray | None = None,
 ) -> SingleResult:
     """Reader-averaged FOM of one treatment against a fixed value (Hillis 2007).
-
     fom_scores: readers x cases (per-case sums when `sizes` gives questions per case). Used
     for "readers minus AI": pass per-case differences (reader correct - AI correct) so the
     AI's case variability is accounted for.
@@ -148,8 +147,6 @@ def or_single_treatment(
     variance of the reader mean, (Var + (r - 1) Cov2) / r, with a normal reference
     (Obuchowski & Rockette 1995; as MRMCaov's fixed-reader analysis).
     """
-    from scipy import stats as sps
-
     r, _ = fom_scores.shape
     if r < 2:
         raise ValueError("needs at least two readers")
@@ -166,9 +163,9 @@ def or_single_treatment(
     extra = {"ms_r": ms_r, "var": covs.var, "cov2": covs.cov2, "se_fixed": se_fixed}
     if se_fixed > 0:
         z = (mean - null) / se_fixed
-        half = float(sps.norm.ppf(1 - alpha / 2)) * se_fixed
+        half = float(norm_ppf(1 - alpha / 2)) * se_fixed
         extra |= {
-            "p_fixed": float(2 * sps.norm.sf(abs(z))),
+            "p_fixed": float(2 * norm_sf(abs(z))),
             "ci_low_fixed": mean - half,
             "ci_high_fixed": mean + half,
         }
@@ -179,8 +176,8 @@ def or_single_treatment(
         why = "not estimable: every reader and every X-ray give the same result (no variance)"
         return SingleResult(mean, se, float(df), nan, nan, nan, nan, **extra, note=why)
     t = (mean - null) / se
-    p = float(2 * sps.t.sf(abs(t), df))
-    half = sps.t.ppf(1 - alpha / 2, df) * se
+    p = float(2 * t_sf(abs(t), df))
+    half = t_ppf(1 - alpha / 2, df) * se
     return SingleResult(
         mean, se, float(df), float(t), p, float(mean - half), float(mean + half), **extra
     )
@@ -207,7 +204,6 @@ def ai_versus_readers(
     cases: np.ndarray | None = None,
 ) -> SingleResult:
     """Mean reader accuracy minus the AI's, on the same questions, with an OR/Hillis interval.
-
     reader_correct: readers x questions (0/1); ai_correct: questions (0/1); cases: the X-ray
     of each question, so the jackknife leaves out whole X-rays (None: each question alone).
     """

@@ -92,11 +92,6 @@ def figure_bytes(fig: Figure, fmt: str) -> bytes:
     return buffer.getvalue()
 
 
-def all_formats(fig: Figure) -> dict[str, bytes]:
-    """The same figure as PNG, SVG and PDF (drawn once, saved three times)."""
-    return {fmt: figure_bytes(fig, fmt) for fmt in FORMATS}
-
-
 def _figure(figsize: tuple[float, float]) -> Figure:
     fig = Figure(figsize=figsize)
     FigureCanvasAgg(fig)  # a renderer for layout (tight_layout) before any savefig

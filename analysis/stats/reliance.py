@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.stats.design_frame import DesignTable
+from analysis.stats.distributions import norm_ppf
 
 POOLED = "All readers (pooled)"
 METHOD = (
@@ -27,8 +28,6 @@ def clustered_proportion(
     successes: np.ndarray, clusters: np.ndarray, alpha: float = 0.05
 ) -> tuple[int, int, float, float, float]:
     """(k, n, p, low, high) of 0/1 `successes` whose rows share `clusters` (X-ray ids)."""
-    from scipy import stats as sps
-
     y = np.asarray(successes, dtype=float)
     n = len(y)
     if n == 0:
@@ -45,7 +44,7 @@ def clustered_proportion(
         robust = c / (c - 1) * ((totals - p * sizes) ** 2).sum() / n**2
         deff = max(robust / (p * (1 - p) / n), 1.0)
     n_eff = n / deff
-    z = sps.norm.ppf(1 - alpha / 2)
+    z = norm_ppf(1 - alpha / 2)
     centre = (p + z**2 / (2 * n_eff)) / (1 + z**2 / n_eff)
     half = z / (1 + z**2 / n_eff) * np.sqrt(p * (1 - p) / n_eff + z**2 / (4 * n_eff**2))
     return int(k), n, p, float(max(centre - half, 0.0)), float(min(centre + half, 1.0))

@@ -47,3 +47,54 @@ def test_xlsx_stores_formula_like_text_as_text():
     assert sheet["A3"].value == "http://y" and sheet["A3"].hyperlink is None
     assert sheet["B2"].value == "007" and sheet["B3"].value == "1e3"  # ids stay text
     assert sheet["C2"].value == -0.5 and sheet["C2"].data_type == "n"
+
+
+def _cells(content: bytes) -> dict:
+    book = openpyxl.load_workbook(io.BytesIO(content))
+    return {
+        sheet.title: [[(c.value, c.data_type) for c in row] for row in sheet.iter_rows()]
+        for sheet in book.worksheets
+    }
+
+
+@pytest.mark.parametrize("index", [False, True])
+def test_xlsx_sheet_holds_the_cells_pandas_to_excel_writes(index):
+    """write_sheet goes row by row (the workbook keeps one row in memory) and must give what
+    pandas' column-by-column to_excel gives: blanks for NaN/None, "inf" for infinities,
+    booleans, numbers of every numpy type, text."""
+    frame = pd.DataFrame(
+        {
+            "text": ["a", None, "=1+1", ""],
+            "number": [1.5, float("nan"), float("inf"), -float("inf")],
+            "count": pd.Series([1, 2, 3, 4], dtype="int64"),
+            "flag": [True, False, True, False],
+            "mixed": [True, 3, 2.5, None],
+            "missing": pd.array([1, None, 3, None], dtype="Int64"),
+        },
+        index=pd.Index(["r1", "-r2", "r3", "r4"], name="who"),
+    )
+    ours = io.BytesIO()
+    with xlsx_writer(ours) as book:
+        write_sheet(book, frame, "table", index=index, index_label="rater" if index else None)
+    theirs = io.BytesIO()
+    text = {"strings_to_formulas": False, "strings_to_numbers": False, "strings_to_urls": False}
+    with pd.ExcelWriter(theirs, engine="xlsxwriter", engine_kwargs={"options": text}) as writer:
+        frame.to_excel(
+            writer, sheet_name="table", index=index, index_label="rater" if index else None
+        )
+    assert _cells(ours.getvalue()) == _cells(theirs.getvalue())
+
+
+def test_csv_written_in_chunks_is_the_same_text(monkeypatch):
+    from readerstudy import spreadsheets
+
+    frame = pd.DataFrame({"id": ["=a", "b", "c", "-d", "e"], "x": [0.1, None, 3.0, -2.5, 1e-9]})
+    frame.index = pd.Index(["+1", "2", "3", "4", "5"], name="rater")
+    monkeypatch.setattr(spreadsheets, "CHUNK_ROWS", 2)
+    for index in (False, True):
+        stream = io.BytesIO()
+        spreadsheets.write_frame_csv(frame, stream, index=index, index_label="rater")
+        assert stream.getvalue() == frame_csv(frame, index=index, index_label="rater").encode()
+    empty = io.BytesIO()
+    spreadsheets.write_frame_csv(frame.iloc[:0], empty)
+    assert empty.getvalue() == frame_csv(frame.iloc[:0]).encode()

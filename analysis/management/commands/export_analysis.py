@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from analysis.cache import data_version
 from analysis.design_frame import design_frame
-from analysis.exports import ExportInfo, write_analysis
+from analysis.exports import ExportInfo, analysis_files, write_files
 from analysis.pipeline import AnalysisSettings, analyse, attach_design
 from analysis.selectors import study_facts, study_responses
 from analysis.stats import AnalysisInputError
@@ -21,6 +21,9 @@ class Command(BaseCommand):
         "Write every analysis table (plain CSV), the figures (PNG, SVG, PDF), report.xlsx, "
         "policy.json and README.txt (what each table rests on)."
     )
+    # The system checks load the URLconf, and with it every view and the imaging stack
+    # (pydicom): 50 MB that an export, which reads the database and writes files, never uses.
+    requires_system_checks = []
 
     def add_arguments(self, parser):
         parser.add_argument("slug")
@@ -89,6 +92,8 @@ class Command(BaseCommand):
         info = ExportInfo(
             study.slug, study.title, data_version(study), dt.datetime.now(dt.UTC).date()
         )
-        written = write_analysis(result, opts["out"], info)
+        files = analysis_files(result, info=info)
+        del result  # the long frames go once the tables are written, before the figures
+        written = write_files(files, opts["out"])
         self.stdout.write(self.style.SUCCESS(f"Wrote {len(written)} files to {opts['out']}"))
         self.stdout.write(f"Policy: {json.dumps(settings.policy())}")
