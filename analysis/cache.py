@@ -16,6 +16,7 @@ looked up under the current stamp, so a stale entry is never served.
 from __future__ import annotations
 
 import functools
+import gc
 import hashlib
 import logging
 import os
@@ -245,4 +246,9 @@ class StudyAnalysis:
                     self.store(f"figure:{name}:{fmt}", out[fmt])
             if keep and figure is not None:
                 _keep_drawn(key, figure)
+            elif figure is not None:
+                # Let go with its 300 dpi rasters (the kappa heatmaps': 70 MB once saved as PNG
+                # and PDF) now: a figure is a web of references only the cycle collector frees.
+                del figure
+                gc.collect()
         return out
