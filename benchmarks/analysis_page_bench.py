@@ -162,10 +162,35 @@ def run_worker() -> None:
     run_queue_until_empty(worker_id="bench")
 
 
-def run_two_arm(label: str, n_readers: int = 6) -> dict:
-    from django.core.cache import cache
+def signed_in(study, pi, reader) -> tuple:
+    """The PI's client, a reader's case page time (every figure is a multiple of it), and the
+    analysis page's and the ZIP's URLs."""
     from django.test import Client
     from django.urls import reverse
+
+    reader_client, pi_client = Client(HTTP_HOST="127.0.0.1"), Client(HTTP_HOST="127.0.0.1")
+    reader_client.force_login(reader)
+    pi_client.force_login(pi)
+    case_url = reverse("reader-case", args=[study.slug, 1])
+    assert reader_client.get(case_url).status_code == 200
+    case = timed(lambda: reader_client.get(case_url), repeat=15)
+    return (
+        pi_client,
+        case,
+        reverse("analysis", args=[study.slug]),
+        reverse("analysis-zip", args=[study.slug]),
+    )
+
+
+def fetch_pictures(pi_client, pictures: list[str]) -> None:
+    """Every picture the page shows, as the browser asks for it."""
+    assert pictures, "no figures on the page"
+    for src in pictures:
+        assert pi_client.get(src.replace("&amp;", "&")).status_code == 200, src
+
+
+def run_two_arm(label: str, n_readers: int = 6) -> dict:
+    from django.core.cache import cache
 
     t0 = time.perf_counter()
     study, pi, newcomer = build_two_arm(50, n_readers)
@@ -173,13 +198,8 @@ def run_two_arm(label: str, n_readers: int = 6) -> dict:
         f"[{label}] built 200 questions x 2 arms, {n_readers} readers through both sessions "
         f"in {time.perf_counter() - t0:.1f} s"
     )
-    reader_client, pi_client = Client(HTTP_HOST="127.0.0.1"), Client(HTTP_HOST="127.0.0.1")
-    reader_client.force_login(newcomer)
-    pi_client.force_login(pi)
-    case_url = reverse("reader-case", args=[study.slug, 1])
-    assert reader_client.get(case_url).status_code == 200
-    out = {"case": timed(lambda: reader_client.get(case_url), repeat=15)}
-    page_url = reverse("analysis", args=[study.slug])
+    pi_client, case, page_url, zip_url = signed_in(study, pi, newcomer)
+    out = {"case": case}
 
     def page_with_figures():
         """The page with its design section, each figure's slot (htmx), each picture."""
@@ -198,7 +218,6 @@ def run_two_arm(label: str, n_readers: int = 6) -> dict:
     out["page_cold"] = timed(lambda: pi_client.get(page_url))  # enqueues, never computes
     out["worker_prepares"] = timed(run_worker)
     out["page_warm"] = timed(page_with_figures, repeat=5)
-    zip_url = reverse("analysis-zip", args=[study.slug])
     out["zip_after_page"] = timed(lambda: pi_client.get(zip_url))
     case = out["case"]
     print(f"[{label}] case page {case * 1000:.0f} ms")
@@ -209,8 +228,6 @@ def run_two_arm(label: str, n_readers: int = 6) -> dict:
 
 def run(label: str, n_readers: int, n_models: int, *, page: bool) -> dict:
     from django.core.cache import cache
-    from django.test import Client
-    from django.urls import reverse
 
     t0 = time.perf_counter()
     study, pi, readers = build(50, n_readers, n_models)
@@ -219,14 +236,7 @@ def run(label: str, n_readers: int, n_models: int, *, page: bool) -> dict:
         f"in {time.perf_counter() - t0:.1f} s"
     )
     out = {}
-    reader_client, pi_client = Client(HTTP_HOST="127.0.0.1"), Client(HTTP_HOST="127.0.0.1")
-    reader_client.force_login(readers[0])
-    pi_client.force_login(pi)
-    case_url = reverse("reader-case", args=[study.slug, 1])
-    assert reader_client.get(case_url).status_code == 200
-    out["case"] = timed(lambda: reader_client.get(case_url), repeat=15)
-    page_url = reverse("analysis", args=[study.slug])
-    zip_url = reverse("analysis-zip", args=[study.slug])
+    pi_client, out["case"], page_url, zip_url = signed_in(study, pi, readers[0])
 
     def page_with_figures():
         """What a browser asks for: the page, each figure's slot (htmx), each picture."""
@@ -236,10 +246,7 @@ def run(label: str, n_readers: int, n_models: int, *, page: bool) -> dict:
         for slot in slots:
             figure = pi_client.get(slot.replace("&amp;", "&")).content.decode()
             pictures += re.findall(r'<img src="([^"]+)"', figure)
-        assert pictures, "no figures on the page"
-        for src in pictures:
-            response = pi_client.get(src.replace("&amp;", "&"))
-            assert response.status_code == 200, src
+        fetch_pictures(pi_client, pictures)
 
     def get_zip(status=200):
         response = pi_client.get(zip_url)
@@ -411,8 +418,6 @@ def _child(args: list[str]) -> tuple[float, float]:
 def run_size(n_questions: int, n_readers: int = 3, n_models: int = 8) -> dict:
     """The costs of one study size (see the module docstring)."""
     from django.core.cache import cache
-    from django.test import Client
-    from django.urls import reverse
 
     label = f"{n_questions} questions"
     study, pi, readers, out = build_bulk(n_questions, n_readers, n_models)
@@ -424,22 +429,13 @@ def run_size(n_questions: int, n_readers: int = 3, n_models: int = 8) -> dict:
         + ", ".join(f"{c:.2f}" for _, c in imports)
         + f" s), load {os.getloadavg()[0]:.1f}"
     )
-    reader_client, pi_client = Client(HTTP_HOST="127.0.0.1"), Client(HTTP_HOST="127.0.0.1")
-    reader_client.force_login(readers[0])
-    pi_client.force_login(pi)
-    case_url = reverse("reader-case", args=[study.slug, 1])
-    assert reader_client.get(case_url).status_code == 200
-    out["case"] = timed(lambda: reader_client.get(case_url), repeat=15)
-    page_url = reverse("analysis", args=[study.slug])
-    zip_url = reverse("analysis-zip", args=[study.slug])
+    pi_client, out["case"], page_url, zip_url = signed_in(study, pi, readers[0])
 
     def page_with_figures():
         html = pi_client.get(page_url).content.decode()
         assert "job-status" not in html, "the page is still waiting for the worker"
         pictures = re.findall(r'<img src="([^"]+)"', html)
-        assert pictures, "no figures on the page"
-        for src in pictures:
-            assert pi_client.get(src.replace("&amp;", "&")).status_code == 200, src
+        fetch_pictures(pi_client, pictures)
 
     cache.clear()
     out["page_cold"] = timed(lambda: pi_client.get(page_url))
