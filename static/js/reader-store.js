@@ -121,5 +121,26 @@
     savePreset(modality, name) { this.write(`${this.base}.preset.${modality || "image"}`, String(name)); }
   }
 
-  return { Store, same };
+  /** How many answers `reader` submitted in this browser that no server has acknowledged,
+   * over every study (each study's outbox). Sign-out deletes them with the rest of the site's
+   * storage, so the sign-out button asks first (signout-guard.js). */
+  function unsentCount(storage, reader) {
+    const store = storage === undefined || storage === null ? pageStorage() : storage;
+    if (!store || reader === undefined || reader === null || reader === "") return 0;
+    const suffix = `.${reader}.outbox`;
+    let count = 0;
+    try {
+      for (let i = 0; i < store.length; i += 1) {
+        const key = store.key(i);
+        if (!key || !key.startsWith(`${PREFIX}.`) || !key.endsWith(suffix)) continue;
+        try {
+          const list = JSON.parse(store.getItem(key));
+          if (Array.isArray(list)) count += list.length;
+        } catch (_) { /* not a list we wrote: skip it */ }
+      }
+    } catch (_) { /* storage refused: nothing to count */ }
+    return count;
+  }
+
+  return { Store, same, unsentCount };
 });

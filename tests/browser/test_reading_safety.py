@@ -185,6 +185,32 @@ def test_answers_made_offline_are_sent_in_order_when_the_connection_returns(
     assert first.created_at <= second.created_at
 
 
+def test_sign_out_asks_before_deleting_answers_not_yet_sent(page, live_server, reading):
+    """Sign-out clears the site's storage: an answer still in the outbox would go with it."""
+    study, reader = reading
+    open_case(page, live_server, study, 1)
+    page.context.set_offline(True)
+    page.keyboard.press("3")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => ReaderStore.unsentCount(null, document.body.dataset.user) === 1")
+    questions: list[str] = []
+
+    def cancel(dialog):
+        questions.append(dialog.message)
+        dialog.dismiss()
+
+    page.once("dialog", cancel)
+    page.click("form[data-signout] button")
+    assert "1 answer you submitted has not reached the server yet" in questions[0]
+    assert "/read/" in page.url  # still reading
+    page.context.set_offline(False)  # the reader stayed: the answer goes
+    page.wait_for_selector("#save-status:has-text('Saved — case 1')", timeout=15000)
+    assert answer_of(reader, study, 1).choice == "C"
+    page.click("form[data-signout] button")  # nothing left to send: no question
+    page.wait_for_url("**/accounts/login/**")
+    assert len(questions) == 1
+
+
 def test_ended_session_asks_to_sign_in_on_the_page_then_saves_the_answer(
     page, live_server, reading
 ):

@@ -57,3 +57,18 @@ test("without a draft period the default is 14 days", () => {
   assert.equal(store.draft(1).values.choice, "A");
   assert.equal(store.draft(2), null);
 });
+
+test("unsent answers are counted per reader over every study, for the sign-out question", () => {
+  const { unsentCount } = require("../../static/js/reader-store.js");
+  const storage = new MemoryStorage();
+  const mine = new Store("s", "7", storage, 14);
+  assert.equal(unsentCount(storage, "7"), 0);
+  mine.enqueue({ id: "a", number: 1, values: { choice: "A" } });
+  new Store("t", "7", storage, 14).enqueue({ id: "b", number: 4, values: { choice: "B" } });
+  storage.setItem("readerstudy.v1.s.17.outbox", JSON.stringify([{ id: "x", number: 1 }]));
+  storage.setItem("readerstudy.v1.s.7.outbox.broken", "not json");
+  assert.equal(unsentCount(storage, "7"), 2); // another reader's "17" is not counted
+  mine.dequeue("a");
+  assert.equal(unsentCount(storage, "7"), 1);
+  assert.equal(unsentCount(storage, ""), 0);
+});
