@@ -58,8 +58,32 @@ def test_every_field_error_shows_on_the_first_submit_beside_its_field(client, cr
     assert field_errors(html, "slug") == ["This field is required."]
     assert field_errors(html, "sample") == ["Asked for 500 questions but only 8 are available."]
     assert "No account named nobody-here" in field_errors(html, "readers")[0]
-    assert field_errors(html, "aid_model") == ["an aided arm needs an AI model."]
+    assert field_errors(html, "aid_model") == ["An aided arm needs an AI model."]
     assert not ReaderStudy.objects.filter(title="Too big").exists()
+
+
+def test_an_aided_arm_without_a_model_is_one_problem_not_two(client, creator, bank):
+    """The aid mode left at its default ("—": concurrent) is no second error when the PI forgot
+    the model: the one problem is named beside the model, capitalised like every field error."""
+    data = {
+        "dataset": bank.pk,
+        "slug": "no-model",
+        "title": "No model",
+        "sample": 4,
+        "seed": 0,
+        "stratify": "none",
+        "arms": "unaided,aided",
+        "aid_model": "",
+        "aid_mode": "",
+        "washout_days": -1,
+        "groups": 0,
+        "anchor": 0,
+    }
+    html = client.post(reverse("study-create"), data).content.decode()
+    assert field_errors(html, "aid_model") == ["An aided arm needs an AI model."]
+    assert field_errors(html, "aid_mode") == []
+    assert field_errors(html, "washout_days") == ["The washout cannot be negative (got -1 days)."]
+    assert not ReaderStudy.objects.filter(slug="no-model").exists()
 
 
 def test_one_per_case_and_strata_are_checked_before_the_worker(client, creator, bank):
