@@ -40,12 +40,14 @@ class DesignedStudyCreateForm(StudyCreateForm):
     arms = forms.ChoiceField(
         choices=[
             ("unaided", "Unaided only (readers alone)"),
-            ("unaided,aided", "Crossover: unaided and aided by an AI model"),
+            ("unaided,aided", "Crossover: unaided and aided"),
             ("aided", "Aided only"),
         ],
         initial="unaided",
         required=False,
         label="Reading arms",
+        help_text="Crossover: each reader reads every case twice, alone and with the AI model "
+        "below, in two sessions.",
     )
     aid_model = forms.ChoiceField(
         required=False,
@@ -106,7 +108,10 @@ class DesignedStudyCreateForm(StudyCreateForm):
         needed = ("arms", "aid_model", "aid_mode", "washout_days", "groups", "anchor")
         if any(name in self.errors for name in needed) or not sample:
             return data
-        readers = [n for n in (data.get("readers") or "").split(",") if n.strip()]
+        # The readers typed, also when one is misspelt (said beside Readers): the groups are
+        # compared with them, not with none.
+        typed = data.get("readers") or self.data.get(self.add_prefix("readers"), "")
+        readers = [n for n in typed.split(",") if n.strip()]
         planned = SimpleNamespace(items=SimpleNamespace(count=lambda: sample))
         for problem in design_problems(planned, self.design(), readers=len(readers)):
             text = re.sub(r" \(--[^)]*\)", "", problem)

@@ -128,3 +128,57 @@ def test_an_empty_image_source_list_says_why_and_which_setting(client, creator, 
     settings.DICOMWEB_URL = "http://pacs.example/dicom-web"
     html = client.get(reverse("study-create")).content.decode()
     assert "Empty because" not in html and "pacs.example" in html
+
+
+def test_a_refused_form_says_so_at_its_top_linking_each_field(client, creator, bank):
+    """The design fields are at the bottom of a long form: a refused submit reloads it at the
+    top, so the top says nothing was created and links every field with an error."""
+    data = {
+        "dataset": bank.pk,
+        "slug": "refused",
+        "title": "Refused",
+        "sample": 4,
+        "seed": 0,
+        "stratify": "none",
+        "readers": "nobody-here",
+        "arms": "unaided,aided",
+        "aid_model": "",
+        "washout_days": -3,
+        "groups": 0,
+        "anchor": 0,
+    }
+    html = client.post(reverse("study-create"), data).content.decode()
+    summary = re.search(r"<div[^>]*data-error-summary.*?</div>", html, flags=re.S)
+    assert summary, "no summary at the top of the form"
+    assert html.index("data-error-summary") < html.index('<form method="post" class="form-grid"')
+    text = summary.group(0)
+    assert "Nothing was created" in text
+    for name in ("readers", "aid_model", "washout_days"):
+        assert f'href="#id_{name}"' in text, name
+    assert 'href="#id_slug"' not in text  # only the fields with an error
+    assert "cannot be negative" not in text  # each error is said once: beside its field
+    assert "data-error-summary" not in client.get(reverse("study-create")).content.decode()
+
+
+def test_groups_are_compared_with_the_readers_typed_even_when_one_is_misspelt(
+    client, creator, bank
+):
+    """A misspelt reader is said beside Readers; the groups' check still counts the readers
+    the PI typed ("3 groups are more than the 2 readers"), never "the 0 readers"."""
+    UserFactory(username="known")
+    data = {
+        "dataset": bank.pk,
+        "slug": "typo",
+        "title": "Typo",
+        "sample": 4,
+        "seed": 0,
+        "stratify": "none",
+        "readers": "known, ghost",
+        "arms": "unaided",
+        "washout_days": 0,
+        "groups": 3,
+        "anchor": 0,
+    }
+    html = client.post(reverse("study-create"), data).content.decode()
+    assert "No account named ghost" in field_errors(html, "readers")[0]
+    assert field_errors(html, "groups") == ["3 groups are more than the 2 readers."]
