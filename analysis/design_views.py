@@ -22,7 +22,7 @@ from analysis.tasks import designed_study_create_task
 from readerstudy.forms import StudyCreateForm
 from readerstudy.jobs import job_progress, job_refresh
 from readerstudy.models import BackgroundJob, JobStatus
-from readerstudy.services.design import Design, design_problems
+from readerstudy.services.design import Design, aid_mode_or_default, design_problems
 from readerstudy.services.studies import unknown_users
 from readerstudy.tasks import study_create_start
 from readerstudy.vocabulary import AidMode
@@ -40,12 +40,14 @@ class DesignedStudyCreateForm(StudyCreateForm):
     arms = forms.ChoiceField(
         choices=[
             ("unaided", "Unaided only (readers alone)"),
-            ("unaided,aided", "Crossover: unaided and aided by an AI model"),
+            ("unaided,aided", "Crossover: unaided and aided"),
             ("aided", "Aided only"),
         ],
         initial="unaided",
         required=False,
         label="Reading arms",
+        help_text="Crossover: each reader reads every case twice, alone and with the AI model "
+        "below, in two sessions.",
     )
     aid_model = forms.ChoiceField(
         required=False,
@@ -53,7 +55,10 @@ class DesignedStudyCreateForm(StudyCreateForm):
         help_text="Its predictions must be imported.",
     )
     aid_mode = forms.ChoiceField(
-        required=False, choices=[("", "—"), *AidMode.choices], label="How the AI is shown"
+        required=False,
+        choices=[("", "—"), *AidMode.choices],
+        label="How the AI is shown",
+        help_text="With an aided arm, concurrent unless you choose otherwise.",
     )
     washout_days = forms.IntegerField(
         initial=0,
@@ -103,11 +108,14 @@ class DesignedStudyCreateForm(StudyCreateForm):
         needed = ("arms", "aid_model", "aid_mode", "washout_days", "groups", "anchor")
         if any(name in self.errors for name in needed) or not sample:
             return data
-        readers = [n for n in (data.get("readers") or "").split(",") if n.strip()]
+        # The readers typed, also when one is misspelt (said beside Readers): the groups are
+        # compared with them, not with none.
+        typed = data.get("readers") or self.data.get(self.add_prefix("readers"), "")
+        readers = [n for n in typed.split(",") if n.strip()]
         planned = SimpleNamespace(items=SimpleNamespace(count=lambda: sample))
         for problem in design_problems(planned, self.design(), readers=len(readers)):
             text = re.sub(r" \(--[^)]*\)", "", problem)
-            self.add_error(_problem_field(text), f"{text}.")
+            self.add_error(_problem_field(text), f"{text[0].upper()}{text[1:]}.")
         return data
 
     def design(self) -> Design:
@@ -115,7 +123,7 @@ class DesignedStudyCreateForm(StudyCreateForm):
         return Design(
             arms=data["arms"] or "unaided",
             aid_model=data["aid_model"],
-            aid_mode=data["aid_mode"] or (AidMode.CONCURRENT if data["aid_model"] else ""),
+            aid_mode=aid_mode_or_default(data["arms"] or "unaided", data["aid_mode"]),
             washout_days=data["washout_days"] or 0,
             groups=data["groups"] or 0,
             anchor=data["anchor"] or 0,

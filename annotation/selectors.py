@@ -287,8 +287,11 @@ def _aid_view(study: ReaderStudy, item: StudyQuestion, mapping: dict[str, str]) 
     if aid is None or not aid.usable:
         name = aid.model_name if aid is not None else study.aid_model
         return ReaderAid(name, False, "", "", "")
+    # The model's own words name options by the question's letters ("<answer>C</answer>"):
+    # beside shuffled options they would point at another option, so they are left out.
+    rationale = "" if study.shuffle_options else aid.rationale
     return ReaderAid(
-        aid.model_name, True, to_screen(mapping, aid.letter), aid.option_text, aid.rationale
+        aid.model_name, True, to_screen(mapping, aid.letter), aid.option_text, rationale
     )
 
 

@@ -81,6 +81,17 @@ class ReaderStudyAdmin(admin.ModelAdmin):
     list_filter = ["dataset", "random_order", "allow_revision", "lock_on_finish"]
     search_fields = ["slug", "title"]
     inlines = [MembershipInline]
+    # The design is set only by analysis.design.study_design_set, which checks it and refuses
+    # once anyone has answered: here it is shown, never edited.
+    readonly_fields = [
+        "arms",
+        "aid_model",
+        "aid_mode",
+        "washout_days",
+        "reader_groups",
+        "anchor_size",
+        "shuffle_options",
+    ]
 
 
 @admin.register(StudyQuestion)

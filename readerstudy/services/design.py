@@ -51,6 +51,14 @@ class Design:
         return Arm.AIDED in ARM_LAYOUTS.get(self.arms, ())
 
 
+def aid_mode_or_default(arms: str, aid_mode: str) -> str:
+    """The aid mode a design asked for, or concurrent when it has an aided arm and left the
+    mode unsaid (the form's "—", no --aid-mode): the one place that default is decided."""
+    if aid_mode:
+        return aid_mode
+    return AidMode.CONCURRENT if Arm.AIDED in ARM_LAYOUTS.get(arms, ()) else ""
+
+
 @dataclass(frozen=True)
 class AidSnapshot:
     """The AI's answer to one item as the aided arm shows it (see ItemAid)."""

@@ -58,8 +58,32 @@ def test_every_field_error_shows_on_the_first_submit_beside_its_field(client, cr
     assert field_errors(html, "slug") == ["This field is required."]
     assert field_errors(html, "sample") == ["Asked for 500 questions but only 8 are available."]
     assert "No account named nobody-here" in field_errors(html, "readers")[0]
-    assert field_errors(html, "aid_model") == ["an aided arm needs an AI model."]
+    assert field_errors(html, "aid_model") == ["An aided arm needs an AI model."]
     assert not ReaderStudy.objects.filter(title="Too big").exists()
+
+
+def test_an_aided_arm_without_a_model_is_one_problem_not_two(client, creator, bank):
+    """The aid mode left at its default ("—": concurrent) is no second error when the PI forgot
+    the model: the one problem is named beside the model, capitalised like every field error."""
+    data = {
+        "dataset": bank.pk,
+        "slug": "no-model",
+        "title": "No model",
+        "sample": 4,
+        "seed": 0,
+        "stratify": "none",
+        "arms": "unaided,aided",
+        "aid_model": "",
+        "aid_mode": "",
+        "washout_days": -1,
+        "groups": 0,
+        "anchor": 0,
+    }
+    html = client.post(reverse("study-create"), data).content.decode()
+    assert field_errors(html, "aid_model") == ["An aided arm needs an AI model."]
+    assert field_errors(html, "aid_mode") == []
+    assert field_errors(html, "washout_days") == ["The washout cannot be negative (got -1 days)."]
+    assert not ReaderStudy.objects.filter(slug="no-model").exists()
 
 
 def test_one_per_case_and_strata_are_checked_before_the_worker(client, creator, bank):
@@ -104,3 +128,57 @@ def test_an_empty_image_source_list_says_why_and_which_setting(client, creator, 
     settings.DICOMWEB_URL = "http://pacs.example/dicom-web"
     html = client.get(reverse("study-create")).content.decode()
     assert "Empty because" not in html and "pacs.example" in html
+
+
+def test_a_refused_form_says_so_at_its_top_linking_each_field(client, creator, bank):
+    """The design fields are at the bottom of a long form: a refused submit reloads it at the
+    top, so the top says nothing was created and links every field with an error."""
+    data = {
+        "dataset": bank.pk,
+        "slug": "refused",
+        "title": "Refused",
+        "sample": 4,
+        "seed": 0,
+        "stratify": "none",
+        "readers": "nobody-here",
+        "arms": "unaided,aided",
+        "aid_model": "",
+        "washout_days": -3,
+        "groups": 0,
+        "anchor": 0,
+    }
+    html = client.post(reverse("study-create"), data).content.decode()
+    summary = re.search(r"<div[^>]*data-error-summary.*?</div>", html, flags=re.S)
+    assert summary, "no summary at the top of the form"
+    assert html.index("data-error-summary") < html.index('<form method="post" class="form-grid"')
+    text = summary.group(0)
+    assert "Nothing was created" in text
+    for name in ("readers", "aid_model", "washout_days"):
+        assert f'href="#id_{name}"' in text, name
+    assert 'href="#id_slug"' not in text  # only the fields with an error
+    assert "cannot be negative" not in text  # each error is said once: beside its field
+    assert "data-error-summary" not in client.get(reverse("study-create")).content.decode()
+
+
+def test_groups_are_compared_with_the_readers_typed_even_when_one_is_misspelt(
+    client, creator, bank
+):
+    """A misspelt reader is said beside Readers; the groups' check still counts the readers
+    the PI typed ("3 groups are more than the 2 readers"), never "the 0 readers"."""
+    UserFactory(username="known")
+    data = {
+        "dataset": bank.pk,
+        "slug": "typo",
+        "title": "Typo",
+        "sample": 4,
+        "seed": 0,
+        "stratify": "none",
+        "readers": "known, ghost",
+        "arms": "unaided",
+        "washout_days": 0,
+        "groups": 3,
+        "anchor": 0,
+    }
+    html = client.post(reverse("study-create"), data).content.decode()
+    assert "No account named ghost" in field_errors(html, "readers")[0]
+    assert field_errors(html, "groups") == ["3 groups are more than the 2 readers."]

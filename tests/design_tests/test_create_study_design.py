@@ -63,6 +63,7 @@ def test_a_bad_design_creates_nothing(bank, args, message):
     with pytest.raises(CommandError, match="Study not created") as refused:
         _create(bank, *args)
     assert message in str(refused.value)
+    assert "aid mode" not in str(refused.value)  # no --aid-mode: concurrent, not a 2nd problem
     assert not ReaderStudy.objects.filter(slug="trial").exists()
 
 
@@ -87,7 +88,7 @@ def test_the_form_creates_a_designed_study_and_refuses_a_bad_one(bank, client):
     }
     refused = client.post(reverse("study-create"), data)
     assert refused.status_code == 200
-    assert "an aided arm needs an AI model" in refused.content.decode()
+    assert "An aided arm needs an AI model." in refused.content.decode()
     assert not ReaderStudy.objects.filter(slug="browser-trial").exists()
     data["aid_model"] = "MedGemma"
     created = client.post(reverse("study-create"), data, follow=True)

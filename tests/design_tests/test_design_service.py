@@ -144,3 +144,17 @@ def test_split_keeps_whole_xrays_together_and_an_exact_anchor():
     assert split == split_groups(candidates, groups=3, anchor=4, seed=5)
     with pytest.raises(SamplingError, match="exactly 3 questions without splitting"):
         split_groups(candidates, groups=2, anchor=3, seed=5)
+
+
+def test_the_admin_cannot_change_a_design_behind_the_design_service(
+    design_study, set_design, admin_client
+):
+    """The design is set only by study_design_set (which refuses once anyone answered): the
+    admin's study page shows the design's fields read-only, so a save there cannot flip
+    arms, washout or shuffling under readers' answers."""
+    set_design(design_study, crossover(washout_days=7))
+    url = f"/admin/readerstudy/readerstudy/{design_study.pk}/change/"
+    page = admin_client.get(url).content.decode()
+    for name in ("arms", "aid_model", "aid_mode", "washout_days", "shuffle_options"):
+        assert f'name="{name}"' not in page, name
+    assert "unaided,aided" in page  # shown, not editable

@@ -242,3 +242,25 @@ def test_a_study_without_a_design_gets_no_assignment(study, reader):
     answer_submit(reader=reader, item=study.items.first(), choice="A")
     assert not ReaderAssignment.objects.exists()
     assert Answer.objects.get().arm == "unaided"
+
+
+def test_finishing_session_one_is_not_told_as_finishing_the_study(crossed, client):
+    """Session 1 of 2: the review, the instructions and the finish screen speak of the session;
+    the study's closing text ("You may close this window") waits for the last session."""
+    study, reader = crossed
+    type(study).objects.filter(pk=study.pk).update(
+        washout_days=0, closing_text="Thank you. You may close this window."
+    )
+    study.refresh_from_db()
+    client.force_login(reader)
+    review = client.get(reverse("reader-review", args=[study.slug])).content.decode()
+    assert "I have finished this session" in review and "finished this study" not in review
+    instructions = client.get(reverse("reader-instructions", args=[study.slug])).content.decode()
+    assert "the final submit there ends this session" in instructions
+    _finish_session(study, reader)
+    done = client.get(reverse("reader-done", args=[study.slug])).content.decode()
+    assert "You may close this window" not in done
+    assert "Session 1 of 2 is finished" in done and "begin session 2" in done
+    _finish_session(study, reader, choice="B")
+    done = client.get(reverse("reader-done", args=[study.slug])).content.decode()
+    assert "You may close this window" in done

@@ -150,3 +150,22 @@ def test_a_second_reads_final_answer_in_a_conflict_is_reported(second_read, clie
     assert late.status_code == 409 and late.json()["saved"]["choice"] == "A"
     stored = Answer.objects.get(item=item, reader=reader)
     assert (stored.first_choice, stored.choice) == (mapping["C"], mapping["A"])
+
+
+def test_the_ais_own_words_never_name_an_option_by_its_canonical_letter(shuffled, client):
+    """The model's words name options by the question's own letters ("<answer>C</answer>"):
+    beside shuffled options they would point at another option on the reader's screen. A
+    shuffled study shows the AI's answer in screen letters and leaves its words out — on the
+    page, in the case's HTML and through the API."""
+    study, reader = shuffled
+    number, item, mapping = _shuffled_case(study, reader)
+    words = f"I think the answer is ({item.question.correct})."
+    case = selectors.reader_case(study, reader, number)
+    assert case.aid.usable and case.aid.rationale == ""
+    client.force_login(reader)
+    page = client.get(reverse("reader-case", args=[study.slug, number])).content.decode()
+    assert words not in page and "The model's words" not in page
+    api = client.get(f"/api/v1/studies/{study.slug}/cases/{number}/").json()
+    assert api["aid"]["rationale"] == ""
+    screen = next(s for s, c in mapping.items() if c == item.question.correct)
+    assert api["aid"]["letter"] == case.aid.letter == screen

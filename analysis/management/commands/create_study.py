@@ -12,7 +12,7 @@ from analysis.design import designed_study_create
 from readerstudy.imaging import ImagingError
 from readerstudy.models import Dataset
 from readerstudy.selectors import design_sentence
-from readerstudy.services.design import Design, DesignError
+from readerstudy.services.design import Design, DesignError, aid_mode_or_default
 from readerstudy.services.studies import StudyError, study_create
 from readerstudy.vocabulary import ARM_LAYOUTS, AidMode
 
@@ -57,7 +57,7 @@ class Command(BaseCommand):
         design = Design(
             arms=opts["arms"],
             aid_model=opts["aid_model"],
-            aid_mode=opts["aid_mode"] or (AidMode.CONCURRENT if opts["aid_model"] else ""),
+            aid_mode=aid_mode_or_default(opts["arms"], opts["aid_mode"]),
             washout_days=opts["washout_days"],
             groups=opts["groups"],
             anchor=opts["anchor"],
