@@ -191,7 +191,7 @@ TOP_BAR_BOXES = """() => {
 }"""
 
 
-@pytest.mark.parametrize("size", [(1920, 1080), (1280, 720), (1000, 700)])
+@pytest.mark.parametrize("size", [(1920, 1080), (1440, 900), (1280, 720), (1000, 700)])
 @pytest.mark.parametrize("case_ms", [None, 2_000_000])
 def test_the_top_bar_never_overlaps_on_a_laptop(page, live_server, size, case_ms):
     """The time left ("time left: after a few cases", "about 1 h 40 min left at your pace")
@@ -214,3 +214,6 @@ def test_the_top_bar_never_overlaps_on_a_laptop(page, live_server, size, case_ms
     assert boxes["user"]["right"] <= boxes["width"], boxes
     if size[0] > 1100:  # the title is shown on wide screens, and ends before the progress
         assert boxes["title"]["right"] <= boxes["text"]["left"], boxes
+        assert boxes["title"]["right"] - boxes["title"]["left"] > 60, boxes  # "Demo read…"
+        # ...which keeps its one line
+        assert boxes["text"]["bottom"] - boxes["text"]["top"] < 20, boxes
