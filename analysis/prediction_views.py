@@ -16,6 +16,7 @@ from django.contrib.auth.decorators import login_required
 from django.core import signing
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -160,7 +161,7 @@ def confirm(request: HttpRequest, slug: str) -> HttpResponse:
     messages.success(
         request,
         f"Imported {summary.predictions} predictions of “{summary.model}” "
-        f"({summary.failed_extractions} failed extractions"
+        f"({summary.failed_extractions} failed extraction{pluralize(summary.failed_extractions)}"
         f"{f', {summary.replaced} replaced' if summary.replaced else ''}). "
         f"Studies whose results changed: {changed}.",
     )

@@ -1,14 +1,14 @@
 """Screenshots for the README, taken from a running `make demo` (Debian's Chromium).
 
-Run: .venv/bin/python docs/take_screenshots.py PASSWORD [BASE_URL [PREDICTIONS.csv]] [--only reader]
-(the upload preview needs a predictions file for the demo's questions; it is not confirmed;
---only reader: the reader's case page alone, leaving the other screenshots as they are.)
+Run: .venv/bin/python docs/take_screenshots.py PASSWORD [BASE_URL] [--predictions FILE.csv]
+     [--only NAME ...]   (--help lists the names)
+The upload preview needs a predictions file for the demo's questions; it is not confirmed.
 """
 
 from __future__ import annotations
 
+import argparse
 import io
-import sys
 from pathlib import Path
 
 from PIL import Image
@@ -134,33 +134,73 @@ def figures(browser, base: str, password: str) -> None:
     context.close()
 
 
+SHOTS = {
+    "reader-case": "reader3's next case: the window it opens at, time left, a comment by T",
+    "expert-queue": "the expert queue at 1280x720",
+    "expert-review": "the review page of the queue's first question",
+    "expert-evidence": "that page's evidence panel, scrolled into view",
+    "pi-upload-preview": "the preview of a predictions upload (needs --predictions)",
+    "pi-dashboard": "the PI dashboard",
+    "pi-analysis": "the PI analysis page",
+    "figures": "the accuracy, kappa and reading-time figures (PNG downloads)",
+}
+ALIASES = {"reader": "reader-case"}
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description="Take the README's screenshots (docs/screenshots/) from a running demo.",
+        epilog="Screenshots: "
+        + "; ".join(f"{name}: {what}" for name, what in SHOTS.items())
+        + ". reader-conflict.png is taken by tests/browser/test_conflict_two_tabs.py (two real"
+        " tabs on a study with shuffled options): run it and copy artifacts/reader-conflict.png.",
+    )
+    parser.add_argument("password", help="the demo's password (make demo DEMO_PASSWORD=...)")
+    parser.add_argument("base", nargs="?", default="http://127.0.0.1:8000", help="the demo's URL")
+    parser.add_argument("legacy_predictions", nargs="?", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--predictions", type=Path, help="a predictions CSV to preview")
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        metavar="NAME",
+        choices=[*SHOTS, *ALIASES],
+        help="only these screenshots (default: all; pi-upload-preview only with --predictions)",
+    )
+    args = parser.parse_args(argv)
+    args.predictions = args.predictions or args.legacy_predictions
+    if args.only:
+        args.only = [ALIASES.get(name, name) for name in args.only]
+        if "pi-upload-preview" in args.only and not args.predictions:
+            parser.error("pi-upload-preview needs --predictions FILE.csv")
+    return args
+
+
 def main() -> None:
-    args = sys.argv[1:]
-    reader_only = "--only" in args and args[args.index("--only") + 1] == "reader"
-    if "--only" in args:
-        del args[args.index("--only") : args.index("--only") + 2]
-    password = args[0]
-    base = args[1] if len(args) > 1 else "http://127.0.0.1:8000"
+    args = parse_args()
+    wanted = set(args.only or SHOTS)
+    if not args.predictions:
+        wanted.discard("pi-upload-preview")
+    base, password = args.base, args.password
     OUT.mkdir(exist_ok=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-        reader_case(browser, base, password)
-        if reader_only:
-            browser.close()
-            return
-        shoot(browser, base, password, "expert1", [("/s/demo/expert/", "expert-queue")], LAPTOP)
-        expert_first_question(browser, base, password)
-        expert_evidence(browser, base, password)
-        if len(sys.argv) > 3:  # a predictions file (CSV) to preview
-            pi_upload_preview(browser, base, password, Path(sys.argv[3]))
-        shoot(
-            browser,
-            base,
-            password,
-            "pi1",
-            [("/s/demo/dashboard/", "pi-dashboard"), ("/s/demo/analysis/", "pi-analysis")],
-        )
-        figures(browser, base, password)
+        if "reader-case" in wanted:
+            reader_case(browser, base, password)
+        if "expert-queue" in wanted:
+            queue = [("/s/demo/expert/", "expert-queue")]
+            shoot(browser, base, password, "expert1", queue, LAPTOP)
+        if "expert-review" in wanted:
+            expert_first_question(browser, base, password)
+        if "expert-evidence" in wanted:
+            expert_evidence(browser, base, password)
+        if "pi-upload-preview" in wanted:
+            pi_upload_preview(browser, base, password, args.predictions)
+        pages = [("/s/demo/dashboard/", "pi-dashboard"), ("/s/demo/analysis/", "pi-analysis")]
+        pages = [(path, name) for path, name in pages if name in wanted]
+        if pages:
+            shoot(browser, base, password, "pi1", pages)
+        if "figures" in wanted:
+            figures(browser, base, password)
         browser.close()
 
 

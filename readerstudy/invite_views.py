@@ -67,7 +67,13 @@ def invite(request: HttpRequest, slug: str) -> HttpResponse:
             form.add_error(None, f"Nobody was added. {exc}")
         else:
             rows = [(a, link(a.link_token) if a.link_token else "") for a in added]
-            context = {"study": study, "rows": rows, "role": form.cleaned_data["role"]}
+            context = {
+                "study": study,
+                "rows": rows,
+                "role": form.cleaned_data["role"],
+                "added_count": sum(not a.already_member for a in added),
+                "member_count": sum(a.already_member for a in added),
+            }
             return _secret_page(render(request, "readerstudy/invite_done.html", context))
     context = {
         "study": study,

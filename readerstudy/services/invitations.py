@@ -25,7 +25,7 @@ from django.core.validators import validate_email
 from django.db import transaction
 from django.utils import timezone
 
-from readerstudy.models import AuditEvent, Invitation, ReaderStudy, Role
+from readerstudy.models import AuditEvent, Invitation, Membership, ReaderStudy, Role
 from readerstudy.services.studies import StudyError, membership_add
 
 MAX_PEOPLE = 500
@@ -51,20 +51,23 @@ class Added:
     existing: bool
     link_token: str | None  # the secret, shown to the PI once; None for existing accounts
     emailed: bool
+    already_member: bool = False  # already had this role in the study: nothing changed
 
 
 def _short(value: str) -> str:
     return value if len(value) <= 60 else value[:57] + "…"
 
 
-def _person(line: int, fields: list[str]) -> Person:
+def _person(line: int, fields: list[str], typed: str | None = None) -> Person:
+    """One person from a line's fields; `typed` is the line as the PI wrote it (quoted back in
+    a message, rather than the fields re-joined)."""
     fields = [f.strip() for f in fields if f and f.strip()]
     emails = [f for f in fields if "@" in f]
     names = [f for f in fields if "@" not in f]
     if len(emails) > 1 or len(names) > 1 or not fields:
+        shown = typed.strip() if typed is not None else ", ".join(fields)
         raise InvitationError(
-            f"Line {line}: give a username, an e-mail address, or both "
-            f"(got {_short(' '.join(fields))!r})."
+            f"Line {line}: give a username, an e-mail address, or both (got {_short(shown)!r})."
         )
     email = emails[0].lower() if emails else ""
     if email:
@@ -90,7 +93,7 @@ def _person(line: int, fields: list[str]) -> Person:
 def people_parse(*, text: str = "", csv_bytes: bytes | None = None) -> list[Person]:
     """People from pasted lines ("username", "email" or "username, email") or a CSV file with
     the columns `username` and/or `email`. Duplicates are an error, not silently merged."""
-    rows: list[tuple[int, list[str]]] = []
+    rows: list[tuple[int, list[str], str | None]] = []
     if csv_bytes:
         try:
             decoded = csv_bytes.decode("utf-8-sig")
@@ -104,15 +107,15 @@ def people_parse(*, text: str = "", csv_bytes: bytes | None = None) -> list[Pers
             values = {(k or "").strip().lower(): (v or "") for k, v in row.items()}
             fields = [values.get("username", ""), values.get("email", "")]
             if any(f.strip() for f in fields):
-                rows.append((number, fields))
+                rows.append((number, fields, None))
     for number, line in enumerate(text.splitlines(), start=1):
         if line.strip() and not line.lstrip().startswith("#"):
-            rows.append((number, _SPLIT.split(line.strip())))
+            rows.append((number, _SPLIT.split(line.strip()), line))
     if not rows:
         raise InvitationError("Give at least one person (one per line).")
     if len(rows) > MAX_PEOPLE:
         raise InvitationError(f"At most {MAX_PEOPLE} people at a time ({len(rows)} given).")
-    people = [_person(number, fields) for number, fields in rows]
+    people = [_person(number, fields, typed) for number, fields, typed in rows]
     seen: dict[str, int] = {}
     for person in people:
         key = person.username.lower()
@@ -184,8 +187,9 @@ def people_invite(
         user = _existing_user(person)
         try:
             if user is not None:
+                member = Membership.objects.filter(study=study, user=user, role=role).exists()
                 membership_add(study=study, user=user, role=role, actor=actor)
-                added.append(Added(user.username, user.email, True, None, False))
+                added.append(Added(user.username, user.email, True, None, False, member))
                 continue
             user = users(username=person.username, email=person.email)
             user.set_unusable_password()

@@ -100,6 +100,22 @@ def test_confirm_imports_the_previewed_file_and_names_the_changed_studies(client
         reverse("analysis-predictions-confirm", args=[study.slug]), {"token": token}
     )
     assert again.status_code == 400 and Prediction.objects.count() == 4
+    # One failed extraction is "1 failed extraction", not "1 failed extractions".
+    token = token_of(
+        preview(client, study, csv_of(study, "I cannot tell"), model="Other", replace=True)
+    )
+    response = client.post(
+        reverse("analysis-predictions-confirm", args=[study.slug]), {"token": token}
+    )
+    [message] = [str(m) for m in get_messages(response.wsgi_request)]
+    assert message.startswith("Imported 4 predictions of “Other” (4 failed extractions)")
+    single = csv_of(study, "C").replace(b",C\n", b",no idea\n", 1)
+    token = token_of(preview(client, study, single, model="Third"))
+    response = client.post(
+        reverse("analysis-predictions-confirm", args=[study.slug]), {"token": token}
+    )
+    [message] = [str(m) for m in get_messages(response.wsgi_request)]
+    assert message.startswith("Imported 4 predictions of “Third” (1 failed extraction)")
 
 
 @pytest.mark.parametrize(

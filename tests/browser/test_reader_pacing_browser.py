@@ -181,3 +181,39 @@ def test_a_break_reminder_after_the_pis_reading_time(page, live_server):
     assert page.evaluate("!!document.querySelector('#question-panel #break-reminder')")
     reminder.locator("[data-action=pause]").click()
     assert page.is_visible("#paused") and page.is_hidden("#break-reminder")
+
+
+TOP_BAR_BOXES = """() => {
+  const box = (sel) => { const r = document.querySelector(sel).getBoundingClientRect();
+                         return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  return {text: box('.topbar .progress-text'), menu: box('.topbar .reading-menu'),
+          user: box('.topbar .user'), title: box('.topbar .study-title'), width: innerWidth};
+}"""
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (1440, 900), (1280, 720), (1000, 700)])
+@pytest.mark.parametrize("case_ms", [None, 2_000_000])
+def test_the_top_bar_never_overlaps_on_a_laptop(page, live_server, size, case_ms):
+    """The time left ("time left: after a few cases", "about 1 h 40 min left at your pace")
+    next to a long study title: the title gives way (ellipsis), the progress text never runs
+    over the menu, and the user's links stay on screen (issue 26 walk-through: at 1280x720 the
+    pace ran into "Instructions")."""
+    study = study_with_radiographs(6, title="Demo reader study: chest X-ray MCQs")
+    reader = reader_of(study)
+    if case_ms:  # three answers at this pace, three cases left
+        for item in study.items.order_by("position")[:3]:
+            Answer.objects.create(item=item, reader=reader, choice="A", time_ms=case_ms)
+    sign_in(page, live_server, "resident")
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    open_case(page, live_server, study, 4 if case_ms else 1)
+    expected = "about 1 h 40 min left at your pace" if case_ms else "time left: after a few"
+    assert expected in page.inner_text(".progress-text")
+    boxes = page.evaluate(TOP_BAR_BOXES)
+    assert boxes["text"]["right"] <= boxes["menu"]["left"], boxes
+    assert boxes["menu"]["right"] <= boxes["user"]["left"], boxes
+    assert boxes["user"]["right"] <= boxes["width"], boxes
+    if size[0] > 1100:  # the title is shown on wide screens, and ends before the progress
+        assert boxes["title"]["right"] <= boxes["text"]["left"], boxes
+        assert boxes["title"]["right"] - boxes["title"]["left"] > 60, boxes  # "Demo read…"
+        # ...which keeps its one line
+        assert boxes["text"]["bottom"] - boxes["text"]["top"] < 20, boxes

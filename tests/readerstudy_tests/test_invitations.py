@@ -74,6 +74,31 @@ def test_existing_account_is_added_directly_without_a_link(pi_client, study):
     assert not Invitation.objects.exists()
 
 
+def test_someone_already_in_the_study_is_not_counted_as_added(pi_client, study):
+    """The walk-through of issue 26 pasted an existing reader: the page said "3 people added as
+    readers" and "Already had an account: added to the study" for someone who already was."""
+    UserFactory(username="senior")
+    reader = UserFactory(username="inside")
+    Membership.objects.create(study=study, user=reader, role=Role.READER)
+    audit_before = AuditEvent.objects.filter(action="membership.add").count()
+    text = _invite(pi_client, study, "senior\ninside\nnewcomer").content.decode()
+    assert "2 people added as readers" in text
+    assert "Already a reader of this study: nothing changed." in text
+    assert "Already had an account: added to the study." in text  # senior
+    assert AuditEvent.objects.filter(action="membership.add").count() == audit_before + 2
+    expert = UserFactory(username="colleague")
+    Membership.objects.create(study=study, user=expert, role=Role.EXPERT)
+    text = _invite(pi_client, study, "colleague", role=Role.EXPERT).content.decode()
+    assert "0 people added as experts · 1 already an expert" in text
+    assert "Already an expert of this study: nothing changed." in text
+
+
+def test_a_bad_line_is_quoted_as_typed():
+    with pytest.raises(InvitationError) as caught:
+        people_parse(text="good1\nbad line, not@an@address")
+    assert "Line 2" in str(caught.value) and "'bad line, not@an@address'" in str(caught.value)
+
+
 def test_one_bad_line_adds_nobody_and_names_the_line(pi_client, study):
     response = _invite(pi_client, study, "good1\nnot a@valid@address\ngood2")
     text = response.content.decode()
