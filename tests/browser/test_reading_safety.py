@@ -13,7 +13,7 @@ from pydicom.data import get_testdata_file
 
 from annotation.models import Answer
 from annotation.selectors import ordered_item_ids
-from annotation.services import answer_submit
+from annotation.services import answer_submit, reader_finish
 from readerstudy.models import StudyQuestion
 from tests.browser.helpers import (
     end_session,
@@ -550,3 +550,20 @@ def test_drafts_are_gone_after_sign_out_and_a_colleague_signing_in_finds_none(
     open_case(page, live_server, study, 2)
     assert page.evaluate(keys) == [] or all(".colleague" not in k for k in page.evaluate(keys))
     assert "private thought" not in page.evaluate("JSON.stringify(localStorage)")
+
+
+def test_a_locked_case_marks_the_readers_own_ratings_on_screen(page, live_server, reading):
+    """Disabled radios look alike checked or not: the chosen rating's label is marked."""
+    study, reader = reading
+    items = ordered_item_ids(study, reader)
+    item = study.items.get(pk=items[0])
+    answer_submit(reader=reader, item=item, choice="A", difficulty="hard", alignment="no")
+    reader_finish(reader=reader, study=study)
+    open_case(page, live_server, study, 1)
+    weight = (
+        "(v) => getComputedStyle(document.querySelector("
+        "`fieldset.rating input[value=${v}]`).closest('label')).fontWeight"
+    )
+    assert page.evaluate(weight, "hard") == "600"
+    assert page.evaluate(weight, "easy") == "400"
+    assert page.evaluate(weight, "no") == "600"
