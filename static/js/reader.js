@@ -68,7 +68,7 @@
     if (ws && ws.dataset.drawn) {
       ws.dataset.drawn = String(performance.now());
       delete ws.dataset.seen;
-      setTimeout(() => { if (ws.isConnected) ws.dataset.seen = "1"; }, Number(ws.dataset.minDwellMs) || 0);
+      seenAfterDwell(ws);
     }
   }
   let reminderEl = null; // held by reference: it docks in the case's panel, which a swap replaces
@@ -100,6 +100,17 @@
     return performance.now() - Number(ws.dataset.drawn) >= dwell;
   }
   const NOT_SEEN = "Keys wait until the case is shown.";
+  /** data-seen once the minimum dwell is over: keys act (and tests wait for it). A "keys
+   * wait" note from a key pressed too early goes then too: it would say the opposite of
+   * what the keys now do. */
+  function seenAfterDwell(ws) {
+    setTimeout(() => {
+      if (!ws.isConnected) return;
+      ws.dataset.seen = "1";
+      const note = pausedNote();
+      if (note && !note.hidden && note.textContent === NOT_SEEN) { clearTimeout(pausedTimer); note.hidden = true; }
+    }, Number(ws.dataset.minDwellMs) || 0);
+  }
   function editable() { const ws = workspace(); return !!(ws && ws.dataset.editable && $('button[type="submit"]', form())); }
 
   function onFormEdited() {
@@ -192,8 +203,7 @@
     // The case on screen first; then, once the frame showing it is out (the prefetch's
     // decoding and drawing would hold that frame back), the next case in the background.
     ReaderCases.markDrawn(ws, entry).then(() => {
-      // data-seen: the minimum dwell is over and keys act (what tests wait for).
-      setTimeout(() => { if (ws.isConnected) ws.dataset.seen = "1"; }, Number(ws.dataset.minDwellMs) || 0);
+      seenAfterDwell(ws);
     }).then(ReaderCases.afterNextFrame).then(() => { if (ws.isConnected) cases.prefetch(ws); });
   }
 

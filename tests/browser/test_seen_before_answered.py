@@ -54,6 +54,8 @@ def test_a_burst_answers_only_the_case_that_was_shown(page, live_server, reading
     page.wait_for_selector("#workspace[data-case-number='2']")
     note = page.wait_for_selector("#keys-paused:not([hidden])")
     assert "Keys wait until the case is shown" in note.inner_text()
+    wait_seen(page, 2)  # once keys act, the note saying they wait is gone at once
+    assert page.is_hidden("#keys-paused")
     page.wait_for_selector("#save-status:has-text('Saved — case 1')")
     page.wait_for_timeout(800)  # anything the burst sent would have arrived by now
     assert answer_of(reader, study, 1).choice == "B"
