@@ -10,7 +10,7 @@ from django.views.decorators.http import require_GET
 
 from annotation import dashboard
 from annotation.exports import feedback_csv, reviews_csv
-from annotation.reviews import audit_visible_to
+from annotation.reviews import audit_visible_to, reviews_hidden_from
 from annotation.sessions import counted_scope
 from readerstudy.downloads import attachment, content_version, export_filename
 from readerstudy.forms import MembershipForm
@@ -37,6 +37,7 @@ def study_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         "experts": dashboard.expert_rows(study),
         "flagged": flagged,
         "flag_totals": flag_totals,
+        "reviews_hidden": reviews_hidden_from(study, request.user),
         "counted_scope": counted_scope(study),  # whose "does not fit" counts (two arms)
         "members": Membership.objects.filter(study=study).select_related("user"),
         "membership_form": MembershipForm(),

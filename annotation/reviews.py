@@ -104,6 +104,16 @@ def may_see_others(study: ReaderStudy, user) -> bool | set[int]:
     )
 
 
+def reviews_hidden_from(study: ReaderStudy, user) -> tuple[int, int] | None:
+    """For the pages that count reviews: None when `user` reads every review; else (how many
+    questions they reviewed, how many the study has), the only ones whose colleagues'
+    reviews they see, so a page can say why its counts are lower than the experts' work."""
+    seen = may_see_others(study, user)
+    if seen is True:
+        return None
+    return len(seen), StudyQuestion.objects.filter(study=study).count()
+
+
 def visible_items_q(study: ReaderStudy, user, prefix: str = "") -> Q:
     """A filter on study questions (`prefix` + id) whose reviews `user` may read: every one,
     or the ones they reviewed. For counts over reviews (the PI dashboard)."""

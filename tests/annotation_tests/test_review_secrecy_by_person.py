@@ -87,3 +87,19 @@ def test_a_pi_who_is_not_an_expert_sees_every_review(client, study, setting):
     client.force_login(only_pi)
     assert "SECRET-COLLEAGUE-COMMENT" in reviews_csv(client, study)
     assert [row["rejects"] for row in dashboard(client, study).context["flagged"]] == [1]
+
+
+def test_the_dashboard_says_why_a_pi_expert_sees_fewer_reviews(client, study, pi, setting):
+    """Counts of 0 while a colleague rejected a question would read as "nothing flagged"."""
+    first, _ = setting
+    client.force_login(pi)
+    total = study.items.count()
+    text = " ".join(dashboard(client, study).content.decode().split())
+    assert f"only for the 0 of {total} questions you have reviewed yourself" in text
+    review(pi, first, "accept", "mine")
+    text = " ".join(dashboard(client, study).content.decode().split())
+    assert f"only for the 1 of {total} questions you have reviewed yourself" in text
+    only_pi = UserFactory(username="only_pi")
+    MembershipFactory(study=study, user=only_pi, role=Role.PI)
+    client.force_login(only_pi)
+    assert "data-reviews-hidden" not in dashboard(client, study).content.decode()
