@@ -23,6 +23,23 @@ from readerstudy.services.studies import StudyCreated
 from readerstudy.vocabulary import LETTERS
 
 
+class DesignFrozen(DesignError):
+    """The design was refused because readers have answered under it; nothing was written."""
+
+
+def design_frozen(study: ReaderStudy) -> str:
+    """Why the study's design can no longer change, in words ("" while nobody has answered):
+    the answers were given under it."""
+    answered = Answer.objects.filter(item__study=study).count()
+    if not answered:
+        return ""
+    recorded = "1 answer is" if answered == 1 else f"{answered} answers are"
+    return (
+        f"The design of {study.slug!r} cannot change: {recorded} already recorded under it. "
+        "Create a new study for a new design."
+    )
+
+
 @dataclass(frozen=True)
 class DesignSet:
     study: ReaderStudy
@@ -70,13 +87,10 @@ def aid_snapshots(study: ReaderStudy, model_name: str) -> dict[int, AidSnapshot]
 @transaction.atomic
 def study_design_set(*, study: ReaderStudy, design: Design, actor=None) -> DesignSet:
     """Set (or change) a study's design; all or nothing. Refused once anyone has answered:
-    the answers were given under the old design."""
-    answered = Answer.objects.filter(item__study=study).count()
-    if answered:
-        raise DesignError(
-            f"the design of {study.slug!r} cannot change: {answered} answers are already "
-            "recorded under it. Create a new study for a new design."
-        )
+    the answers were given under the old design (DesignFrozen)."""
+    frozen = design_frozen(study)
+    if frozen:
+        raise DesignFrozen(frozen)
     aid = aid_snapshots(study, design.aid_model) if design.aided and design.aid_model else {}
     study_design_write(study=study, design=design, aid=aid, actor=actor)
     usable = sum(1 for snap in aid.values() if snap.usable)

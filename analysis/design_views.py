@@ -1,6 +1,8 @@
-"""Creating a study from the browser, with its design. In the analysis layer because the
-design's aided arm reads the AI model's predictions (analysis.design); the form and the
-sampling are readerstudy's, the same services as `manage.py [import_questions +] create_study`.
+"""Creating a study from the browser, with its design, and the PI's design page (the design
+changed until anyone answers). In the analysis layer because the design's aided arm reads the
+AI model's predictions (analysis.design); the form and the sampling are readerstudy's, the same
+services as `manage.py [import_questions +] create_study`. One design form (DesignForm) for
+both pages.
 """
 
 from __future__ import annotations
@@ -17,26 +19,29 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
+from analysis.design import DesignFrozen, DesignSet, design_frozen, study_design_set
 from analysis.models import AIModel
 from analysis.tasks import designed_study_create_task
 from readerstudy.forms import StudyCreateForm
 from readerstudy.jobs import job_progress, job_refresh
-from readerstudy.models import BackgroundJob, JobStatus
-from readerstudy.services.design import Design, aid_mode_or_default, design_problems
+from readerstudy.models import BackgroundJob, JobStatus, ReaderStudy, Role
+from readerstudy.selectors import design_sentence, roles_of, study_for_user
+from readerstudy.services.design import (
+    Design,
+    DesignError,
+    aid_mode_or_default,
+    design_problems,
+    study_design_problems,
+)
 from readerstudy.services.studies import unknown_users
 from readerstudy.tasks import study_create_start
 from readerstudy.vocabulary import AidMode
 
 
-class DesignedStudyCreateForm(StudyCreateForm):
-    """The create-study form plus the design. The rules are the design service's; the form
-    only parses."""
+class DesignForm(forms.Form):
+    """A study's design, parsed: the new-study form's design fields and the design page. The
+    rules are the design service's (design_problems); the form says each beside its field."""
 
-    readers = forms.CharField(
-        required=False,
-        max_length=5000,
-        help_text="Comma-separated usernames (you can add readers later; they keep the balance).",
-    )
     arms = forms.ChoiceField(
         choices=[
             ("unaided", "Unaided only (readers alone)"),
@@ -82,10 +87,52 @@ class DesignedStudyCreateForm(StudyCreateForm):
         required=False, label="Shuffle the four options per reader"
     )
 
-    def __init__(self, *args, **kwargs):
+    DESIGN_FIELDS = ("arms", "aid_model", "aid_mode", "washout_days", "groups", "anchor")
+
+    def __init__(self, *args, models=None, **kwargs):
+        """`models`: the AI models to offer (default: every imported one, by name)."""
         super().__init__(*args, **kwargs)
-        names = sorted(set(AIModel.objects.values_list("name", flat=True)))
+        models = AIModel.objects.all() if models is None else models
+        names = sorted(set(models.values_list("name", flat=True)))
         self.fields["aid_model"].choices = [("", "—"), *((n, n) for n in names)]
+
+    def check_design(self, problems) -> None:
+        """Say the design service's problems with this design, each beside its field: `problems`
+        is called with the parsed design (not when a design field is already refused)."""
+        if any(name in self.errors for name in self.DESIGN_FIELDS):
+            return
+        for problem in problems(self.design()):
+            self.say(problem)
+
+    def say(self, problem: str) -> None:
+        """One problem in the design service's words, beside the field it names (else on top),
+        without the command line's option names and as a sentence."""
+        text = re.sub(r" \(--[^)]*\)", "", problem).strip().rstrip(".")
+        self.add_error(_problem_field(text), f"{text[0].upper()}{text[1:]}.")
+
+    def design(self) -> Design:
+        data = self.cleaned_data
+        return Design(
+            arms=data["arms"] or "unaided",
+            aid_model=data["aid_model"],
+            aid_mode=aid_mode_or_default(data["arms"] or "unaided", data["aid_mode"]),
+            washout_days=data["washout_days"] or 0,
+            groups=data["groups"] or 0,
+            anchor=data["anchor"] or 0,
+            shuffle_options=data["shuffle_options"],
+        )
+
+
+class DesignedStudyCreateForm(StudyCreateForm, DesignForm):
+    """The create-study form plus the design (DesignForm), checked against the sample and the
+    readers typed (the study does not exist yet)."""
+
+    readers = forms.CharField(
+        required=False,
+        max_length=5000,
+        help_text="Comma-separated usernames (you can add readers later; they keep the balance).",
+    )
+    field_order = [*StudyCreateForm.base_fields, "readers", *DesignForm.base_fields]
 
     def clean_readers(self) -> str:
         """Unknown usernames beside the field, with the form's other errors (not from the
@@ -101,38 +148,43 @@ class DesignedStudyCreateForm(StudyCreateForm):
 
     def clean(self):
         """The design service's rules (design_problems) checked now, each beside its field,
-        together with the other fields' errors: the sample stands in for the study's items
-        (the study does not exist yet)."""
+        together with the other fields' errors: the sample stands in for the study's items."""
         sample = self.cleaned_data.get("sample")  # before the sampling check may refuse it
         data = super().clean()
-        needed = ("arms", "aid_model", "aid_mode", "washout_days", "groups", "anchor")
-        if any(name in self.errors for name in needed) or not sample:
+        if not sample:
             return data
         # The readers typed, also when one is misspelt (said beside Readers): the groups are
         # compared with them, not with none.
         typed = data.get("readers") or self.data.get(self.add_prefix("readers"), "")
         readers = [n for n in typed.split(",") if n.strip()]
         planned = SimpleNamespace(items=SimpleNamespace(count=lambda: sample))
-        for problem in design_problems(planned, self.design(), readers=len(readers)):
-            text = re.sub(r" \(--[^)]*\)", "", problem)
-            self.add_error(_problem_field(text), f"{text[0].upper()}{text[1:]}.")
+        self.check_design(lambda design: design_problems(planned, design, readers=len(readers)))
         return data
 
-    def design(self) -> Design:
-        data = self.cleaned_data
-        return Design(
-            arms=data["arms"] or "unaided",
-            aid_model=data["aid_model"],
-            aid_mode=aid_mode_or_default(data["arms"] or "unaided", data["aid_mode"]),
-            washout_days=data["washout_days"] or 0,
-            groups=data["groups"] or 0,
-            anchor=data["anchor"] or 0,
-            shuffle_options=data["shuffle_options"],
-        )
+
+class StudyDesignForm(DesignForm):
+    """The design page: a study's design, checked against its items and readers now."""
+
+    def __init__(self, *args, study: ReaderStudy, **kwargs):
+        self.study = study
+        kwargs.setdefault("initial", asdict(Design.of(study)))
+        super().__init__(*args, models=AIModel.objects.filter(dataset=study.dataset), **kwargs)
+
+    def clean(self):
+        data = super().clean()
+        self.check_design(lambda design: study_design_problems(self.study, design))
+        return data
+
+    def refused(self, exc: DesignError) -> None:
+        """The service's refusal that the form could not foresee (the model's predictions, an
+        anchor that would cut an X-ray's questions), beside its field."""
+        self.say(str(exc))
 
 
 # Which field a design problem is said beside (by the words of design_problems).
 PROBLEM_FIELDS = (
+    ("no AI model named", "aid_model"),
+    ("has predictions for", "aid_model"),
     ("need an aided arm", "arms"),
     ("needs an AI model", "aid_model"),
     ("aid mode", "aid_mode"),
@@ -225,3 +277,48 @@ def create_progress(request: HttpRequest, job_id: int) -> HttpResponse:
     context = {"job": job, "progress": job_progress(job), "upload": "file" in job.params}
     template = "analysis/_create_progress.html" if request.htmx else "analysis/create_progress.html"
     return render(request, template, context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def design_page(request: HttpRequest, slug: str) -> HttpResponse:
+    """A study's design, for its PI: changed as a whole by the design service (checked, all or
+    nothing, audited) until anyone answers; from then on shown read-only with the refusal in
+    words, and a POST is refused with it (409) and writes nothing."""
+    study = study_for_user(request.user, slug, [Role.PI])
+    frozen = design_frozen(study)
+    posted = request.method == "POST"
+    form = StudyDesignForm(request.POST if posted and not frozen else None, study=study)
+    if posted and not frozen and form.is_valid():
+        try:
+            result = study_design_set(study=study, design=form.design(), actor=request.user)
+        except DesignFrozen as exc:  # a reader answered meanwhile
+            frozen = str(exc)
+            form = StudyDesignForm(study=study)
+        except DesignError as exc:
+            form.refused(exc)
+        else:
+            messages.success(request, _design_saved(result))
+            return redirect("pi-dashboard", slug=study.slug)
+    if frozen:
+        for field in form.fields.values():
+            field.disabled = True
+    context = {
+        "study": study,
+        "roles": roles_of(request.user, study),
+        "design": design_sentence(study),
+        "form": form,
+        "frozen": frozen,
+    }
+    status = 409 if posted and frozen else 200
+    return render(request, "analysis/design.html", context, status=status)
+
+
+def _design_saved(result: DesignSet) -> str:
+    text = f"Design saved: {design_sentence(result.study)}."
+    if result.aid_missing:
+        text += (
+            f" The AI gave no usable answer for {result.aid_missing} of the "
+            f"{result.aid_missing + result.aid_usable} questions: the aided arm says so on those."
+        )
+    return text

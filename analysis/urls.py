@@ -5,6 +5,7 @@ from analysis import design_views, prediction_views, triage_views, views
 urlpatterns = [
     path("studies/new/", design_views.create, name="study-create"),
     path("studies/new/<int:job_id>/", design_views.create_progress, name="create-study-progress"),
+    path("s/<slug:slug>/design/", design_views.design_page, name="pi-design"),
     path("s/<slug:slug>/analysis/", views.analysis_page, name="analysis"),
     path("s/<slug:slug>/analysis/export.zip", views.export_zip, name="analysis-zip"),
     path("s/<slug:slug>/analysis/names/", views.rater_names, name="analysis-names"),

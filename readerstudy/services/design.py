@@ -50,6 +50,19 @@ class Design:
     def aided(self) -> bool:
         return Arm.AIDED in ARM_LAYOUTS.get(self.arms, ())
 
+    @classmethod
+    def of(cls, study: ReaderStudy) -> Design:
+        """The design a study has now (what the design page starts from)."""
+        return cls(
+            arms=study.arms,
+            aid_model=study.aid_model,
+            aid_mode=study.aid_mode,
+            washout_days=study.washout_days,
+            groups=study.reader_groups,
+            anchor=study.anchor_size,
+            shuffle_options=study.shuffle_options,
+        )
+
 
 def aid_mode_or_default(arms: str, aid_mode: str) -> str:
     """The aid mode a design asked for, or concurrent when it has an aided arm and left the
@@ -103,6 +116,12 @@ def design_problems(study: ReaderStudy, design: Design, *, readers: int) -> list
     return problems
 
 
+def study_design_problems(study: ReaderStudy, design: Design) -> list[str]:
+    """design_problems for an existing study, against its readers now."""
+    readers = Membership.objects.filter(study=study, role=Role.READER).count()
+    return design_problems(study, design, readers=readers)
+
+
 def _split(study: ReaderStudy, design: Design) -> dict[int, int | None]:
     rows = list(
         study.items.values_list("id", "question__task", "question__case_id").order_by("position")
@@ -123,10 +142,12 @@ def study_design_write(
 ) -> ReaderStudy:
     """Store a checked design: the study's fields, the items' groups and aid snapshots, and a
     balanced assignment for every reader. Callers check the layers' rules first."""
-    readers = Membership.objects.filter(study=study, role=Role.READER).count()
-    problems = design_problems(study, design, readers=readers)
+    problems = study_design_problems(study, design)
     if problems:
         raise DesignError("; ".join(problems) + ".")
+    # The split may still refuse (an anchor that would cut an X-ray's questions): before the
+    # study object changes, so a refused design leaves it as stored.
+    split = _split(study, design) if design.groups >= 2 else {}
     study.arms = design.arms
     study.aid_model = design.aid_model if design.aided else ""
     study.aid_mode = design.aid_mode if design.aided else ""
@@ -136,7 +157,6 @@ def study_design_write(
     study.shuffle_options = design.shuffle_options
     study.save()
     items = list(study.items.all())
-    split = _split(study, design) if design.groups >= 2 else {}
     for item in items:
         group = split.get(item.id)
         item.anchor = bool(split) and group is None

@@ -115,7 +115,7 @@ def test_the_design_is_frozen_once_anyone_answered(design_study):
     reader = add_readers(design_study, 2)[0]
     study_design_set(study=design_study, design=crossover())
     answer_submit(reader=reader, item=design_study.items.first(), choice="A")
-    with pytest.raises(DesignError, match="cannot change: 1 answers are already recorded"):
+    with pytest.raises(DesignError, match="cannot change: 1 answer is already recorded"):
         study_design_set(study=design_study, design=crossover(washout_days=28))
     assert ReaderStudy.objects.get(pk=design_study.pk).washout_days == 0
 
