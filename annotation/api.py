@@ -16,8 +16,8 @@ from annotation.serializers import (
     ReaderCaseSerializer,
     ReviewSerializer,
 )
-from annotation.services import AnswerRejected, SessionNotOpen, answer_submit, washout_message
-from annotation.sessions import reading_of
+from annotation.services import AnswerRejected, SessionNotOpen, answer_submit
+from annotation.sessions import reading_of, washout_message
 from readerstudy.models import Role, StudyQuestion
 from readerstudy.selectors import roles_of, studies_of, study_for_user
 from readerstudy.serializers import StudySerializer

@@ -14,7 +14,7 @@ from analysis.stats.flow import too_fast
 from annotation.models import Answer, ExpertReview, ReaderCompletion
 from annotation.pacing import Pace
 from annotation.reviews import visible_items_q
-from annotation.sessions import counted_arm, session_opens
+from annotation.sessions import counted_arm, session_opens, session_opens_words
 from readerstudy.models import Membership, ReaderAssignment, ReaderStudy, Role, StudyQuestion
 from readerstudy.vocabulary import Alignment, Decision, ReviewFlag
 
@@ -226,6 +226,7 @@ class SessionRow:
     total: int
     finished: datetime | None
     opens_at: datetime | None  # session 2: when it opens (None: session 1 not finished)
+    opens: str  # in words: "open" (session 1), the date, or the rule before it is known
 
     @property
     def percent(self) -> int:
@@ -268,6 +269,7 @@ def session_rows(study: ReaderStudy) -> list[SessionRow]:
         total = items if a.reader_group is None else per_group.get(a.reader_group, 0) + anchors
         for session in range(1, len(study.arm_list) + 1):
             first_done = finished.get((a.reader_id, 1))
+            opens_at = session_opens(study, first_done) if session == 2 else None
             rows.append(
                 SessionRow(
                     username=a.reader.username,
@@ -277,7 +279,8 @@ def session_rows(study: ReaderStudy) -> list[SessionRow]:
                     answered=answered.get((a.reader_id, session), 0),
                     total=total,
                     finished=finished.get((a.reader_id, session)),
-                    opens_at=session_opens(study, first_done) if session == 2 else None,
+                    opens_at=opens_at,
+                    opens="open" if session == 1 else session_opens_words(study, opens_at),
                 )
             )
     return rows

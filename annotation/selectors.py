@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, make_dataclass
+from datetime import datetime
 
 from django.db.models import Q
 from django.urls import reverse
 
 from annotation.models import Answer, ReaderCompletion
-from annotation.sessions import Reading, reading_of
+from annotation.sessions import Reading, reading_of, washout_message
 from readerstudy.models import Image, ItemAid, ReaderStudy, StudyQuestion
 from readerstudy.sampling import option_order, reader_order, session_order
 from readerstudy.vocabulary import ANSWER_FIELD_NAMES, LETTERS, NO_USABLE_AID, AidMode
@@ -101,10 +102,22 @@ class ReaderCase:
 
 @dataclass(frozen=True)
 class ReaderProgress:
+    """A reader's progress in their current session (the second, once the first is done)."""
+
     answered: int
     total: int
     finished: bool
     locked: bool
+    session: int = 1
+    sessions: int = 1
+    arm: str = ""
+    opens_at: datetime | None = None  # only while the session waits for its washout
+    washout: str = ""  # the same in words (sessions.washout_message)
+
+    @property
+    def waiting(self) -> bool:
+        """The session cannot be answered yet: it opens at `opens_at`."""
+        return self.opens_at is not None
 
     @property
     def percent(self) -> int:
@@ -214,16 +227,28 @@ def completion_of(
     return ReaderCompletion.objects.filter(study=study, reader=reader, session=session).first()
 
 
-def progress_of(study: ReaderStudy, reader, total: int | None = None) -> ReaderProgress:
+def progress_of(
+    study: ReaderStudy, reader, total: int | None = None, reading: Reading | None = None
+) -> ReaderProgress:
+    reading = _reading(study, reader, reading)
     if total is None:
-        total = len(ordered_item_ids(study, reader)) if study.reader_groups else study.items.count()
-    answered = my_answers(study, reader).exclude(choice="").count()
-    completion = completion_of(study, reader)
+        total = (
+            len(ordered_item_ids(study, reader, reading))
+            if study.reader_groups
+            else study.items.count()
+        )
+    answered = my_answers(study, reader, reading.session).exclude(choice="").count()
+    completion = completion_of(study, reader, reading.session)
     return ReaderProgress(
         answered=answered,
         total=total,
         finished=completion is not None,
         locked=bool(completion and completion.locked),
+        session=reading.session,
+        sessions=reading.sessions,
+        arm=reading.arm,
+        opens_at=None if reading.is_open else reading.opens_at,
+        washout="" if reading.is_open else washout_message(reading),
     )
 
 

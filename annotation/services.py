@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from annotation.models import Answer, AnswerRevision, ReaderCompletion
 from annotation.selectors import is_locked, screen_letters, to_screen
-from annotation.sessions import Reading, reading_of
+from annotation.sessions import Reading, reading_of, washout_message
 from readerstudy.models import ReaderStudy, StudyQuestion
 from readerstudy.signals import data_changed
 from readerstudy.vocabulary import ANSWER_FIELD_NAMES, ANSWER_FIELDS, AidMode
@@ -59,15 +59,6 @@ class AnswerOutcome:
     created: bool
     revised: bool
     stage: str = ""  # second read: "first" (the AI is shown next) or "final"
-
-
-def washout_message(reading: Reading) -> str:
-    when = timezone.localtime(reading.opens_at)
-    return (
-        f"Your second session ({reading.arm}) opens on {when:%A %d %B %Y at %H:%M} "
-        f"({timezone.get_current_timezone_name()}), after the study's washout. "
-        "Nothing can be answered before then."
-    )
 
 
 def _check_reading(reading: Reading, item: StudyQuestion, session: int | None) -> None:

@@ -57,7 +57,7 @@ def reading_of(study: ReaderStudy, reader, now: datetime | None = None) -> Readi
         )
         if first is not None:
             session = 2
-            opens_at = first + timedelta(days=study.washout_days)
+            opens_at = session_opens(study, first)
             is_open = (now or timezone.now()) >= opens_at
     arm = assignment.arm_of(session)
     return Reading(
@@ -69,6 +69,35 @@ def reading_of(study: ReaderStudy, reader, now: datetime | None = None) -> Readi
         opens_at=opens_at,
         is_open=is_open,
     )
+
+
+def moment_words(when: datetime) -> str:
+    """A reader's session moment (when it opens, when it was finished) as every page, message
+    and the API's words say it, with the time zone: "Thursday 3 December 2026 at 03:29 UTC".
+    Templates use it as the `moment` filter (annotation_tags)."""
+    local = timezone.localtime(when)
+    zone = timezone.get_current_timezone_name()
+    return f"{local:%A} {local.day} {local:%B %Y} at {local:%H:%M} {zone}"
+
+
+def washout_message(reading: Reading) -> str:
+    """Why nothing can be answered yet, said alike on the reading and home pages and by the
+    API: the session and when it opens."""
+    return (
+        f"Your second session ({reading.arm}) opens on {moment_words(reading.opens_at)}, "
+        "after the study's washout. Nothing can be answered before then."
+    )
+
+
+def session_opens_words(study: ReaderStudy, opens_at: datetime | None) -> str:
+    """When a reader's session 2 opens, in plain words: the date once session 1 is finished,
+    else the rule ("when session 1 is finished", "7 days after session 1 is finished")."""
+    if opens_at is not None:
+        return moment_words(opens_at)
+    if not study.washout_days:
+        return "when session 1 is finished"
+    days = study.washout_days
+    return f"{days} day{'s' if days != 1 else ''} after session 1 is finished"
 
 
 def session_opens(study: ReaderStudy, finished_at: datetime | None) -> datetime | None:

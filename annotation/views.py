@@ -24,9 +24,8 @@ from annotation.services import (
     SessionNotOpen,
     answer_submit,
     reader_finish,
-    washout_message,
 )
-from annotation.sessions import reading_of
+from annotation.sessions import reading_of, washout_message
 from readerstudy.http import wants_json
 from readerstudy.models import Role
 from readerstudy.selectors import studies_of, study_for_user

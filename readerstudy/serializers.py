@@ -8,6 +8,15 @@ class ProgressSerializer(serializers.Serializer):
     total = serializers.IntegerField()
     finished = serializers.BooleanField()
     locked = serializers.BooleanField()
+    session = serializers.IntegerField(help_text="The reader's current session (2 once 1 is done).")
+    sessions = serializers.IntegerField(help_text="2 in a two-arm (crossover) study, else 1.")
+    arm = serializers.CharField(help_text="The current session's arm: unaided or aided.")
+    opens_at = serializers.DateTimeField(
+        allow_null=True, help_text="While the session waits for its washout: when it opens."
+    )
+    washout = serializers.CharField(
+        allow_blank=True, help_text="The same in words, with the date; empty once open."
+    )
 
 
 class StudySerializer(serializers.Serializer):

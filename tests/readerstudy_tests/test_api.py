@@ -37,7 +37,17 @@ def test_my_studies_with_progress(study, reader):
     assert response.status_code == 200
     [row] = response.json()["results"]
     assert row["slug"] == study.slug and row["roles"] == ["reader"]
-    assert row["progress"] == {"answered": 0, "total": 4, "finished": False, "locked": False}
+    assert row["progress"] == {
+        "answered": 0,
+        "total": 4,
+        "finished": False,
+        "locked": False,
+        "session": 1,
+        "sessions": 1,
+        "arm": "unaided",
+        "opens_at": None,
+        "washout": "",
+    }
 
 
 def test_token_authentication(study, reader):
