@@ -31,7 +31,7 @@ import pandas as pd
 from analysis.pipeline import AnalysisResult
 from analysis.reporting import methods_markdown
 from analysis.selectors import COLUMNS
-from analysis.stats.design import power_table
+from analysis.stats.design import conclusions, power_table
 from analysis.stats.figure_formats import FORMATS
 from analysis.stats.flow import fast_mask
 from analysis.stats.mrmc_formats import README_LINES, id_map, package_files
@@ -213,6 +213,10 @@ def readme_txt(
     if figures:
         lines += ["", "Figures (PNG 300 dpi, SVG, PDF; the footnote states the policy applied):"]
         lines += [f"  {name}" for name in figures]
+    stated = conclusions(result.design)
+    if stated:
+        lines += ["", "Aided against unaided, in words (non_inferiority.csv, `conclusion`):"]
+        lines += [f"  {analysis}: {conclusion}" for analysis, conclusion in stated]
     if "power.csv" in files:
         lines += ["", "power.csv", *(f"  {line}" for line in power_about(result))]
     lines += [

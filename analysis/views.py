@@ -29,6 +29,7 @@ from analysis.prediction_views import PredictionUploadForm
 from analysis.rater_names import RaterLabelError, rater_labels_set, study_labels
 from analysis.reporting import methods_section
 from analysis.selectors import readers_not_started, study_raters
+from analysis.stats.design import conclusions
 from analysis.stats.figure_formats import FORMATS
 from readerstudy.downloads import attachment
 from readerstudy.jobs import ACTIVE, job_progress
@@ -314,7 +315,6 @@ def _design(study, analysis: StudyAnalysis, query: QueryDict) -> dict:
         return {**out, "design_tables": []}
     power_form = PowerForm(query)
     effect, target = power_form.values()
-    ni = result.design_table("non_inferiority")
     return {
         **out,
         "analysed": result.design["design"].rstrip("."),
@@ -323,9 +323,7 @@ def _design(study, analysis: StudyAnalysis, query: QueryDict) -> dict:
             for name in DESIGN_TABLES
             if result.design_table(name) is not None
         ],
-        "conclusions": (
-            [(row["analysis"], row["conclusion"]) for row in records(ni.data)] if ni else []
-        ),
+        "conclusions": conclusions(result.design),
         "power_form": power_form,
         "power_effect": f"{effect:g}",
         "power_target": f"{target:g}",

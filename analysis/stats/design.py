@@ -159,37 +159,52 @@ def session_accuracy(frame: pd.DataFrame, missing: Missing = "wrong") -> pd.Data
     return table.reset_index()
 
 
+def _number(value: float) -> str:
+    """An accuracy or difference as every design conclusion writes it: 3 decimals, a true
+    minus sign."""
+    return f"{value:.3f}".replace("-", "−") if np.isfinite(value) else "–"
+
+
 def non_inferiority(comparison: Comparison, margin: float, test: str, reference: str) -> dict:
     """Non-inferiority and superiority of `test` vs `reference` from the two-sided CI.
 
     H0 (non-inferiority): test − reference ≤ −margin; rejected at one-sided alpha/2 when the
     lower bound of the two-sided (1 − alpha) CI is above −margin. Superiority: lower bound > 0.
+
+    `conclusion` is the one sentence the page, the API, the CSV and the ZIP's README give:
+    the difference with its CI and level, then what the CI shows against the margin and 0.
     """
     low = comparison.ci_low
-    shown = f"{low:.3f}".replace("-", "−")
+    shown = _number(low)
     level = f"{(1 - comparison.alpha) * 100:g}%"
     hypothesis = (
         f"H0: {test} − {reference} ≤ −{margin:g} against H1: > −{margin:g} (one-sided, "
         f"alpha {comparison.alpha / 2:g}: the lower bound of the two-sided {level} CI)"
     )
+    difference = f"{test} − {reference} = {_number(comparison.estimate)}"
     if not np.isfinite(low):
-        conclusion = "not estimable: the difference has no variance estimate"
+        conclusion = (
+            f"{difference}, no CI (the difference has no variance estimate): non-inferiority "
+            "and superiority are not estimable"
+        )
         p_ni = float("nan")
     else:
+        difference += f" ({level} CI {shown} to {_number(comparison.ci_high)})"
         if low > 0:
             conclusion = (
-                f"{test} is superior to {reference}: lower bound {shown} > 0 (and so "
-                f"non-inferior at margin {margin:g})"
+                f"{difference}: {test} is superior to {reference} (lower bound {shown} > 0), "
+                f"and so non-inferior at margin {margin:g}"
             )
         elif low > -margin:
             conclusion = (
-                f"{test} is non-inferior to {reference} at margin {margin:g}: lower bound "
-                f"{shown} > −{margin:g}"
+                f"{difference}: {test} is non-inferior to {reference} at margin {margin:g} "
+                f"(lower bound {shown} > −{margin:g}); superiority is not shown (lower bound "
+                "≤ 0)"
             )
         else:
             conclusion = (
-                f"non-inferiority of {test} to {reference} at margin {margin:g} is not shown: "
-                f"lower bound {shown} ≤ −{margin:g}"
+                f"{difference}: non-inferiority of {test} to {reference} at margin "
+                f"{margin:g} is not shown (lower bound {shown} ≤ −{margin:g})"
             )
         z = (comparison.estimate + margin) / comparison.se
         p_ni = float(norm_sf(z) if np.isinf(comparison.df) else t_sf(z, comparison.df))
@@ -205,6 +220,15 @@ def non_inferiority(comparison: Comparison, margin: float, test: str, reference:
         "hypothesis": hypothesis,
         "conclusion": conclusion,
     }
+
+
+def conclusions(results: dict | None) -> list[tuple[str, str]]:
+    """(analysis, conclusion) per analysis (random readers; fixed readers), as the page, the
+    API's `conclusions` and the ZIP's README.txt state them; empty when nothing compares."""
+    table = (results or {}).get("tables", {}).get("non_inferiority")
+    if table is None:
+        return []
+    return [(str(row["analysis"]), str(row["conclusion"])) for _, row in table.data.iterrows()]
 
 
 def comparison_table(result: ORDesignResult, cube: Cube) -> pd.DataFrame:
@@ -420,4 +444,12 @@ def as_json(results: dict) -> dict:
         }
         for name, table in results["tables"].items()
     }
-    return {"design": results["design"], "comparison": results["comparison"], "tables": tables}
+    return {
+        "design": results["design"],
+        "comparison": results["comparison"],
+        "conclusions": [
+            {"analysis": analysis, "conclusion": conclusion}
+            for analysis, conclusion in conclusions(results)
+        ],
+        "tables": tables,
+    }

@@ -242,17 +242,32 @@ def test_second_read_compares_first_with_final_answers():
     assert arms == {"aided", "aided (first answer)"}
 
 
+def _signed(value: float) -> str:
+    return f"{value:.3f}".replace("-", "−")
+
+
 def test_non_inferiority_conclusion_in_words():
+    """The conclusion states the difference with its CI and level first, then only what the CI
+    shows against the margin and 0 (issue 23 walk-through: it gave the lower bound only)."""
     frame = simulate_frame(np.random.default_rng(4), LatentModel(effect=0.05), 6, 40, 4)
     results = design_results(frame, DesignPolicy(ni_margin=0.05))
     row = results["tables"]["non_inferiority"].data.iloc[0]
-    low = results["result"].random.ci_low
-    shown = f"{low:.3f}".replace("-", "−")
+    random = results["result"].random
+    low, shown = random.ci_low, _signed(random.ci_low)
+    difference = (
+        f"aided − unaided = {_signed(random.estimate)} "
+        f"(95% CI {shown} to {_signed(random.ci_high)})"
+    )
+    assert row["conclusion"].startswith(difference + ": ")
     if low > 0:
-        assert row["conclusion"].startswith(f"aided is superior to unaided: lower bound {shown}")
+        assert row["conclusion"] == (
+            f"{difference}: aided is superior to unaided (lower bound {shown} > 0), and so "
+            "non-inferior at margin 0.05"
+        )
     elif low > -0.05:
         assert row["conclusion"] == (
-            f"aided is non-inferior to unaided at margin 0.05: lower bound {shown} > −0.05"
+            f"{difference}: aided is non-inferior to unaided at margin 0.05 (lower bound "
+            f"{shown} > −0.05); superiority is not shown (lower bound ≤ 0)"
         )
     else:
         assert "is not shown" in row["conclusion"]
@@ -260,6 +275,46 @@ def test_non_inferiority_conclusion_in_words():
     strict = design_results(frame, DesignPolicy(ni_margin=0.0001)).get("tables")
     strict_row = strict["non_inferiority"].data.iloc[0]
     assert strict_row["non_inferior"] == (low > -0.0001)
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "says"),
+    [
+        (0.01, 0.09, "aided is superior to unaided (lower bound 0.010 > 0), and so non-infer"),
+        (-0.02, 0.06, "aided is non-inferior to unaided at margin 0.05 (lower bound −0.020"),
+        (-0.08, 0.0, "non-inferiority of aided to unaided at margin 0.05 is not shown (lower"),
+    ],
+)
+def test_each_conclusion_says_the_difference_its_ci_and_only_what_the_ci_shows(low, high, says):
+    from analysis.stats.design import non_inferiority
+    from analysis.stats.or_design import Comparison
+
+    mid = (low + high) / 2
+    comparison = Comparison(
+        "random readers, random X-rays", mid, 0.02, 10.0, 0, 0.5, low, high, 0, 1, 10, 0.05
+    )
+    conclusion = non_inferiority(comparison, 0.05, "aided", "unaided")["conclusion"]
+    assert conclusion.startswith(
+        f"aided − unaided = {_signed(mid)} (95% CI {_signed(low)} to {_signed(high)}): {says}"
+    )
+    none = Comparison(
+        "fixed readers, random X-rays",
+        0.02,
+        float("nan"),
+        float("inf"),
+        0,
+        float("nan"),
+        float("nan"),
+        float("nan"),
+        0,
+        1,
+        0,
+        0.05,
+    )
+    assert non_inferiority(none, 0.05, "aided", "unaided")["conclusion"] == (
+        "aided − unaided = 0.020, no CI (the difference has no variance estimate): "
+        "non-inferiority and superiority are not estimable"
+    )
 
 
 @pytest.mark.parametrize(

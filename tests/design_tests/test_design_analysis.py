@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 from html import unescape
 from io import StringIO
@@ -19,7 +20,7 @@ from analysis.design import study_design_set
 from analysis.design_frame import design_frame
 from analysis.exports import table_about
 from analysis.pipeline import AnalysisSettings
-from analysis.stats.design import DesignPolicy, design_results, power_table
+from analysis.stats.design import DesignPolicy, conclusions, design_results, power_table
 from analysis.stats.mrmc_formats import README_LINES, read_mrmcaov
 from analysis.stats.or_design import or_design
 from annotation import selectors
@@ -97,6 +98,34 @@ def test_page_shows_design_arms_mrmc_conclusion_reliance_and_power(client, two_a
         assert f"{value:.3f}".replace("-", "−") in html
     for conclusion in expected["tables"]["non_inferiority"].data["conclusion"]:
         assert conclusion in html
+
+
+def test_page_api_and_zip_state_the_same_conclusions_with_the_difference_and_its_ci(
+    client, two_arm
+):
+    """The conclusions in words give aided − unaided with its CI and level, then the
+    non-inferiority / superiority finding; the page, the API and the ZIP's README.txt say the
+    same words (analysis.stats.design.conclusions)."""
+    study, pi = two_arm
+    client.force_login(pi)
+    expected = _expected(study)
+    stated = conclusions(expected)
+    random = expected["result"].random
+    difference = f"aided − unaided = {random.estimate:.3f}".replace("-", "−")
+    assert [a for a, _ in stated] == list(expected["tables"]["mrmc_difference"].data["analysis"])
+    assert stated[0][1].startswith(f"{difference} (95% CI ")
+    page = client.get(reverse("analysis", args=[study.slug])).content.decode()
+    html = unescape(re.sub(r"<[^>]+>", "", page))  # the words as read, without the markup
+    api = client.get(reverse("api-analysis", args=[study.slug])).json()["design"]
+    readme = (
+        zipfile.ZipFile(io.BytesIO(client.get(reverse("analysis-zip", args=[study.slug])).content))
+        .read("README.txt")
+        .decode()
+    )
+    assert api["conclusions"] == [{"analysis": a, "conclusion": c} for a, c in stated]
+    for analysis, conclusion in stated:
+        assert f"{analysis}: {conclusion}" in html
+        assert f"  {analysis}: {conclusion}" in readme
 
 
 def test_ni_margin_is_a_policy_value_that_changes_the_conclusion(client, two_arm):

@@ -12,6 +12,7 @@ FOLDERS = {
     "readerstudy/services/",
     "readerstudy/templatetags/",
     "analysis/templatetags/",
+    "annotation/templatetags/",
     "readerstudy/management/commands/",
     "analysis/management/commands/",
 }  # one line each
