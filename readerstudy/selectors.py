@@ -57,7 +57,8 @@ def studies_of(user) -> list[tuple[ReaderStudy, list[str]]]:
 def design_sentence(study: ReaderStudy) -> str:
     """The study's design in one sentence, as the study page and create_study state it:
     "Crossover, 2 arms (unaided / aided by MedGemma, concurrent), washout 28 days, 6 readers
-    balanced 3/3, 200 cases"."""
+    balanced 3/3, 200 questions on 50 X-rays" (the README's names: a sampled item is a
+    question on an X-ray, as the analysis counts them)."""
     arms = study.arm_list
     names = [
         f"aided by {study.aid_model}, {AidMode(study.aid_mode).value}" if arm == Arm.AIDED else arm
@@ -89,8 +90,18 @@ def design_sentence(study: ReaderStudy) -> str:
         )
     if study.shuffle_options:
         parts.append("options shuffled per reader")
-    parts.append(f"{study.items.count()} cases")
+    parts.append(sample_size_words(study))
     return ", ".join(parts)
+
+
+def sample_size_words(study: ReaderStudy) -> str:
+    """The study's sample as every PI page says it: "200 questions on 50 X-rays"."""
+    questions = study.items.count()
+    x_rays = study.items.values("question__case_id").distinct().count()
+    return (
+        f"{questions} question{'s' if questions != 1 else ''} on "
+        f"{x_rays} X-ray{'s' if x_rays != 1 else ''}"
+    )
 
 
 def is_last_pi(membership: Membership) -> bool:

@@ -85,8 +85,13 @@ class AidSnapshot:
         return bool(self.letter)
 
 
-def design_problems(study: ReaderStudy, design: Design, *, readers: int) -> list[str]:
-    """Every domain rule the design breaks, in words a PI understands (empty: fine)."""
+def design_problems(
+    study: ReaderStudy, design: Design, *, readers: int, x_rays: int | None = None
+) -> list[str]:
+    """Every domain rule the design breaks, in words a PI understands (empty: fine).
+    `x_rays`: the X-rays of the sample when known (a sampled study); groups are dealt whole
+    X-rays, so there must be one per group. A study still being planned (the new-study form)
+    knows only its questions."""
     problems = []
     if design.arms not in ARM_LAYOUTS:
         problems.append(f"arms must be one of: {', '.join(ARM_LAYOUTS)} (got {design.arms!r})")
@@ -101,12 +106,14 @@ def design_problems(study: ReaderStudy, design: Design, *, readers: int) -> list
         problems.append(f"the washout cannot be negative (got {design.washout_days} days)")
     n_items = study.items.count()
     if design.groups < 0 or design.groups == 1:
-        problems.append("groups must be 0 (everyone reads every case) or at least 2")
+        problems.append("groups must be 0 (everyone reads every question) or at least 2")
     if design.groups >= 2:
         if design.groups > readers:
             problems.append(f"{design.groups} groups are more than the {readers} readers")
         if design.groups > n_items:
-            problems.append(f"{design.groups} groups are more than the {n_items} cases")
+            problems.append(f"{design.groups} groups are more than the {n_items} questions")
+        elif x_rays is not None and design.groups > x_rays:
+            problems.append(f"{design.groups} groups are more than the {x_rays} X-rays")
     if design.anchor < 0:
         problems.append("the anchor cannot be negative")
     elif design.anchor > n_items:
@@ -117,9 +124,10 @@ def design_problems(study: ReaderStudy, design: Design, *, readers: int) -> list
 
 
 def study_design_problems(study: ReaderStudy, design: Design) -> list[str]:
-    """design_problems for an existing study, against its readers now."""
+    """design_problems for an existing study, against its readers and X-rays now."""
     readers = Membership.objects.filter(study=study, role=Role.READER).count()
-    return design_problems(study, design, readers=readers)
+    x_rays = study.items.values("question__case_id").distinct().count()
+    return design_problems(study, design, readers=readers, x_rays=x_rays)
 
 
 def _split(study: ReaderStudy, design: Design) -> dict[int, int | None]:

@@ -42,7 +42,7 @@ def test_create_study_sets_a_crossover_and_says_it(bank):
     )  # fmt: skip
     assert (
         "Design: Crossover, 2 arms (unaided / aided by MedGemma, concurrent), washout 28 days, "
-        "4 readers balanced 2/2, options shuffled per reader, 8 cases"
+        "4 readers balanced 2/2, options shuffled per reader, 8 questions on 8 X-rays"
     ) in out
     study = ReaderStudy.objects.get(slug="trial")
     assert study.items.filter(aid__usable=True).count() == 8

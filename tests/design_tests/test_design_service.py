@@ -9,8 +9,9 @@ from django.db import IntegrityError, transaction
 
 from analysis.design import study_design_set
 from annotation.services import answer_submit
-from readerstudy.models import AuditEvent, ItemAid, ReaderAssignment, ReaderStudy
+from readerstudy.models import AuditEvent, ItemAid, Question, ReaderAssignment, ReaderStudy
 from readerstudy.sampling import Candidate, SamplingError, split_groups
+from readerstudy.selectors import design_sentence
 from readerstudy.services.design import Design, DesignError
 from tests.design_tests.conftest import add_model, add_readers, crossover
 from tests.factories import build_study
@@ -46,12 +47,27 @@ def test_bad_designs_are_refused_in_words_and_write_nothing(design_study, design
     assert not ReaderAssignment.objects.filter(study=design_study).exists()
 
 
-def test_groups_larger_than_the_cases_are_refused(db):
-    study = build_study(3)
+def test_groups_larger_than_the_x_rays_are_refused(db):
+    """Groups are dealt whole X-rays: 3 groups of 4 questions on 2 X-rays are refused by the
+    X-rays, in the analysis' words (not "the 4 cases")."""
+    study = build_study(4)
+    items = list(study.items.select_related("question"))
+    for item in items[2:]:  # four questions on two X-rays
+        Question.objects.filter(pk=item.question_id).update(case=items[0].question.case)
     add_readers(study, 5)
-    with pytest.raises(DesignError, match="4 groups are more than the 3 cases"):
-        study_design_set(study=study, design=Design(groups=4))
+    with pytest.raises(DesignError, match="3 groups are more than the 2 X-rays"):
+        study_design_set(study=study, design=Design(groups=3))
     _unchanged(study)
+
+
+def test_the_design_sentence_counts_questions_on_x_rays(db):
+    """The design sentence names the sample as the analysis and the README do: questions on
+    X-rays (issue 23 walk-through: "5 cases" beside "5 X-rays, 5 questions")."""
+    study = build_study(4)
+    items = list(study.items.select_related("question"))
+    Question.objects.filter(pk=items[1].question_id).update(case=items[0].question.case)
+    assert design_sentence(study).endswith(", 4 questions on 3 X-rays")
+    assert " cases" not in design_sentence(study)
 
 
 def test_a_model_without_predictions_for_the_sample_is_refused_with_the_count(db):
