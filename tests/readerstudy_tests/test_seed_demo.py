@@ -43,9 +43,10 @@ def assert_demo_aided():
     (checked here to share this test's seeding, the slow part)."""
     study = ReaderStudy.objects.get(slug="demo-aided")
     n = study.items.count()
+    xrays = study.items.values("question__case").distinct().count()
     assert design_sentence(study) == (
         "Crossover, 2 arms (unaided / aided by MedGemma-demo, concurrent), washout 0 days, "
-        f"3 readers balanced 2/1, {n} cases"
+        f"3 readers balanced 2/1, {n} questions on {xrays} X-rays"
     )
     assert ItemAid.objects.filter(item__study=study, usable=True).exists()
     for username in ["reader2", "reader3"]:
