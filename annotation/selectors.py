@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, make_dataclass
 from datetime import datetime
+from urllib.parse import urlencode
 
 from django.db.models import Q
 from django.urls import reverse
@@ -89,6 +90,18 @@ class ReaderCase:
     first_choice: str = ""
     store_key: str = ""
     designed: bool = False
+    layout: str = ""  # sessions.layout_stamp: the answer is refused if the design changed
+
+    @property
+    def answer_query(self) -> str:
+        """The answer form's query: the session, the stage of a second read and the layout
+        the page was made under, each checked by the server (annotation.services)."""
+        query = {"session": self.session} if self.sessions > 1 else {}
+        if self.awaiting_first:
+            query["stage"] = "first"
+        if self.layout:
+            query["layout"] = self.layout
+        return "?" + urlencode(query) if query else ""
 
     @property
     def awaiting_first(self) -> bool:
@@ -381,6 +394,7 @@ def _build_case(
         first_choice=first_choice,
         store_key=reading.store_key,
         designed=study.designed,
+        layout=reading.layout,
     )
 
 

@@ -61,7 +61,14 @@ class AnswerOutcome:
     stage: str = ""  # second read: "first" (the AI is shown next) or "final"
 
 
-def _check_reading(reading: Reading, item: StudyQuestion, session: int | None) -> None:
+def _check_reading(
+    reading: Reading, item: StudyQuestion, session: int | None, layout: str | None = None
+) -> None:
+    if layout and layout != reading.layout:
+        raise WrongArm(
+            "The study's design was changed since this page was shown: its case numbers or "
+            "option letters may now stand for others. Reload the page; nothing was saved."
+        )
     if session is not None and session != reading.session:
         raise WrongArm(
             f"This page was for session {session}, which is over: you are now in session "
@@ -117,6 +124,7 @@ def answer_submit(
     base: dict | None = None,
     session: int | None = None,
     stage: str | None = None,
+    layout: str | None = None,
     **values: str | None,
 ) -> AnswerOutcome:
     """Save `reader`'s answer to `item`: `values` are the answer's fields (`choice`,
@@ -124,26 +132,30 @@ def answer_submit(
     canonical letters) in their current session and arm. `base`: the values the page showed
     as saved when the reader changed them (all empty: no answer); None skips that check (API
     clients). `session`: the session the page was shown in; an answer for another one is
-    refused. `stage`: "first" when the page was a second read before the AI was shown: a
-    repeat of that submit (double click, second tab) never becomes the final answer.
+    refused. `layout`: the page's `Reading.layout`; an answer from a page made under another
+    design (changed before anyone answered) is refused. `stage`: "first" when the page was a
+    second read before the AI was shown: a repeat of that submit (double click, second tab)
+    never becomes the final answer.
 
     A second read (aided arm, aid mode second-read) takes two submits: the first stores the
     unaided answer, fixed from then on, and the page shows the AI; the second is the final
     answer. Both are kept (first_choice, choice)."""
     values = _validate(values)
     spent = clamp_time(time_ms)
-    outcome = _answer_save(item, reader, values, spent, base, session=session, stage=stage)
+    outcome = _answer_save(
+        item, reader, values, spent, base, session=session, stage=stage, layout=layout
+    )
     if outcome.created or outcome.revised:
         data_changed(item.study)  # the analysis is computed again (debounced)
     return outcome
 
 
 def _answer_save(
-    item, reader, values: dict, spent: int, base: dict | None, *, session, stage
+    item, reader, values: dict, spent: int, base: dict | None, *, session, stage, layout=None
 ) -> AnswerOutcome:
     study = item.study
     reading = reading_of(study, reader)
-    _check_reading(reading, item, session)
+    _check_reading(reading, item, session, layout)
     second_read = reading.aid_mode == AidMode.SECOND_READ
     # Whatever this refuses with goes back to the reader: in the letters of their screen.
     mapping = screen_letters(study, reading, item.question_id)

@@ -6,7 +6,8 @@ A study without a design has one session in the unaided arm, and this costs no q
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from django.db.models import QuerySet
@@ -27,6 +28,7 @@ class Reading:
     assignment: ReaderAssignment | None
     opens_at: datetime | None = None  # session 2: the end of the washout
     is_open: bool = True
+    layout: str = ""  # layout_stamp: what a page's case numbers and letters were made under
 
     @property
     def aided(self) -> bool:
@@ -41,11 +43,35 @@ class Reading:
 LEGACY = Reading(session=1, sessions=1, arm=Arm.UNAIDED, aid_mode="", assignment=None)
 
 
+def layout_stamp(study: ReaderStudy, session: int, assignment: ReaderAssignment | None) -> str:
+    """A short stamp of everything that decides which case a number is and which option a
+    letter is on this reader's screen: the design (arms, aid, groups, anchor, shuffling), the
+    order setting, the reader's assignment and session. A PI may change the design until
+    the first answer (the Design page); a page, a draft or an unsent answer made under the
+    old one would otherwise land on another case or another option. Not the washout: it
+    moves no case and no letter."""
+    parts = (
+        study.arms,
+        study.aid_model,
+        study.aid_mode,
+        study.reader_groups,
+        study.anchor_size,
+        study.shuffle_options,
+        study.random_order,
+        study.seed,
+        session,
+        (assignment.first_arm, assignment.reader_group, assignment.order_seed)
+        if assignment
+        else None,
+    )
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:12]
+
+
 def reading_of(study: ReaderStudy, reader, now: datetime | None = None) -> Reading:
     """The reader's current session. Session 2 is current once session 1 is finished; it is
     open when the washout has passed since that finish."""
     if not study.designed:
-        return LEGACY
+        return replace(LEGACY, layout=layout_stamp(study, 1, None))
     assignment = assignment_for(study=study, reader=reader)
     arms = study.arm_list
     session, opens_at, is_open = 1, None, True
@@ -68,6 +94,7 @@ def reading_of(study: ReaderStudy, reader, now: datetime | None = None) -> Readi
         assignment=assignment,
         opens_at=opens_at,
         is_open=is_open,
+        layout=layout_stamp(study, session, assignment),
     )
 
 

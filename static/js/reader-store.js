@@ -43,13 +43,15 @@
   class Store {
     /** `storage`: localStorage's methods (getItem, setItem, removeItem, key, length); the
      * page's localStorage by default. What it refuses (a full quota) is kept in memory.
-     * `draftDays`: the study's draft period (14 when absent). */
-    constructor(study, reader, storage, draftDays) {
+     * `draftDays`: the study's draft period (14 when absent). `layout`: the page's design
+     * stamp (annotation.sessions.layout_stamp); a draft saved under another is dropped. */
+    constructor(study, reader, storage, draftDays, layout) {
       this.base = `${PREFIX}.${study}.${reader}`;
       this.reader = String(reader);
       this.storage = storage === undefined || storage === null ? pageStorage() : storage;
       this.memory = new Map();
       this.maxAgeMs = (Number(draftDays) > 0 ? Number(draftDays) : 14) * DAY_MS;
+      this.layout = layout ? String(layout) : "";
       this.forgetOthers();
       this.draftNumbers().forEach((n) => this.draft(n)); // drops the expired ones
     }
@@ -91,9 +93,12 @@
       const d = this.read(key);
       if (!d || !d.values) return null;
       if (!(Date.now() - Number(d.at) < this.maxAgeMs)) { this.remove(key); return null; }
+      // Made under another design (the PI changed it before anyone answered): its number or
+      // letters may stand for another case or option now. Drafts from before layouts: kept.
+      if (d.layout && this.layout && d.layout !== this.layout) { this.remove(key); return null; }
       return d;
     }
-    saveDraft(number, values) { this.write(this.draftKey(number), { values, at: Date.now() }); }
+    saveDraft(number, values) { this.write(this.draftKey(number), { values, at: Date.now(), layout: this.layout }); }
     /** Forget a draft; with `values`, only if the draft still holds exactly those. */
     clearDraft(number, values) {
       const d = this.draft(number);

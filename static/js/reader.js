@@ -706,7 +706,7 @@
     const context = $("[data-reader-context]");
     readerId(); // fixed now, before any case is fetched
     if (context) {
-      store = new ReaderStore.Store(context.dataset.study, context.dataset.reader, undefined, context.dataset.draftDays);
+      store = new ReaderStore.Store(context.dataset.study, context.dataset.reader, undefined, context.dataset.draftDays, context.dataset.layout);
       outbox = new ReaderOutbox.Outbox({ store, reader: readerId(), csrf: pageCsrf(), sessionUrl: sessionUrl() })
         .on("saved", saved)
         .on("refused", refusedSave)

@@ -28,6 +28,9 @@ from tests.radiographs import derived_once
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
+# The reading page's answer posts (their query names the session, stage and layout).
+ANSWER_POST = re.compile(r"/read/\d+/answer/(\?.*)?$")
+
 
 def open_case(page, live_server, study, number: int) -> None:
     page.goto(live_server.url + reverse("reader-case", args=[study.slug, number]))
@@ -137,7 +140,7 @@ def test_failed_save_alerts_keeps_the_choice_and_saves_once_the_network_is_back(
         else:
             route.continue_()
 
-    page.route("**/answer/", post)
+    page.route(ANSWER_POST, post)
     page.keyboard.press("3")
     page.keyboard.press("Enter")
     alert = page.locator("#save-alert[role=alert]")
@@ -239,7 +242,7 @@ def test_enter_shows_the_next_case_before_the_save_returns(page, live_server, re
     study, reader = reading
     open_case(page, live_server, study, 1)
     held = []
-    page.route("**/answer/", lambda route: held.append(route))
+    page.route(ANSWER_POST, lambda route: held.append(route))
     page.keyboard.press("a")
     page.keyboard.press("Enter")
     wait_shown(page, 2, 4)  # the save is still held: nothing waited for it
@@ -247,7 +250,7 @@ def test_enter_shows_the_next_case_before_the_save_returns(page, live_server, re
     held[0].continue_()
     page.wait_for_selector("#save-status:has-text('Saved — case 1')")
     assert answer_of(reader, study, 1).choice == "A"
-    page.unroute("**/answer/")
+    page.unroute(ANSWER_POST)
 
 
 def test_keys_pressed_while_the_next_case_is_on_its_way_never_change_the_submitted_one(

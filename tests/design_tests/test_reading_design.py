@@ -3,6 +3,7 @@ shuffled options and split-plot groups, through the services, the pages and the 
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -156,9 +157,8 @@ def test_second_read_keeps_the_first_answer_fixed_once_the_ai_is_shown(db, set_d
     # The page: the first submit leads back to the same case, which now shows the AI.
     client.force_login(reader)
     url = reverse("reader-answer", args=[study.slug, 2]) + "?stage=first"
-    assert (
-        'stage=first"' in client.get(reverse("reader-case", args=[study.slug, 2])).content.decode()
-    )
+    case_page = client.get(reverse("reader-case", args=[study.slug, 2])).content.decode()
+    assert re.search(r'id="answer-form"[^>]*action="[^"]*[?&;]stage=first[&"]', case_page)
     response = client.post(url, {"choice": "B"}, HTTP_ACCEPT="application/json")
     assert response.json()["next"] == 2
     # The same first submit again (double click, a second tab) never becomes the final.
@@ -264,3 +264,40 @@ def test_finishing_session_one_is_not_told_as_finishing_the_study(crossed, clien
     _finish_session(study, reader, choice="B")
     done = client.get(reverse("reader-done", args=[study.slug])).content.decode()
     assert "You may close this window" in done
+
+
+def test_an_answer_from_a_page_made_before_the_design_changed_is_refused(db, set_design, client):
+    """The PI may change the design until the first answer (the Design page). A reading page
+    opened before it, or its unsent answer, would put its letter on another option (shuffling
+    now on) or its number on another case: refused in words, nothing saved."""
+    from html import unescape
+
+    from tests.factories import build_study
+
+    study = build_study(6)
+    add_model(study)
+    reader = add_readers(study, 1)[0]
+    set_design(study, crossover(arms="aided"))
+    client.force_login(reader)
+    page = client.get(reverse("reader-case", args=[study.slug, 1])).content.decode()
+    old_action = unescape(re.search(r'id="answer-form"[^>]*action="([^"]+)"', page).group(1))
+    assert "layout=" in old_action
+    set_design(study, crossover(arms="aided", shuffle_options=True, aid_mode="second-read"))
+    response = client.post(old_action, {"choice": "B"}, HTTP_ACCEPT="application/json")
+    assert response.status_code == 409
+    assert "design was changed since this page was shown" in response.json()["error"]
+    assert not Answer.objects.exists()
+    page = client.get(reverse("reader-case", args=[study.slug, 1])).content.decode()
+    new_action = unescape(re.search(r'id="answer-form"[^>]*action="([^"]+)"', page).group(1))
+    assert new_action != old_action
+    response = client.post(new_action, {"choice": "B"}, HTTP_ACCEPT="application/json")
+    assert response.status_code == 200 and Answer.objects.count() == 1
+
+
+def test_a_washout_change_keeps_open_pages_valid(design_study, set_design):
+    """The washout moves no case and no letter: pages opened before it stay good."""
+    reader = add_readers(design_study, 1)[0]
+    set_design(design_study, crossover(washout_days=28))
+    before = reading_of(design_study, reader).layout
+    set_design(design_study, crossover(washout_days=7))
+    assert reading_of(design_study, reader).layout == before

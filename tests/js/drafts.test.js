@@ -72,3 +72,16 @@ test("unsent answers are counted per reader over every study, for the sign-out q
   assert.equal(unsentCount(storage, "7"), 1);
   assert.equal(unsentCount(storage, ""), 0);
 });
+
+test("a draft made under another design is dropped; one from before layouts is kept", () => {
+  const storage = new MemoryStorage();
+  const before = new Store("s", "7", storage, 14, "aaaa");
+  before.saveDraft(1, { choice: "B" }); // B under the old design: another option now
+  storage.setItem("readerstudy.v1.s.7.draft.2", JSON.stringify({ values: { choice: "C" }, at: Date.now() }));
+  const after = new Store("s", "7", storage, 14, "bbbb");
+  assert.equal(after.draft(1), null);
+  assert.equal(storage.getItem("readerstudy.v1.s.7.draft.1"), null);
+  assert.equal(after.draft(2).values.choice, "C");
+  after.saveDraft(3, { choice: "D" });
+  assert.equal(new Store("s", "7", storage, 14, "bbbb").draft(3).values.choice, "D");
+});
