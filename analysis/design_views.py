@@ -51,7 +51,7 @@ class DesignForm(forms.Form):
         initial="unaided",
         required=False,
         label="Reading arms",
-        help_text="Crossover: each reader reads every case twice, alone and with the AI model "
+        help_text="Crossover: each reader reads every question twice, alone and with the AI model "
         "below, in two sessions.",
     )
     aid_model = forms.ChoiceField(
@@ -75,7 +75,7 @@ class DesignForm(forms.Form):
         initial=0,
         required=False,
         label="Split-plot groups",
-        help_text="0: every reader reads every case.",
+        help_text="0: every reader reads every sampled question.",
     )
     anchor = forms.IntegerField(
         initial=0,

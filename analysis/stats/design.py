@@ -69,9 +69,9 @@ def design_sentence(frame: pd.DataFrame, cube: Cube) -> str:
             f"split-plot in {len(cube.group_names)} groups (readers {sizes}), "
             f"{len(cube.case_ids)} X-rays in groups + {anchors} anchor X-rays read by everyone"
         )
-    else:
-        parts.append(f"{len(cube.case_ids)} X-rays")
-    parts.append(f"{cube.n_questions} questions compared")
+        parts.append(f"{cube.n_questions} questions compared")
+    else:  # as the study's own design sentence counts its sample
+        parts.append(f"{cube.n_questions} questions on {len(cube.case_ids)} X-rays compared")
     if cube.dropped_questions:
         parts.append(f"{cube.dropped_questions} questions not yet read by all left out")
     if cube.left_out_readers:

@@ -84,6 +84,9 @@ def test_page_shows_design_arms_mrmc_conclusion_reliance_and_power(client, two_a
     expected = _expected(study)
     assert "Crossover, 2 arms (unaided / aided by MedGemma, concurrent)" in html
     assert expected["design"].rstrip(".") in html
+    # The sample counted as the study's own sentence counts it (questions on X-rays).
+    xrays = study.items.values("question__case").distinct().count()
+    assert f"{study.items.count()} questions on {xrays} X-rays compared" in expected["design"]
     for name in (
         "arm_accuracy",
         "mrmc_difference",
