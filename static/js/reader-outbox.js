@@ -108,7 +108,9 @@
      * The draft stays until the receipt: it is the safety net if the answer is refused. */
     add(entry) {
       this.store.saveDraft(entry.number, entry.values);
-      this.store.enqueue(entry);
+      // The design the answer was given under (the store's layout): a refusal keeps it as a
+      // draft of that layout only, never of the case the number names under a newer design.
+      this.store.enqueue({ layout: this.store.layout, ...entry });
       return this.pump();
     }
 
@@ -165,8 +167,9 @@
           this.emit("saved", { entry, data: result.data });
         } else if (result.kind === "refused") {
           this.store.dequeue(entry.id);
-          // The reader's answer is kept: as the case's draft, unless a newer draft is there.
-          if (this.store.draft(entry.number) === null) this.store.saveDraft(entry.number, entry.values);
+          // The reader's answer is kept: as the case's draft, unless a newer draft is there;
+          // under the layout it was given in (dropped when read under another design).
+          if (this.store.draft(entry.number) === null) this.store.saveDraft(entry.number, entry.values, entry.layout);
           this.emit("refused", { entry, message: result.message, saved: result.saved || null });
         } else if (result.kind === "csrf" && csrfTries++ < 1) {
           const session = await this.refreshSession();

@@ -98,7 +98,9 @@
       if (d.layout && this.layout && d.layout !== this.layout) { this.remove(key); return null; }
       return d;
     }
-    saveDraft(number, values) { this.write(this.draftKey(number), { values, at: Date.now(), layout: this.layout }); }
+    /** `layout`: the design the values were chosen under (this page's by default); a draft
+     * of another layout is never shown here (see draft). */
+    saveDraft(number, values, layout = this.layout) { this.write(this.draftKey(number), { values, at: Date.now(), layout }); }
     /** Forget a draft; with `values`, only if the draft still holds exactly those. */
     clearDraft(number, values) {
       const d = this.draft(number);

@@ -364,3 +364,26 @@ test("an empty outbox sends nothing and reports no drain", async () => {
   assert.equal(server.requests.length, 0);
   assert.deepEqual(types(), []);
 });
+
+test("an answer refused because the design changed is not kept as a draft on the new layout", async () => {
+  // Sent offline from a page made under the old design (layout "old"), then sent by a page
+  // under the new one: the server refuses it in words; case 1 may be another X-ray now, or
+  // its B another option, so the old choice must not come back as case 1's draft.
+  const storage = new MemoryStorage();
+  const down = fakeServer(() => { throw new TypeError("Failed to fetch"); });
+  const oldStore = new Store("demo", READER, storage, 14, "old");
+  const oldOutbox = new Outbox({ store: oldStore, reader: READER, csrf: "t", sessionUrl: SESSION_URL, fetch: down.fetch, setTimeout: () => null, clearTimeout: () => {} });
+  await oldOutbox.add(entry(1, { choice: "B" }, { url: "/s/demo/read/1/answer/?layout=old" }));
+
+  const server = fakeServer(() => json({ error: "The study's design was changed since this page was shown." }, 409));
+  const store = new Store("demo", READER, storage, 14, "new");
+  const outbox = new Outbox({ store, reader: READER, csrf: "t", sessionUrl: SESSION_URL, fetch: server.fetch });
+  const events = [];
+  outbox.on("refused", (detail) => events.push(detail));
+  await outbox.pump();
+  assert.equal(events.length, 1, "refused in words");
+  assert.match(events[0].message, /design was changed/);
+  assert.equal(outbox.size, 0);
+  assert.equal(store.draft(1), null, "the old answer is no draft of the new case 1");
+  assert.equal(new Store("demo", READER, storage, 14, "new").draft(1), null);
+});
