@@ -4,7 +4,8 @@
  *
  * reader.js decides what to show and when; this file only fetches and prepares. A fetch the
  * server answers with 401, or with another reader's case (someone else signed in in this
- * browser meanwhile), gives null and calls `signedOut`.
+ * browser meanwhile), gives null and calls `signedOut`; a case made under another design than
+ * the page's gives null (the page then loads it afresh).
  */
 (function () {
   "use strict";
@@ -40,10 +41,12 @@
   }
 
   class Cases {
-    /** `readerId()`: this page's reader; `signedOut()`: the session has ended. */
-    constructor({ readerId, signedOut }) {
+    /** `readerId()`: this page's reader; `signedOut()`: the session has ended; `layout()`:
+     * the design this page (its drafts and unsent answers) was made under. */
+    constructor({ readerId, signedOut, layout }) {
       this.readerId = readerId;
       this.signedOut = signedOut;
+      this.layout = layout || (() => "");
       this.prefetched = null; // { url, html, fragment, decoded, at, shown }
       this.prefetching = null; // { url, promise }
     }
@@ -90,6 +93,11 @@
           // Someone else signed in in this browser meanwhile (another tab): that reader's case
           // and answers are not shown on this reader's page, which asks to sign in again.
           if (next && String(next.dataset.reader) !== String(this.readerId())) { this.signedOut(); return null; }
+          // Made under another design (the PI changed it on the Design page): this page's
+          // drafts may name another X-ray or option there. Not shown here: the caller loads
+          // the case as a new page, whose store drops those drafts (reader-store.js).
+          const layout = this.layout();
+          if (next && layout && next.dataset.layout !== layout) return null;
           // The viewer loads, decodes, uploads and draws the case's images now, off screen, at
           // the size they will have: Enter then only puts the drawn canvases on screen.
           const v = viewer();

@@ -716,7 +716,7 @@
       // The reader's window preset sticks across cases (per modality), in this browser.
       if (window.ReaderViewer) window.ReaderViewer.remember({ get: (m) => store.preset(m), set: (m, name) => store.savePreset(m, name) });
     }
-    if (window.ReaderCases) cases = new ReaderCases.Cases({ readerId, signedOut: () => { if (outbox) outbox.requireSignIn(); } });
+    if (window.ReaderCases) cases = new ReaderCases.Cases({ readerId, signedOut: () => { if (outbox) outbox.requireSignIn(); }, layout: () => (store ? store.layout : "") });
     const box = document.getElementById("shortcuts-enabled");
     if (box) {
       try { box.checked = localStorage.getItem(KEYS_PREF) !== "off"; } catch (_) { /* default on */ }

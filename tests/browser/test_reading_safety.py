@@ -570,3 +570,31 @@ def test_a_locked_case_marks_the_readers_own_ratings_on_screen(page, live_server
     assert page.evaluate(weight, "hard") == "600"
     assert page.evaluate(weight, "easy") == "400"
     assert page.evaluate(weight, "no") == "600"
+
+
+def test_a_case_fetched_after_the_design_changed_never_shows_a_draft_made_under_the_old_one(
+    page, live_server, reading
+):
+    """A PI changes the design (Design page) while a reader has the study open: a case the
+    page then fetches is of the new design, and a draft made under the old one (another X-ray
+    or option now) is neither shown on it nor submitted with it."""
+    from analysis.design import study_design_set
+    from readerstudy.services.design import Design
+
+    study, reader = reading
+    open_case(page, live_server, study, 3)
+    page.keyboard.press("2")  # B under the old design: a draft
+    page.keyboard.press("ArrowLeft")
+    wait_shown(page, 2, 4)
+    page.keyboard.press("ArrowLeft")
+    wait_shown(page, 1, 4)
+    old = page.get_attribute("#workspace", "data-layout")
+    study_design_set(study=study, design=Design(arms="unaided", shuffle_options=True))
+    page.keyboard.press("ArrowRight")
+    wait_shown(page, 2, 4)
+    page.keyboard.press("ArrowRight")  # case 3 fetched now: made under the new design
+    wait_shown(page, 3, 4)
+    assert page.get_attribute("#workspace", "data-layout") != old
+    assert checked(page) is None
+    assert "Draft" not in page.inner_text("#workspace")
+    assert not Answer.objects.filter(reader=reader).exists()
