@@ -16,7 +16,7 @@ from annotation.serializers import (
     ReaderCaseSerializer,
     ReviewSerializer,
 )
-from annotation.services import AnswerRejected, SessionNotOpen, answer_submit
+from annotation.services import AnswerRejected, SessionNotOpen, answer_submit, layout_check
 from annotation.sessions import reading_of, washout_message
 from readerstudy.models import Role, StudyQuestion
 from readerstudy.selectors import roles_of, studies_of, study_for_user
@@ -103,16 +103,18 @@ class AnswerView(GenericAPIView):
         if (refused := _washout(study, request.user)) is not None:
             return refused
         reading = reading_of(study, request.user)
-        item = selectors.item_at(study, request.user, number, reading=reading)
-        if item is None:
-            raise Http404("No such case.")
         data = AnswerInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        # The client speaks the letters it was shown (shuffled options): stored canonically.
-        mapping = selectors.screen_letters(study, reading, item.question_id)
         values = {**data.validated_data}
-        values["choice"] = mapping[values["choice"]]
         try:
+            # A case shown under an earlier design may be one this design no longer gives.
+            layout_check(reading, values["layout"])
+            item = selectors.item_at(study, request.user, number, reading=reading)
+            if item is None:
+                raise Http404("No such case.")
+            # The client speaks the letters it was shown (shuffled options): stored canonically.
+            mapping = selectors.screen_letters(study, reading, item.question_id)
+            values["choice"] = mapping[values["choice"]]
             outcome = answer_submit(reader=request.user, item=item, **values)
         except AnswerRejected as exc:
             body = {"detail": str(exc)}

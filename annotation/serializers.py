@@ -71,6 +71,10 @@ class ReaderCaseSerializer(serializers.Serializer):
     sex = serializers.CharField(allow_null=True)
     answer = ReaderAnswerSerializer(allow_null=True)
     editable = serializers.BooleanField()
+    layout = serializers.CharField(
+        help_text="The design this case was shown under (its number and letters): send it "
+        "back with the answer; one made under an earlier design is refused (409).",
+    )
     # Only in a designed study (arms, sessions): absent from single-arm studies' cases, so
     # not required in the schema.
     session = serializers.IntegerField(required=False)
@@ -104,6 +108,14 @@ class AnswerInputSerializer(serializers.Serializer):
         default=None,
         allow_null=True,
         help_text="The session (arm) the case was shown in; an answer for another is refused.",
+    )
+    layout = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=64,
+        help_text="The case's `layout` as it was shown: refused (409) if the PI changed the "
+        "design since, as its number or letters may now stand for another case or option.",
     )
 
     def get_fields(self):

@@ -61,14 +61,20 @@ class AnswerOutcome:
     stage: str = ""  # second read: "first" (the AI is shown next) or "final"
 
 
-def _check_reading(
-    reading: Reading, item: StudyQuestion, session: int | None, layout: str | None = None
-) -> None:
+def layout_check(reading: Reading, layout: str | None) -> None:
+    """Refuse (WrongArm) an answer from a page made under another design than the reader's
+    now (`layout`: the page's Reading.layout; None or "" is not checked)."""
     if layout and layout != reading.layout:
         raise WrongArm(
             "The study's design was changed since this page was shown: its case numbers or "
             "option letters may now stand for others. Reload the page; nothing was saved."
         )
+
+
+def _check_reading(
+    reading: Reading, item: StudyQuestion, session: int | None, layout: str | None = None
+) -> None:
+    layout_check(reading, layout)
     if session is not None and session != reading.session:
         raise WrongArm(
             f"This page was for session {session}, which is over: you are now in session "

@@ -7,6 +7,7 @@ import mimetypes
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import get_token
@@ -23,6 +24,7 @@ from annotation.services import (
     AnswerRejected,
     SessionNotOpen,
     answer_submit,
+    layout_check,
     reader_finish,
 )
 from annotation.sessions import reading_of, washout_message
@@ -184,6 +186,15 @@ def case_answer(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     order = selectors.ordered_item_ids(study, request.user, reading)
     item = selectors.item_at(study, request.user, number, order)
     if item is None:
+        # A page made under an earlier design may name a case the design now has no more
+        # (groups added): said as that, not as "no such case".
+        try:
+            layout_check(reading, request.GET.get("layout"))
+        except AnswerRejected as exc:
+            if wants_json(request):
+                return JsonResponse({"error": str(exc)}, status=409)
+            messages.error(request, str(exc))
+            return redirect("reader-start", slug=slug)
         raise Http404("No such case.")
     mapping = selectors.screen_letters(study, reading, item.question_id)
     form = AnswerForm(request.POST, screen=mapping)

@@ -301,3 +301,59 @@ def test_a_washout_change_keeps_open_pages_valid(design_study, set_design):
     before = reading_of(design_study, reader).layout
     set_design(design_study, crossover(washout_days=7))
     assert reading_of(design_study, reader).layout == before
+
+
+def test_an_old_pages_answer_for_a_case_the_new_design_no_longer_gives_is_refused_in_words(
+    design_study, set_design, client
+):
+    """Split-plot groups added after a reader opened their last case: that number is past the
+    reader's new count. The answer is refused as made under another design (not "no such
+    case"), and nothing is saved."""
+    from html import unescape
+
+    from readerstudy.services.design import Design
+
+    reader = add_readers(design_study, 2)[0]
+    last = design_study.items.count()
+    client.force_login(reader)
+    page = client.get(reverse("reader-case", args=[design_study.slug, last])).content.decode()
+    action = unescape(re.search(r'id="answer-form"[^>]*action="([^"]+)"', page).group(1))
+    set_design(design_study, Design(groups=2))
+    assert len(selectors.ordered_item_ids(design_study, reader)) < last
+    response = client.post(action, {"choice": "B"}, HTTP_ACCEPT="application/json")
+    assert response.status_code == 409
+    assert "design was changed since this page was shown" in response.json()["error"]
+    response = client.post(action, {"choice": "B"}, follow=True)  # a plain post (no script)
+    assert response.redirect_chain[0][0] == reverse("reader-start", args=[design_study.slug])
+    assert "design was changed since this page was shown" in response.content.decode()
+    assert not Answer.objects.exists()
+
+
+def test_an_api_client_sends_the_cases_layout_and_an_answer_under_an_earlier_design_is_refused(
+    design_study, set_design, client
+):
+    """The API's sibling of the page's check: a case says the design it was shown under
+    (`layout`), and an answer sent with it after the PI changed the design is refused with the
+    page's words (409), also for a case the new design no longer gives; nothing is saved."""
+    reader = add_readers(design_study, 2)[0]
+    last = design_study.items.count()
+    client.force_login(reader)
+    base = f"/api/v1/studies/{design_study.slug}/cases"
+    first = client.get(f"{base}/1/").json()
+    listed = client.get(f"{base}/").json()["results"]
+    assert first["layout"] == listed[0]["layout"] == reading_of(design_study, reader).layout
+    set_design(design_study, crossover(shuffle_options=True, groups=2))
+    for number in (1, last):
+        put = client.put(
+            f"{base}/{number}/answer/",
+            {"choice": "B", "layout": first["layout"]},
+            content_type="application/json",
+        )
+        assert put.status_code == 409, put.content
+        assert "design was changed since this page was shown" in put.json()["detail"]
+    assert not Answer.objects.exists()
+    fresh = client.get(f"{base}/1/").json()["layout"]
+    put = client.put(
+        f"{base}/1/answer/", {"choice": "B", "layout": fresh}, content_type="application/json"
+    )
+    assert put.status_code == 201

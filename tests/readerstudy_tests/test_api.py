@@ -78,6 +78,7 @@ def test_cases_are_blinded_and_paginated(study, reader):
         "sex",
         "answer",
         "editable",
+        "layout",  # a stamp of the design the case was shown under (sent back with answers)
     }
     assert [o["letter"] for o in first["options"]] == ["A", "B", "C", "D"]
     assert len(first["images"]) == 2
