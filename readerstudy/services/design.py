@@ -31,6 +31,10 @@ from readerstudy.sampling import (
 )
 from readerstudy.vocabulary import ARM_LAYOUTS, AidMode, Arm
 
+# The longest washout a design may have: longer is a number typed by mistake (and a date
+# thousands of years ahead is past what the pages can say when session 2 opens).
+MAX_WASHOUT_DAYS = 365
+
 
 class DesignError(ValueError):
     """The design was refused; nothing was written. The message lists every problem."""
@@ -104,6 +108,10 @@ def design_problems(
         problems.append("an AI model and aid mode need an aided arm (--arms unaided,aided)")
     if design.washout_days < 0:
         problems.append(f"the washout cannot be negative (got {design.washout_days} days)")
+    elif design.washout_days > MAX_WASHOUT_DAYS:
+        problems.append(
+            f"the washout is at most {MAX_WASHOUT_DAYS} days (got {design.washout_days})"
+        )
     n_items = study.items.count()
     if design.groups < 0 or design.groups == 1:
         problems.append("groups must be 0 (everyone reads every question) or at least 2")

@@ -147,6 +147,10 @@ def test_groups_added_later_keep_whole_xrays_and_an_exact_anchor(pi_client, db):
     ("data", "field", "message"),
     [
         ({**CROSSOVER, "washout_days": "-1"}, "washout_days", "The washout cannot be negative"),
+        # Past a year: a number typed by mistake (a huge one was a server error; a date
+        # thousands of years ahead broke every page that says when session 2 opens).
+        ({**CROSSOVER, "washout_days": "366"}, "washout_days", "The washout is at most 365"),
+        ({**CROSSOVER, "washout_days": "1" + "0" * 20}, "washout_days", "The washout is at"),
         ({**CROSSOVER, "aid_model": ""}, "aid_model", "An aided arm needs an AI model."),
         ({**CROSSOVER, "groups": "3"}, "groups", "3 groups are more than the 2 readers."),
         ({**CROSSOVER, "anchor": "2"}, "anchor", "An anchor set needs split-plot groups."),

@@ -31,6 +31,7 @@ def _unchanged(study):
         (crossover(aid_model="Nobody"), "no AI model named 'Nobody'"),
         (crossover(aid_mode="sometimes"), "aid mode must be one of"),
         (crossover(washout_days=-1), "washout cannot be negative (got -1 days)"),
+        (crossover(washout_days=366), "washout is at most 365 days (got 366)"),
         (Design(groups=3), "3 groups are more than the 2 readers"),
         (Design(groups=1), "at least 2"),
         (Design(groups=2, anchor=9), "anchor (9) is larger than the sample (8)"),
