@@ -165,6 +165,19 @@ def _number(value: float) -> str:
     return f"{value:.3f}".replace("-", "−") if np.isfinite(value) else "–"
 
 
+def _bound(value: float, thresholds: tuple[float, ...]) -> str:
+    """A CI bound as _number writes it, with more decimals (up to 9) when 3 would put it on
+    the other side of, or on, a threshold it is compared with (0.0004 as "0.000 > 0",
+    −0.0499999 as "−0.050 > −0.05"), so the words stay true of the number shown."""
+    if not np.isfinite(value):
+        return _number(value)
+    for digits in range(3, 10):
+        rounded = round(value, digits)
+        if all(np.sign(rounded - t) == np.sign(value - t) for t in thresholds):
+            break
+    return f"{value:.{digits}f}".replace("-", "−")
+
+
 def non_inferiority(comparison: Comparison, margin: float, test: str, reference: str) -> dict:
     """Non-inferiority and superiority of `test` vs `reference` from the two-sided CI.
 
@@ -175,7 +188,7 @@ def non_inferiority(comparison: Comparison, margin: float, test: str, reference:
     the difference with its CI and level, then what the CI shows against the margin and 0.
     """
     low = comparison.ci_low
-    shown = _number(low)
+    shown = _bound(low, (0.0, -margin))
     level = f"{(1 - comparison.alpha) * 100:g}%"
     hypothesis = (
         f"H0: {test} − {reference} ≤ −{margin:g} against H1: > −{margin:g} (one-sided, "

@@ -460,3 +460,31 @@ def test_factorial_one_question_per_xray_agrees_with_the_existing_or_module():
     assert new.f == pytest.approx(old.f, abs=1e-12)
     assert new.p_value == pytest.approx(old.p_value, abs=1e-12)
     assert (new.ci_low, new.ci_high) == pytest.approx((-old.ci_high, -old.ci_low), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("low", "shown", "says"),
+    [
+        # Within 0.0005 of 0 or of −margin, 3 decimals would print a false inequality
+        # ("0.000 > 0", "−0.050 > −0.05") or "−0.000": the bound gets the digits it needs.
+        (0.0004, "0.0004", "aided is superior to unaided (lower bound 0.0004 > 0)"),
+        (-0.0004, "−0.0004", "(lower bound −0.0004 > −0.05); superiority is not shown"),
+        (
+            -0.05 + 1e-7,
+            "−0.0499999",
+            "non-inferior to unaided at margin 0.05 (lower bound −0.0499999 > −0.05)",
+        ),
+        (-0.05, "−0.050", "is not shown (lower bound −0.050 ≤ −0.05)"),
+        (-0.0500004, "−0.0500004", "is not shown (lower bound −0.0500004 ≤ −0.05)"),
+    ],
+)
+def test_a_lower_bound_next_to_0_or_the_margin_is_shown_on_its_side(low, shown, says):
+    from analysis.stats.design import non_inferiority
+    from analysis.stats.or_design import Comparison
+
+    comparison = Comparison(
+        "random readers, random X-rays", 0.03, 0.02, 10.0, 0, 0.5, low, 0.09, 0, 1, 10, 0.05
+    )
+    conclusion = non_inferiority(comparison, 0.05, "aided", "unaided")["conclusion"]
+    assert f"(95% CI {shown} to 0.090): " in conclusion
+    assert says in conclusion, conclusion
