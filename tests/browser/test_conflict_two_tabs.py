@@ -14,6 +14,7 @@ from analysis.design import study_design_set
 from annotation import selectors
 from annotation.models import Answer
 from annotation.sessions import reading_of
+from readerstudy.models import ReaderAssignment
 from readerstudy.services.design import Design
 from tests.browser.helpers import reader_of, sign_in, study_with_radiographs, wait_seen
 from tests.design_tests.conftest import add_model
@@ -42,15 +43,25 @@ def test_a_conflict_between_two_tabs_speaks_screen_letters_and_docks_beside_the_
     study = study_with_radiographs(4, allow_revision=True)
     reader = reader_of(study)
     study_design_set(study=study, design=Design(arms="unaided", shuffle_options=True))
-    reading = reading_of(study, reader)
-    # A case whose screen letter A is another canonical letter: a leak would show.
-    number, item, mapping = next(
-        (n, item, mapping)
-        for n in range(1, 5)
-        for item in [selectors.item_at(study, reader, n, reading=reading)]
-        for mapping in [selectors.screen_letters(study, reading, item.question_id)]
-        if mapping["A"] != "A" and mapping["B"] != "A"
-    )
+    # A case whose screen letter A is another canonical letter: a leak would show. The
+    # shuffle depends on the reader's seed and the question's id, which differ between engines
+    # and runs, so the seed is chosen until one case qualifies (half of them do, on average).
+    for seed in range(64):
+        ReaderAssignment.objects.filter(study=study, reader=reader).update(order_seed=seed)
+        reading = reading_of(study, reader)
+        found = next(
+            (
+                (n, item, mapping)
+                for n in range(1, 5)
+                for item in [selectors.item_at(study, reader, n, reading=reading)]
+                for mapping in [selectors.screen_letters(study, reading, item.question_id)]
+                if mapping["A"] != "A" and mapping["B"] != "A"
+            ),
+            None,
+        )
+        if found:
+            break
+    number, item, mapping = found
     sign_in(page, live_server, "resident")
     other = page.context.new_page()  # the second tab, same browser and session
     _open(page, live_server, study, number)
