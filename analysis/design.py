@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from analysis.models import AIModel, Prediction
-from annotation.models import Answer
+from annotation.models import Answer, ReaderCompletion
 from readerstudy.models import ReaderStudy
 from readerstudy.services.design import AidSnapshot, Design, DesignError, study_design_write
 from readerstudy.services.studies import StudyCreated
@@ -28,15 +28,22 @@ class DesignFrozen(DesignError):
 
 
 def design_frozen(study: ReaderStudy) -> str:
-    """Why the study's design can no longer change, in words ("" while nobody has answered):
-    the answers were given under it."""
+    """Why the study's design can no longer change, in words ("" while it still may): answers
+    were given under it, or a reader finished a session under it (possibly leaving every case
+    unanswered): that completion names the session and arm, and opens the washout, of this
+    design."""
     answered = Answer.objects.filter(item__study=study).count()
-    if not answered:
-        return ""
-    recorded = "1 answer is" if answered == 1 else f"{answered} answers are"
+    if answered:
+        recorded = "1 answer is" if answered == 1 else f"{answered} answers are"
+        why = f"{recorded} already recorded under it"
+    else:
+        finished = ReaderCompletion.objects.filter(study=study).count()
+        if not finished:
+            return ""
+        sessions = "1 reading session was" if finished == 1 else f"{finished} reading sessions were"
+        why = f"{sessions} already finished under it"
     return (
-        f"The design of {study.slug!r} cannot change: {recorded} already recorded under it. "
-        "Create a new study for a new design."
+        f"The design of {study.slug!r} cannot change: {why}. Create a new study for a new design."
     )
 
 

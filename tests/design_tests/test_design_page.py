@@ -11,7 +11,7 @@ from html import unescape
 import pytest
 from django.urls import reverse
 
-from annotation.services import answer_submit
+from annotation.services import answer_submit, reader_finish
 from readerstudy.models import AuditEvent, ItemAid, ReaderAssignment, ReaderStudy, Role
 from readerstudy.services.design import Design
 from tests.design_tests.conftest import add_model, add_readers, crossover
@@ -243,6 +243,21 @@ def test_the_refusal_counts_the_answers(pi_client, design_study, set_design):
         answer_submit(reader=reader, item=item, choice="B")
     html = pi_client.get(url(design_study)).content.decode()
     assert "3 answers are already recorded under it" in html
+
+
+def test_a_session_finished_with_nothing_answered_also_fixes_the_design(
+    pi_client, design_study, set_design
+):
+    """Finishing leaves cases unanswered when the reader confirms it; the completion still
+    names this design's session and arm and starts its washout."""
+    reader = add_readers(design_study, 2)[0]
+    set_design(design_study, crossover(washout_days=7))
+    reader_finish(reader=reader, study=design_study)
+    html = pi_client.get(url(design_study)).content.decode()
+    assert "cannot change: 1 reading session was already finished under it" in html
+    response = pi_client.post(url(design_study), {**CROSSOVER, "washout_days": "0"})
+    assert response.status_code == 409
+    assert design_of(design_study).washout_days == 7
 
 
 @pytest.mark.parametrize("role", [Role.READER, Role.EXPERT, None])
