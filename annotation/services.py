@@ -21,7 +21,9 @@ from django.utils import timezone
 from annotation.models import Answer, AnswerRevision, ReaderCompletion
 from annotation.selectors import is_locked, screen_letters, to_screen
 from annotation.sessions import Reading, reading_of, washout_message
+from readerstudy.locks import design_lock
 from readerstudy.models import ReaderStudy, StudyQuestion
+from readerstudy.services.design import DESIGN_FIELDS
 from readerstudy.signals import data_changed
 from readerstudy.vocabulary import ANSWER_FIELD_NAMES, ANSWER_FIELDS, AidMode
 
@@ -159,6 +161,19 @@ def answer_submit(
 def _answer_save(
     item, reader, values: dict, spent: int, base: dict | None, *, session, stage, layout=None
 ) -> AnswerOutcome:
+    with transaction.atomic():
+        # Never under a design a PI replaced meanwhile: wait for a change in flight, then
+        # read the design as it now stands (readerstudy.locks).
+        design_lock(item.study_id, shared=True)
+        item.study.refresh_from_db(fields=[*DESIGN_FIELDS, "random_order", "seed"])
+        return _answer_save_locked(
+            item, reader, values, spent, base, session=session, stage=stage, layout=layout
+        )
+
+
+def _answer_save_locked(
+    item, reader, values: dict, spent: int, base: dict | None, *, session, stage, layout
+) -> AnswerOutcome:
     study = item.study
     reading = reading_of(study, reader)
     _check_reading(reading, item, session, layout)
@@ -282,6 +297,13 @@ def _revise(
 def reader_finish(*, reader, study: ReaderStudy) -> ReaderCompletion:
     """The final submit of the reader's current session: records completion and locks its
     answers if the study says so. Finishing session 1 of a crossover starts the washout."""
+    with transaction.atomic():
+        design_lock(study.pk, shared=True)  # a finished session fixes the design too
+        study.refresh_from_db(fields=[*DESIGN_FIELDS, "random_order", "seed"])
+        return _finish_locked(reader=reader, study=study)
+
+
+def _finish_locked(*, reader, study: ReaderStudy) -> ReaderCompletion:
     reading = reading_of(study, reader)
     if not reading.is_open:
         raise SessionNotOpen(washout_message(reading), reading.opens_at)

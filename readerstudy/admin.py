@@ -12,6 +12,7 @@ from readerstudy.models import (
     ReaderStudy,
     StudyQuestion,
 )
+from readerstudy.services.design import DESIGN_FIELDS
 
 
 @admin.register(Dataset)
@@ -83,15 +84,7 @@ class ReaderStudyAdmin(admin.ModelAdmin):
     inlines = [MembershipInline]
     # The design is set only by analysis.design.study_design_set, which checks it and refuses
     # once anyone has answered: here it is shown, never edited.
-    readonly_fields = [
-        "arms",
-        "aid_model",
-        "aid_mode",
-        "washout_days",
-        "reader_groups",
-        "anchor_size",
-        "shuffle_options",
-    ]
+    readonly_fields = list(DESIGN_FIELDS)
 
 
 @admin.register(StudyQuestion)

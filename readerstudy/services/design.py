@@ -34,6 +34,17 @@ from readerstudy.vocabulary import ARM_LAYOUTS, AidMode, Arm
 # The longest washout a design may have: longer is a number typed by mistake (and a date
 # thousands of years ahead is past what the pages can say when session 2 opens).
 MAX_WASHOUT_DAYS = 365
+# The study's fields a design sets (study_design_write); shown read-only in the admin, and
+# read again by an answer under the design lock (readerstudy.locks).
+DESIGN_FIELDS = (
+    "arms",
+    "aid_model",
+    "aid_mode",
+    "washout_days",
+    "reader_groups",
+    "anchor_size",
+    "shuffle_options",
+)
 
 
 class DesignError(ValueError):
