@@ -20,10 +20,8 @@ from django.utils import timezone
 
 from annotation.models import Answer, AnswerRevision, ReaderCompletion
 from annotation.selectors import is_locked, screen_letters, to_screen
-from annotation.sessions import Reading, reading_of, washout_message
-from readerstudy.locks import design_lock
+from annotation.sessions import Reading, hold_design, reading_of, washout_message
 from readerstudy.models import ReaderStudy, StudyQuestion
-from readerstudy.services.design import DESIGN_FIELDS
 from readerstudy.signals import data_changed
 from readerstudy.vocabulary import ANSWER_FIELD_NAMES, ANSWER_FIELDS, AidMode
 
@@ -162,10 +160,7 @@ def _answer_save(
     item, reader, values: dict, spent: int, base: dict | None, *, session, stage, layout=None
 ) -> AnswerOutcome:
     with transaction.atomic():
-        # Never under a design a PI replaced meanwhile: wait for a change in flight, then
-        # read the design as it now stands (readerstudy.locks).
-        design_lock(item.study_id, shared=True)
-        item.study.refresh_from_db(fields=[*DESIGN_FIELDS, "random_order", "seed"])
+        hold_design(item.study)  # never under a design a PI replaced meanwhile
         return _answer_save_locked(
             item, reader, values, spent, base, session=session, stage=stage, layout=layout
         )
@@ -298,8 +293,7 @@ def reader_finish(*, reader, study: ReaderStudy) -> ReaderCompletion:
     """The final submit of the reader's current session: records completion and locks its
     answers if the study says so. Finishing session 1 of a crossover starts the washout."""
     with transaction.atomic():
-        design_lock(study.pk, shared=True)  # a finished session fixes the design too
-        study.refresh_from_db(fields=[*DESIGN_FIELDS, "random_order", "seed"])
+        hold_design(study)  # a finished session fixes the design too
         return _finish_locked(reader=reader, study=study)
 
 

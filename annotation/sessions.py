@@ -14,8 +14,9 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from annotation.models import Answer, ReaderCompletion
+from readerstudy.locks import design_lock
 from readerstudy.models import ReaderAssignment, ReaderStudy
-from readerstudy.services.design import assignment_for
+from readerstudy.services.design import DESIGN_FIELDS, assignment_for
 from readerstudy.vocabulary import Arm
 
 
@@ -42,6 +43,10 @@ class Reading:
 
 LEGACY = Reading(session=1, sessions=1, arm=Arm.UNAIDED, aid_mode="", assignment=None)
 
+# The study's fields a reader's reading depends on (reading_of, layout_stamp): the design,
+# the order setting and the seed it draws from.
+READING_FIELDS = (*DESIGN_FIELDS, "random_order", "seed")
+
 
 def layout_stamp(study: ReaderStudy, session: int, assignment: ReaderAssignment | None) -> str:
     """A short stamp of everything that decides which case a number is and which option a
@@ -51,20 +56,21 @@ def layout_stamp(study: ReaderStudy, session: int, assignment: ReaderAssignment 
     old one would otherwise land on another case or another option. Not the washout: it
     moves no case and no letter."""
     parts = (
-        study.arms,
-        study.aid_model,
-        study.aid_mode,
-        study.reader_groups,
-        study.anchor_size,
-        study.shuffle_options,
-        study.random_order,
-        study.seed,
+        *(getattr(study, name) for name in READING_FIELDS if name != "washout_days"),
         session,
         (assignment.first_arm, assignment.reader_group, assignment.order_seed)
         if assignment
         else None,
     )
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:12]
+
+
+def hold_design(study: ReaderStudy) -> None:
+    """Inside a transaction that saves a reader's work (an answer, a finish): wait for a
+    design change in flight, then read the study's reading fields as they now stand; a change
+    waits in turn until this transaction ends (readerstudy.locks)."""
+    design_lock(study.pk, shared=True)
+    study.refresh_from_db(fields=list(READING_FIELDS))
 
 
 def reading_of(study: ReaderStudy, reader, now: datetime | None = None) -> Reading:
