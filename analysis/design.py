@@ -96,15 +96,14 @@ def aid_snapshots(study: ReaderStudy, model_name: str) -> dict[int, AidSnapshot]
 def study_design_set(*, study: ReaderStudy, design: Design, actor=None) -> DesignSet:
     """Set (or change) a study's design; all or nothing. Refused once anyone has answered:
     the answers were given under the old design (DesignFrozen)."""
-    with transaction.atomic():
-        # Answers and finishes in flight commit first and are counted below; later ones wait
-        # and then see this design (readerstudy.locks).
-        design_lock(study.pk, shared=False)
-        frozen = design_frozen(study)
-        if frozen:
-            raise DesignFrozen(frozen)
-        aid = aid_snapshots(study, design.aid_model) if design.aided and design.aid_model else {}
-        study_design_write(study=study, design=design, aid=aid, actor=actor)
+    # Answers and finishes in flight commit first and are counted below; later ones wait and
+    # then see this design (readerstudy.locks; held until this function's transaction ends).
+    design_lock(study.pk, shared=False)
+    frozen = design_frozen(study)
+    if frozen:
+        raise DesignFrozen(frozen)
+    aid = aid_snapshots(study, design.aid_model) if design.aided and design.aid_model else {}
+    study_design_write(study=study, design=design, aid=aid, actor=actor)
     usable = sum(1 for snap in aid.values() if snap.usable)
     return DesignSet(study, usable, len(aid) - usable if aid else 0)
 
