@@ -94,10 +94,15 @@ def design_sentence(study: ReaderStudy) -> str:
     return ", ".join(parts)
 
 
+def sample_xrays(study: ReaderStudy) -> int:
+    """How many X-rays the study's sampled questions are on."""
+    return study.items.values("question__case_id").distinct().count()
+
+
 def sample_size_words(study: ReaderStudy) -> str:
     """The study's sample as every PI page says it: "200 questions on 50 X-rays"."""
     questions = study.items.count()
-    x_rays = study.items.values("question__case_id").distinct().count()
+    x_rays = sample_xrays(study)
     return (
         f"{questions} question{'s' if questions != 1 else ''} on "
         f"{x_rays} X-ray{'s' if x_rays != 1 else ''}"

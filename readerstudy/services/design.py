@@ -29,6 +29,7 @@ from readerstudy.sampling import (
     order_seed_for,
     split_groups,
 )
+from readerstudy.selectors import sample_xrays
 from readerstudy.vocabulary import ARM_LAYOUTS, AidMode, Arm
 
 # The longest washout a design may have: longer is a number typed by mistake (and a date
@@ -145,8 +146,7 @@ def design_problems(
 def study_design_problems(study: ReaderStudy, design: Design) -> list[str]:
     """design_problems for an existing study, against its readers and X-rays now."""
     readers = Membership.objects.filter(study=study, role=Role.READER).count()
-    x_rays = study.items.values("question__case_id").distinct().count()
-    return design_problems(study, design, readers=readers, x_rays=x_rays)
+    return design_problems(study, design, readers=readers, x_rays=sample_xrays(study))
 
 
 def _split(study: ReaderStudy, design: Design) -> dict[int, int | None]:
