@@ -159,10 +159,10 @@ def session_accuracy(frame: pd.DataFrame, missing: Missing = "wrong") -> pd.Data
     return table.reset_index()
 
 
-def _number(value: float) -> str:
+def _number(value: float, digits: int = 3) -> str:
     """An accuracy or difference as every design conclusion writes it: 3 decimals, a true
     minus sign."""
-    return f"{value:.3f}".replace("-", "−") if np.isfinite(value) else "–"
+    return f"{value:.{digits}f}".replace("-", "−") if np.isfinite(value) else "–"
 
 
 def _bound(value: float, thresholds: tuple[float, ...]) -> str:
@@ -175,7 +175,7 @@ def _bound(value: float, thresholds: tuple[float, ...]) -> str:
         rounded = round(value, digits)
         if all(np.sign(rounded - t) == np.sign(value - t) for t in thresholds):
             break
-    return f"{value:.{digits}f}".replace("-", "−")
+    return _number(value, digits)
 
 
 def non_inferiority(comparison: Comparison, margin: float, test: str, reference: str) -> dict:
