@@ -30,6 +30,9 @@
     try { return typeof localStorage !== "undefined" ? localStorage : null; } catch (_) { return null; }
   }
 
+  /** The storage given, or the page's localStorage when none is. */
+  function storageOr(storage) { return storage === undefined || storage === null ? pageStorage() : storage; }
+
   /** Two sets of form values are the same answer (a missing field counts as empty). */
   function same(a, b) {
     if (!a || !b) return false;
@@ -48,7 +51,7 @@
     constructor(study, reader, storage, draftDays, layout) {
       this.base = `${PREFIX}.${study}.${reader}`;
       this.reader = String(reader);
-      this.storage = storage === undefined || storage === null ? pageStorage() : storage;
+      this.storage = storageOr(storage);
       this.memory = new Map();
       this.maxAgeMs = (Number(draftDays) > 0 ? Number(draftDays) : 14) * DAY_MS;
       this.layout = layout ? String(layout) : "";
@@ -132,7 +135,7 @@
    * over every study (each study's outbox). Sign-out deletes them with the rest of the site's
    * storage, so the sign-out button asks first (signout-guard.js). */
   function unsentCount(storage, reader) {
-    const store = storage === undefined || storage === null ? pageStorage() : storage;
+    const store = storageOr(storage);
     if (!store || reader === undefined || reader === null || reader === "") return 0;
     const suffix = `.${reader}.outbox`;
     let count = 0;
