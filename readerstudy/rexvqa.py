@@ -331,6 +331,8 @@ def resolve_image_path(raw: Any, images_root: Path, qid: str) -> str:
     """
     if not isinstance(raw, str) or not raw.strip():
         raise RexvqaError("empty image path", question_id=qid, field="ImagePath")
+    if "\x00" in raw:  # no file system takes it (os.path raises "embedded null byte")
+        raise RexvqaError(f"{quote(raw)} holds a NUL character", question_id=qid, field="ImagePath")
     relative = raw.strip().replace("\\", "/")
     if relative.startswith("/") or re.match(r"^[A-Za-z]:", relative):
         raise RexvqaError(

@@ -154,6 +154,7 @@ BAD_CELLS = [
     ({"image_paths": ""}, "image_paths", "missing or empty"),
     ({"image_paths": "images/none/missing.png"}, "image_paths", "image not found"),
     ({"image_paths": "../../etc/passwd"}, "image_paths", "escapes the images root"),
+    ({"image_paths": "images/a\x00b.png"}, "image_paths", "holds a NUL character"),
     ({"case_id": ""}, "case_id", "missing or empty"),
 ]
 

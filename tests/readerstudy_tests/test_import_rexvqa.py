@@ -133,6 +133,7 @@ BAD_RECORDS = [
     ({"ImagePath": ["../../../etc/passwd"]}, "ImagePath"),
     ({"ImagePath": ["/etc/passwd"]}, "ImagePath"),
     ({"ImagePath": ["../deid_png/../../outside.png"]}, "ImagePath"),
+    ({"ImagePath": ["../deid_png/a\x00b.png"]}, "ImagePath"),
     ({"PatientAge": "old"}, "PatientAge"),
 ]
 
