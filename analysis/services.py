@@ -23,6 +23,7 @@ from readerstudy.models import (
     StudyQuestion,
 )
 from readerstudy.signals import data_changed
+from readerstudy.storable import unstorable_text
 
 MAX_ERRORS_SHOWN = 10
 BATCH_SIZE = 5000
@@ -111,16 +112,10 @@ def _read_csv(reader) -> list[tuple[str, str, str]]:
 
 def _check_storable(row: tuple[str, str, str]) -> None:
     """A NUL (raw, or JSON's \\u0000) or a lone surrogate (JSON's \\ud800) is not text a
-    database can store: PostgreSQL refused it with a 500."""
+    database can store: PostgreSQL refused it with a 500 (readerstudy.storable)."""
     for value in row:
-        if "\x00" in value:
-            raise PredictionImportError(f"question {row[0]!r}: contains a NUL character")
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise PredictionImportError(
-                f"question {row[0]!r}: contains an unpaired surrogate ({exc.reason})"
-            ) from exc
+        if why := unstorable_text(value):
+            raise PredictionImportError(f"question {row[0]!r}: {why}")
 
 
 def parse_predictions(content: bytes) -> list[tuple[str, str, str]]:

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 from readerstudy.imaging import DEFAULT_MAX_PIXELS, ImagingError, check_source
 from readerstudy.models import Task
+from readerstudy.storable import unstorable_text
 from readerstudy.vocabulary import LETTERS
 
 REQUIRED_FIELDS = ("question", "options", "correct_answer", "task_name", "study_id")
@@ -170,8 +171,10 @@ def load_json(path: Path) -> dict[str, Any]:
     return data
 
 
-def refuse_non_finite(record: dict[str, Any], qid: str) -> None:
-    """NaN, Infinity and 1e999 (which Python's json accepts) are refused wherever they occur."""
+def refuse_unstorable(record: dict[str, Any], qid: str) -> None:
+    """Values nothing can store are refused wherever they occur: NaN, Infinity and 1e999
+    (which Python's json accepts), and text readerstudy.storable refuses (a NUL, an unpaired
+    surrogate: a SQLite import kept them; PostgreSQL's failed with a driver error)."""
     for key, value in record.items():
         stack = [value]
         while stack:
@@ -180,6 +183,8 @@ def refuse_non_finite(record: dict[str, Any], qid: str) -> None:
                 raise RexvqaError(
                     f"{quote(item)} is not a finite number", question_id=qid, field=str(key)
                 )
+            if isinstance(item, str) and (why := unstorable_text(item)):
+                raise RexvqaError(f"{quote(item)} {why}", question_id=qid, field=str(key))
             if isinstance(item, list | tuple):
                 stack.extend(item)
             elif isinstance(item, dict):
@@ -331,8 +336,6 @@ def resolve_image_path(raw: Any, images_root: Path, qid: str) -> str:
     """
     if not isinstance(raw, str) or not raw.strip():
         raise RexvqaError("empty image path", question_id=qid, field="ImagePath")
-    if "\x00" in raw:  # no file system takes it (os.path raises "embedded null byte")
-        raise RexvqaError(f"{quote(raw)} holds a NUL character", question_id=qid, field="ImagePath")
     relative = raw.strip().replace("\\", "/")
     if relative.startswith("/") or re.match(r"^[A-Za-z]:", relative):
         raise RexvqaError(
@@ -428,7 +431,7 @@ def _empty(value: Any) -> bool:
 def parse_record(qid: str, record: Any, *, paths_required: bool = True) -> ParsedQuestion:
     if not isinstance(record, dict):
         raise RexvqaError(f"expected an object, got {type(record).__name__}", question_id=qid)
-    refuse_non_finite(record, qid)
+    refuse_unstorable(record, qid)
     for key in REQUIRED_FIELDS:
         if _empty(record.get(key)):
             raise RexvqaError("missing or empty", question_id=qid, field=key)
@@ -471,6 +474,8 @@ def iter_parse(
                     f"question id {quote(raw.qid)} is empty or longer than 200 characters",
                     field="id",
                 )
+            if why := unstorable_text(qid):
+                raise RexvqaError(f"question id {quote(raw.qid)} {why}", field="id")
             question = parse_record(qid, raw.data, paths_required=source.paths_required)
             case = None
             if question.study_id not in seen_cases:

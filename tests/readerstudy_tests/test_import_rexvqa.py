@@ -134,6 +134,9 @@ BAD_RECORDS = [
     ({"ImagePath": ["/etc/passwd"]}, "ImagePath"),
     ({"ImagePath": ["../deid_png/../../outside.png"]}, "ImagePath"),
     ({"ImagePath": ["../deid_png/a\x00b.png"]}, "ImagePath"),
+    ({"question": "Is there\x00 an effusion?"}, "question"),  # PostgreSQL refused it
+    ({"Findings": "Clear lungs \ud800"}, "Findings"),  # not UTF-8: no database stores it
+    ({"options": ["A. Yes", "B. No\x00", "C. Maybe", "D. x"]}, "options"),
     ({"PatientAge": "old"}, "PatientAge"),
 ]
 
@@ -189,3 +192,14 @@ def test_human_readable_output(tmp_path):
     call_command("import_rexvqa", str(path), stdout=out)
     assert "questions 1 new / 0 unchanged" in out.getvalue()
     assert "Presence Assessment: 1" in out.getvalue()
+
+
+@pytest.mark.parametrize("qid", ["q\x00id", "q\ud800"])
+def test_rejects_a_question_id_no_database_stores(tmp_path, qid):
+    records = {"good-1": rb.record(1, "s1"), qid: rb.record(2, "s2")}
+    path = rb.write(tmp_path, {"good-1": records["good-1"]})
+    path.write_text(json.dumps(records))
+    with pytest.raises(CommandError) as info:
+        run(path)
+    assert "question id" in str(info.value) and "nothing was written" in str(info.value)
+    assert_nothing_written()
