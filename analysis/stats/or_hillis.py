@@ -112,6 +112,8 @@ class Estimate:
     var: float = float("nan")
     cov2: float = float("nan")
     reader: str | None = None
+    statistic: float = float("nan")  # against `null` when one was given (or_single)
+    p_value: float = float("nan")
 
 
 @dataclass(frozen=True)
@@ -219,12 +221,20 @@ class SingleModality:
 
 
 def or_single(
-    fom: np.ndarray, cov: np.ndarray, *, alpha: float = 0.05, design: int = 1, label: str = ""
+    fom: np.ndarray,
+    cov: np.ndarray,
+    *,
+    alpha: float = 0.05,
+    design: int = 1,
+    label: str = "",
+    null: float | None = None,
 ) -> SingleModality:
     """Reader-averaged FOM of one modality: SE sqrt(MS(R)/r + max(Cov2, 0)) with Hillis df
     (MS(R) + r max(Cov2, 0))^2 / (MS(R)^2/(r - 1)) for random readers; sqrt((Var + (r - 1)
     max(Cov2, 0))/r) normal for fixed readers; sqrt(MS(R)/r) on r - 1 df for fixed cases.
-    Cov2 is 0 when cases are nested within readers (design 2)."""
+    Cov2 is 0 when cases are nested within readers (design 2). With `null` (e.g. 0 for the
+    readers' differences from a model) each estimate also carries its test against it; a
+    modality's mean AUC has none (AUC = 0 is no hypothesis)."""
     fom = np.asarray(fom, dtype=float)
     r = len(fom)
     mean = float(fom.mean())
@@ -236,7 +246,10 @@ def or_single(
 
     def estimate(se: float, df: float) -> Estimate:
         _, _, low, high = _interval(mean, se, df, alpha)
-        return Estimate(label, mean, se, df, low, high, ms_r, var, cov2)
+        statistic = p = float("nan")
+        if null is not None:
+            statistic, p, _, _ = _interval(mean - null, se, df, alpha)
+        return Estimate(label, mean, se, df, low, high, ms_r, var, cov2, None, statistic, p)
 
     random_den = ms_r + r * between
     random_df = random_den**2 / (ms_r**2 / (r - 1)) if ms_r > 0 else float("inf")

@@ -115,8 +115,9 @@ def _rating(frame: pd.DataFrame) -> np.ndarray:
 
 def _levels(values: pd.Series, order: Sequence | None, what: str) -> list:
     present = list(pd.unique(values))
-    if order is None:
-        return sorted(present)
+    if order is None:  # numbers in numeric order, anything else as text (MRMCaov's factors)
+        numeric = all(isinstance(v, int | float | np.number) for v in present)
+        return sorted(present) if numeric else sorted(present, key=str)
     order = list(order)
     unknown = [v for v in present if v not in order]
     if unknown:
