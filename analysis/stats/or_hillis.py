@@ -61,6 +61,7 @@ class Components:
     df_t: int
     df_r: int
     df_tr: int
+    r_tilde: float  # sum(r_g^2)/r over split-plot groups: r in a design without groups
 
     def correlation(self, name: str) -> float:
         return getattr(self, name) / self.var if self.var else float("nan")
@@ -133,6 +134,7 @@ class ORHillisResult:
     fom: np.ndarray  # modalities x readers
     cov: np.ndarray  # (t*r) x (t*r), modality-major
     design: int
+    groups: np.ndarray  # each reader's split-plot group (all 0 without groups)
     alpha: float
     components: Components
     random: Analysis
@@ -175,18 +177,28 @@ def _mean_of(cov: np.ndarray, mask: np.ndarray) -> float:
     return float(cov[mask].mean()) if mask.any() else float("nan")
 
 
-def _covariances(cov: np.ndarray, t: int, r: int, design: int, keep: np.ndarray | None = None):
-    """(Var, Cov1, Cov2, Cov3) averaged over the cells in `keep` (default all), with the
-    covariances a design makes zero by construction set to 0 (MRMCaov's vcov_comps)."""
+def _covariances(
+    cov: np.ndarray,
+    t: int,
+    groups: np.ndarray,
+    design: int,
+    keep: np.ndarray | None = None,
+):
+    """(Var, Cov1, Cov2, Cov3) averaged over the cells in `keep` (default all); Cov2 and Cov3
+    over pairs of readers in the same group only (readers in different split-plot groups
+    share no case), and the covariances a design makes zero by construction set to 0
+    (MRMCaov's vcov_comps)."""
+    r = len(groups)
     ti, ri = np.divmod(np.arange(t * r), r)
     same_t = ti[:, None] == ti[None, :]
     same_r = ri[:, None] == ri[None, :]
+    same_g = groups[ri][:, None] == groups[ri][None, :]
     keep = np.ones(t * r, dtype=bool) if keep is None else keep
     inside = keep[:, None] & keep[None, :]
     var = float(np.diag(cov)[keep].mean())
     cov1 = _mean_of(cov, ~same_t & same_r & inside)
-    cov2 = _mean_of(cov, same_t & ~same_r & inside)
-    cov3 = _mean_of(cov, ~same_t & ~same_r & inside)
+    cov2 = _mean_of(cov, same_t & ~same_r & same_g & inside)
+    cov3 = _mean_of(cov, ~same_t & ~same_r & same_g & inside)
     if design == 2 or r == 1:
         cov2 = cov3 = 0.0
     elif design == 3:
@@ -194,16 +206,31 @@ def _covariances(cov: np.ndarray, t: int, r: int, design: int, keep: np.ndarray 
     return var, cov1, cov2, cov3
 
 
-def mean_squares(fom: np.ndarray) -> tuple[float, float, float]:
-    """MS(T), MS(R), MS(T×R) of the modalities x readers table (two-way ANOVA, no replicate)."""
+def _own(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Each reader's group mean of `values` (last axis: readers)."""
+    out = np.empty_like(values)
+    for g in np.unique(groups):
+        out[..., groups == g] = values[..., groups == g].mean(axis=-1, keepdims=True)
+    return out
+
+
+def mean_squares(fom: np.ndarray, groups: np.ndarray | None = None) -> tuple[float, ...]:
+    """MS(T), MS(R), MS(T×R) of the modalities x readers table (two-way ANOVA without
+    replicates), readers within groups when `groups` splits them (split-plot): MS(R) and
+    MS(T×R) pooled within groups on sum(r_g - 1) and (t - 1) sum(r_g - 1) df. Returns the
+    three mean squares and the two df."""
     t, r = fom.shape
+    groups = np.zeros(r, int) if groups is None else groups
+    df_r = int(sum((groups == g).sum() - 1 for g in np.unique(groups)))
+    df_tr = (t - 1) * df_r
     grand = fom.mean()
     t_means, r_means = fom.mean(axis=1), fom.mean(axis=0)
     ms_t = r * ((t_means - grand) ** 2).sum() / (t - 1) if t > 1 else float("nan")
-    ms_r = t * ((r_means - grand) ** 2).sum() / (r - 1) if r > 1 else float("nan")
-    resid = fom - t_means[:, None] - r_means[None, :] + grand
-    ms_tr = (resid**2).sum() / ((t - 1) * (r - 1)) if t > 1 and r > 1 else float("nan")
-    return float(ms_t), float(ms_r), float(ms_tr)
+    own_all = _own(r_means, groups)
+    ms_r = t * ((r_means - own_all) ** 2).sum() / df_r if df_r else float("nan")
+    resid = fom - _own(fom, groups) - r_means[None, :] + own_all[None, :]
+    ms_tr = (resid**2).sum() / df_tr if df_tr else float("nan")
+    return float(ms_t), float(ms_r), float(ms_tr), df_r, df_tr
 
 
 @dataclass(frozen=True)
@@ -226,22 +253,29 @@ def or_single(
     *,
     alpha: float = 0.05,
     design: int = 1,
+    groups: np.ndarray | None = None,
     label: str = "",
     null: float | None = None,
 ) -> SingleModality:
     """Reader-averaged FOM of one modality: SE sqrt(MS(R)/r + max(Cov2, 0)) with Hillis df
     (MS(R) + r max(Cov2, 0))^2 / (MS(R)^2/(r - 1)) for random readers; sqrt((Var + (r - 1)
     max(Cov2, 0))/r) normal for fixed readers; sqrt(MS(R)/r) on r - 1 df for fixed cases.
-    Cov2 is 0 when cases are nested within readers (design 2). With `null` (e.g. 0 for the
+    Cov2 is 0 when cases are nested within readers (design 2). With split-plot `groups`,
+    MS(R) is within groups, Cov2 over same-group pairs and r * Cov2 becomes r~ Cov2 with r~ =
+    sum(r_g^2)/r (so Var(mean) = (Var + (r~ - 1) Cov2)/r). With `null` (e.g. 0 for the
     readers' differences from a model) each estimate also carries its test against it; a
     modality's mean AUC has none (AUC = 0 is no hypothesis)."""
     fom = np.asarray(fom, dtype=float)
     r = len(fom)
+    groups = np.zeros(r, int) if groups is None else np.asarray(groups)
+    sizes = np.array([(groups == g).sum() for g in np.unique(groups)])
+    r_tilde = float((sizes**2).sum() / r)
+    df_r = int((sizes - 1).sum())
     mean = float(fom.mean())
-    ms_r = float(((fom - mean) ** 2).sum() / (r - 1)) if r > 1 else float("nan")
+    ms_r = float(((fom - _own(fom, groups)) ** 2).sum() / df_r) if df_r else float("nan")
     var = float(np.diag(cov).mean())
-    off = ~np.eye(r, dtype=bool)
-    cov2 = 0.0 if design == 2 or r == 1 else float(cov[off].mean())
+    pairs = ~np.eye(r, dtype=bool) & (groups[:, None] == groups[None, :])
+    cov2 = 0.0 if design == 2 or not pairs.any() else float(cov[pairs].mean())
     between = max(cov2, 0.0)
 
     def estimate(se: float, df: float) -> Estimate:
@@ -251,16 +285,16 @@ def or_single(
             statistic, p, _, _ = _interval(mean - null, se, df, alpha)
         return Estimate(label, mean, se, df, low, high, ms_r, var, cov2, None, statistic, p)
 
-    random_den = ms_r + r * between
-    random_df = random_den**2 / (ms_r**2 / (r - 1)) if ms_r > 0 else float("inf")
+    random_den = ms_r + r_tilde * between
+    random_df = random_den**2 / (ms_r**2 / df_r) if ms_r > 0 else float("inf")
     return SingleModality(
         mean,
         ms_r,
         var,
         cov2,
-        estimate(_sqrt(ms_r / r + between), float(random_df)),
-        estimate(_sqrt((var + (r - 1) * between) / r), float("inf")),
-        estimate(_sqrt(ms_r / r), float(r - 1)),
+        estimate(_sqrt(random_den / r), float(random_df)),
+        estimate(_sqrt((var + (r_tilde - 1) * between) / r), float("inf")),
+        estimate(_sqrt(ms_r / r), float(df_r)),
     )
 
 
@@ -271,10 +305,12 @@ def or_hillis(
     modalities: tuple[str, ...] | list[str],
     readers: tuple[str, ...] | list[str],
     design: int = 1,
+    groups: np.ndarray | list[int] | None = None,
     alpha: float = 0.05,
 ) -> ORHillisResult:
     """The OR/Hillis analysis of a modalities x readers FOM table with the FOMs' covariance
-    over cases ((t*r) x (t*r), modality-major). See the module docstring."""
+    over cases ((t*r) x (t*r), modality-major). See the module docstring; `groups` gives each
+    reader's split-plot group (None: one group)."""
     fom = np.asarray(fom, dtype=float)
     cov = np.asarray(cov, dtype=float)
     t, r = fom.shape
@@ -287,8 +323,15 @@ def or_hillis(
     if design not in (1, -1, 2, 3):
         raise AnalysisInputError(f"design {design} is not supported")
     modalities, readers = tuple(map(str, modalities)), tuple(map(str, readers))
-    ms_t, ms_r, ms_tr = mean_squares(fom)
-    var, cov1, cov2, cov3 = _covariances(cov, t, r, design)
+    groups = np.zeros(r, int) if groups is None else np.unique(groups, return_inverse=True)[1]
+    if len(groups) != r:
+        raise AnalysisInputError("one split-plot group per reader")
+    sizes = np.bincount(groups)
+    if (sizes < 2).any() and len(sizes) > 1:
+        raise AnalysisInputError("every split-plot group needs at least two readers")
+    r_tilde = float((sizes**2).sum() / r)
+    ms_t, ms_r, ms_tr, df_r, df_tr = mean_squares(fom, groups)
+    var, cov1, cov2, cov3 = _covariances(cov, t, groups, design)
     components = Components(
         var_r=(ms_r - ms_tr) / t - cov1 + cov3,
         var_tr=ms_tr - var + cov1 + (cov2 - cov3),
@@ -300,8 +343,9 @@ def or_hillis(
         ms_r=ms_r,
         ms_tr=ms_tr,
         df_t=t - 1,
-        df_r=r - 1,
-        df_tr=(t - 1) * (r - 1),
+        df_r=df_r,
+        df_tr=df_tr,
+        r_tilde=r_tilde,
     )
     pairs = list(combinations(range(t), 2))
     t_means = fom.mean(axis=1)
@@ -311,6 +355,7 @@ def or_hillis(
             cov[i * r : (i + 1) * r, i * r : (i + 1) * r],
             alpha=alpha,
             design=design,
+            groups=groups,
             label=modalities[i],
         )
         for i in range(t)
@@ -318,7 +363,7 @@ def or_hillis(
     notes = []
 
     # Random readers, random cases.
-    den = ms_tr + r * max(cov2 - cov3, 0.0)
+    den = ms_tr + r_tilde * max(cov2 - cov3, 0.0)
     df2 = den**2 / (ms_tr**2 / components.df_tr) if ms_tr > 0 else float("inf")
     f = ms_t / den if den > 0 else float("nan")
     if not den > 0:
@@ -343,14 +388,14 @@ def or_hillis(
     )
 
     # Fixed readers, random cases.
-    fixed_den = var - cov1 + (r - 1) * (cov2 - cov3)
+    fixed_den = var - cov1 + (r_tilde - 1) * (cov2 - cov3)
     x2 = (t - 1) * ms_t / fixed_den if fixed_den > 0 else float("nan")
     fixed_p = _chi2_sf(x2, t - 1) if fixed_den > 0 else float("nan")
     reader_differences = []
     for j, reader in enumerate(readers):
         own = np.zeros(t * r, dtype=bool)
         own[np.arange(t) * r + j] = True
-        var_j, cov1_j, _, _ = _covariances(cov, t, r, design, keep=own)
+        var_j, cov1_j, _, _ = _covariances(cov, t, groups, design, keep=own)
         se_j = _sqrt(2 * (var_j - cov1_j))
         reader_differences += [
             _difference(
@@ -422,6 +467,7 @@ def or_hillis(
         fom,
         cov,
         design,
+        groups,
         alpha,
         components,
         random,

@@ -10,12 +10,14 @@ of it: unit, method, design.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from analysis.stats.auc_covariance import METHOD_WORDS, CovarianceMethod, auc_covariance
+from analysis.stats.frame import AnalysisInputError
 from analysis.stats.or_hillis import (
     ORHillisResult,
     components_frame,
@@ -39,12 +41,33 @@ class AucMrmc:
     result: ORHillisResult
 
     @property
+    def split_plot(self) -> bool:
+        return len(np.unique(self.result.groups)) > 1
+
+    @property
+    def design(self) -> str:
+        if self.split_plot:
+            sizes = "/".join(str(n) for n in np.bincount(self.result.groups))
+            return (
+                f"split-plot in {len(np.unique(self.result.groups))} groups (readers "
+                f"{sizes}), each group reading its own X-rays in every modality"
+            )
+        return self.cube.describe_design()
+
+    @property
     def method(self) -> str:
+        if self.split_plot:
+            how = (
+                "MS(T×R) pooled within groups, Cov2/Cov3 over same-group reader pairs, r~ = "
+                "sum(r_g²)/r (as the accuracy analysis; MRMCaov would treat the study as a "
+                "partially paired factorial one)"
+            )
+        else:
+            how = "as MRMCaov's mrmc(empirical_auc(truth, rating), ...)"
         return (
             "Obuchowski-Rockette with Hillis df on the empirical (trapezoidal, ties 1/2) AUC; "
-            f"covariance: {METHOD_WORDS[self.cov_method]}; design: "
-            f"{self.cube.describe_design()}; as MRMCaov's mrmc(empirical_auc(truth, rating), "
-            f"...); intervals not clipped to [0, 1]"
+            f"covariance: {METHOD_WORDS[self.cov_method]}; design: {self.design}; {how}; "
+            "intervals not clipped to [0, 1]"
         )
 
     def tables(self) -> dict[str, pd.DataFrame]:
@@ -62,11 +85,15 @@ def auc_mrmc(
     *,
     cov: CovarianceMethod = "jackknife",
     modalities: Sequence | None = None,
+    reader_groups: Mapping[str, Hashable] | None = None,
     alpha: float = 0.05,
 ) -> AucMrmc:
     """OR/Hillis MRMC analysis of AUC (see the module docstring). `modalities` orders the
-    modalities; differences are first minus second in that order."""
+    modalities; differences are first minus second in that order. `reader_groups` (reader ->
+    group) analyses a split-plot study by its groups, as the accuracy analysis does; without
+    it the design is MRMCaov's reading of the data."""
     cube = ratings if isinstance(ratings, RatingsCube) else ratings_cube(ratings, modalities)
+    groups = None if reader_groups is None else _groups(cube, reader_groups)
     fom, covariance = auc_covariance(cube, cov)
     result = or_hillis(
         fom,
@@ -74,6 +101,29 @@ def auc_mrmc(
         modalities=cube.modalities,
         readers=cube.readers,
         design=cube.design,
+        groups=groups,
         alpha=alpha,
     )
     return AucMrmc(cube, cov, result)
+
+
+def _groups(cube: RatingsCube, reader_groups: Mapping[str, Hashable]) -> np.ndarray:
+    """Each reader's group as an index; refused unless readers of different groups share no
+    X-ray (what makes Cov2 and Cov3 between groups zero by design)."""
+    names = {str(k): v for k, v in reader_groups.items()}
+    lacking = [r for r in cube.readers if r not in names]
+    if lacking:
+        raise AnalysisInputError(f"no split-plot group for reader(s) {lacking}")
+    _, groups = np.unique([str(names[r]) for r in cube.readers], return_inverse=True)
+    read = np.zeros((len(cube.readers), len(cube.case_ids)), dtype=bool)
+    for j in range(len(cube.readers)):
+        read[j, cube.question_case[cube.rated[:, j].any(axis=0)]] = True
+    for g in np.unique(groups):
+        shared = read[groups == g].any(axis=0) & read[groups != g].any(axis=0)
+        if shared.any():
+            raise AnalysisInputError(
+                f"X-ray {cube.case_ids[np.flatnonzero(shared)[0]]} is read by readers of "
+                "different split-plot groups; in a split-plot design each group reads its own "
+                "X-rays"
+            )
+    return groups
