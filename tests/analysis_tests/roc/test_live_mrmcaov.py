@@ -14,6 +14,8 @@ from analysis.stats.roc_simulate import RoeMetz, simulate_ratings
 from tests.analysis_tests.roc import r_oracle
 from tests.analysis_tests.roc.mrmcaov_reference import compare
 
+pytestmark = pytest.mark.roracle
+
 MODEL = RoeMetz(effect=0.3)
 # name: (simulation, MRMCaov's case column, covariance methods, design MRMCaov names)
 STUDIES = {
@@ -62,9 +64,8 @@ def mrmcaov(tmp_path_factory):
         csv = folder / f"{name}.csv"
         data = study(name).rename(columns={"modality": "treatment"})
         data.assign(case=data[case]).to_csv(csv, index=False)
-        jobs.append({"name": name, "csv": str(csv), "case": "case", "methods": methods})
-    (folder / "jobs.json").write_text(json.dumps(jobs))
-    r_oracle.rscript("live.R", str(folder / "jobs.json"), str(folder / "out.json"))
+        jobs.append(f"{name}={csv}={'+'.join(methods)}")
+    r_oracle.rscript("live.R", str(folder / "out.json"), *jobs)
     return json.loads((folder / "out.json").read_text())
 
 

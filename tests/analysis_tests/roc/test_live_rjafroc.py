@@ -15,6 +15,8 @@ from analysis.stats.roc_vs_models import readers_vs_model
 from tests.analysis_tests.roc import r_oracle
 from tests.analysis_tests.roc.test_auc_rjafroc import ANALYSES, negative_pilot
 
+pytestmark = pytest.mark.roracle
+
 DESIGNS = [{"J": 5, "K": 60, "effect": 0.05}, {"J": 8, "K": 200, "effect": 0.04}]
 
 
@@ -35,9 +37,11 @@ def rjafroc(tmp_path_factory):
     rows = pd.concat([readers, model.assign(reader="00")], ignore_index=True)
     rows = rows.assign(modality="1").rename(columns={"case_id": "case"})
     rows[["modality", "reader", "case", "truth", "rating"]].to_csv(folder / "cad.csv", index=False)
-    jobs = {"pilot": str(folder / "pilot.csv"), "designs": DESIGNS, "cad": str(folder / "cad.csv")}
-    (folder / "jobs.json").write_text(json.dumps(jobs))
-    r_oracle.rscript("live_rjafroc.R", str(folder / "jobs.json"), str(folder / "out.json"))
+    designs = [f"{d['J']}:{d['K']}:{d['effect']}" for d in DESIGNS]
+    out = folder / "out.json"
+    r_oracle.rscript(
+        "live_rjafroc.R", str(out), str(folder / "pilot.csv"), str(folder / "cad.csv"), *designs
+    )
     return json.loads((folder / "out.json").read_text())
 
 

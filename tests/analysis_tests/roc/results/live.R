@@ -1,14 +1,13 @@
-# MRMCaov on data sets the live test writes: `Rscript live.R jobs.json out.json`, run from this
-# folder. jobs.json lists {name, csv, case, methods}; each CSV has reader, treatment, case
-# columns (and any others), truth and rating. Writes every summary as mrmcaov_summary.R does.
+# MRMCaov on data sets the live test writes: `Rscript live.R out.json NAME=CSV=METHODS ...`,
+# run from this folder; METHODS joined by "+". Each CSV has reader, treatment, case, truth and
+# rating columns. Writes every summary as mrmcaov_summary.R does.
 source("mrmcaov_summary.R")
 
 args <- commandArgs(trailingOnly = TRUE)
-jobs <- fromJSON(args[1], simplifyVector = FALSE)
 out <- list(versions = versions())
-for (job in jobs) {
-  data <- read.csv(job$csv, colClasses = c(reader = "character", treatment = "character"))
-  data[[job$case]] <- as.character(data[[job$case]])
-  out[[job$name]] <- analyses(data, job$case, unlist(job$methods))
+for (job in strsplit(args[-1], "=", fixed = TRUE)) {
+  data <- read.csv(job[2], colClasses = c(reader = "character", treatment = "character",
+                                          case = "character"))
+  out[[job[1]]] <- analyses(data, "case", strsplit(job[3], "+", fixed = TRUE)[[1]])
 }
-write_reference(out, args[2])
+write_reference(out, args[1])

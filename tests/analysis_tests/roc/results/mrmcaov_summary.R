@@ -1,10 +1,7 @@
 # MRMCaov's printed summary of an AUC analysis as JSON: the reference results the ROC tests
 # compare with, number for number. Sourced by vandyke.R (the stored reference) and by the live
 # test (tests/analysis_tests/roc/test_live_r.py), so both read MRMCaov the same way.
-suppressPackageStartupMessages({
-  library(MRMCaov)
-  library(jsonlite)
-})
+suppressPackageStartupMessages(library(MRMCaov))
 
 # A summary data frame as columns; a matrix column (CI) becomes CI.Lower / CI.Upper and the
 # row names a `row` column.
@@ -84,9 +81,34 @@ roc_points_json <- function(data) {
   })
 }
 
+# JSON without jsonlite (a machine with only the oracles' dependencies has none): named lists
+# as objects, unnamed lists and vectors as arrays, a vector of one as its value, numbers with
+# 17 significant digits, NA / NaN / Inf as null.
+to_json <- function(x, indent = "") {
+  if (is.null(x)) return("null")
+  if (is.matrix(x)) return(to_json(lapply(seq_len(nrow(x)), function(i) unname(x[i, ]))))
+  if (is.list(x)) {
+    if (is.null(names(x))) {
+      return(paste0("[", paste(vapply(x, to_json, ""), collapse = ", "), "]"))
+    }
+    inner <- paste0("  ", indent)
+    members <- vapply(x, to_json, "", indent = inner)
+    body <- paste0(inner, '"', names(x), '": ', members, collapse = ",\n")
+    return(paste0("{\n", body, "\n", indent, "}"))
+  }
+  if (is.factor(x)) x <- as.character(x)
+  values <- if (is.character(x)) {
+    ifelse(is.na(x), "null", paste0('"', gsub('"', '\\\\"', x), '"'))
+  } else if (is.logical(x)) {
+    ifelse(is.na(x), "null", tolower(as.character(x)))
+  } else {
+    ifelse(is.finite(x), trimws(formatC(as.numeric(x), digits = 17, format = "g")), "null")
+  }
+  if (length(values) == 1) values else paste0("[", paste(values, collapse = ", "), "]")
+}
+
 write_reference <- function(x, path) {
-  writeLines(toJSON(x, digits = NA, auto_unbox = TRUE, null = "null", na = "null",
-                    pretty = TRUE), path)
+  writeLines(to_json(x), path)
 }
 
 versions <- function() {

@@ -1,10 +1,8 @@
 # RJafroc as the readers-versus-model and power references: a long-format export of an RJafroc
 # ROC dataset, StCadVsRad's results and SsPowerGivenJK's. Sourced by cad_vs_radiologists.R and
 # by the live tests (live_rjafroc.R).
-suppressPackageStartupMessages({
-  library(RJafroc)
-  library(jsonlite)
-})
+suppressPackageStartupMessages(library(RJafroc))
+source("mrmcaov_summary.R")  # to_json, write_reference
 
 # An RJafroc ROC dataset as long rows: modality, reader, case (negatives first), truth, rating.
 dataset_long <- function(ds) {
@@ -58,9 +56,4 @@ power_given_jk <- function(ds, J, K, effect) {
   vc <- UtilORVarComp(ds, FOM = "Wilcoxon")$VarCom
   out$VarCom <- setNames(as.list(vc$Estimates), rownames(vc))
   out
-}
-
-write_reference <- function(x, path) {
-  writeLines(toJSON(x, digits = NA, auto_unbox = TRUE, null = "null", na = "null",
-                    pretty = TRUE), path)
 }
