@@ -520,25 +520,32 @@ def components_frame(components: Components) -> pd.DataFrame:
 
 
 def differences_frame(result: ORHillisResult) -> pd.DataFrame:
-    """Every analysis' differences (reader-averaged) and global test, one row each."""
+    """Every analysis' reader-averaged differences, each with the global test of equal FOMs
+    (F for random readers or cases, chi-square for fixed readers), then the fixed-readers
+    analysis' differences of each reader alone (`reader` set; no global test), one row each."""
     rows = []
     for analysis in result.analyses:
         test = analysis.global_test
-        for d in analysis.differences:
+        for d in (*analysis.differences, *analysis.reader_differences):
+            alone = d.reader is not None
             rows.append(
                 {
                     "analysis": analysis.name,
+                    "reader": d.reader if alone else "mean of readers",
                     "comparison": d.comparison,
                     "estimate": d.estimate,
                     "se": d.se,
                     "df": d.df,
-                    "statistic": d.statistic,
+                    "statistic": "z" if np.isinf(d.df) else "t",
+                    "value": d.statistic,
                     "p_value": d.p_value,
                     "ci_low": d.ci_low,
                     "ci_high": d.ci_high,
-                    "global_statistic": f"{test.statistic_name} = {test.statistic:.4g}",
-                    "global_df": test.df1 if np.isinf(test.df2) else (test.df1, test.df2),
-                    "global_p": test.p_value,
+                    "test": "" if alone else test.statistic_name,
+                    "test_value": np.nan if alone else test.statistic,
+                    "test_df1": np.nan if alone else test.df1,
+                    "test_df2": np.nan if alone else test.df2,
+                    "test_p_value": np.nan if alone else test.p_value,
                 }
             )
     return pd.DataFrame(rows)
