@@ -117,6 +117,11 @@ def _events(frame: pd.DataFrame) -> pd.DataFrame:
     for column in ("rater", "case_id"):
         if frame[column].isna().any():
             raise AnalysisInputError(f"{int(frame[column].isna().sum())} row(s) without {column}")
+    if "question_id" in frame.columns and frame.duplicated(["rater", "question_id"]).any():
+        first = frame[frame.duplicated(["rater", "question_id"])].iloc[0]
+        raise AnalysisInputError(
+            f"more than one probability for rater/question {[first['rater'], first['question_id']]}"
+        )
     probability = pd.to_numeric(frame["probability"], errors="coerce")
     bad = ~probability.between(0.0, 1.0)
     if bad.any():

@@ -50,6 +50,11 @@ def _checked(frame: pd.DataFrame) -> pd.DataFrame:
         raise AnalysisInputError("correct must be 0 or 1")
     if frame["case_id"].isna().any():
         raise AnalysisInputError("every answer needs its X-ray (case_id)")
+    if "question_id" in frame.columns and frame.duplicated(["rater", "question_id"]).any():
+        first = frame[frame.duplicated(["rater", "question_id"])].iloc[0]
+        raise AnalysisInputError(
+            f"more than one answer for rater/question {[first['rater'], first['question_id']]}"
+        )
     return frame.assign(confidence=confidence, correct=correct.astype(int))
 
 

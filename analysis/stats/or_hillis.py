@@ -147,7 +147,7 @@ class ORHillisResult:
         return (self.random, self.fixed_readers, self.fixed_cases)
 
 
-def _interval(
+def interval(
     estimate: float, se: float, df: float, alpha: float
 ) -> tuple[float, float, float, float]:
     """(statistic, two-sided p, CI low, CI high); t on df, normal when df is inf."""
@@ -165,7 +165,7 @@ def _interval(
 
 
 def _difference(first, second, estimate, se, df, alpha, reader=None) -> Difference:
-    statistic, p, low, high = _interval(estimate, se, df, alpha)
+    statistic, p, low, high = interval(estimate, se, df, alpha)
     return Difference(first, second, estimate, se, df, statistic, p, low, high, reader)
 
 
@@ -279,10 +279,10 @@ def or_single(
     between = max(cov2, 0.0)
 
     def estimate(se: float, df: float) -> Estimate:
-        _, _, low, high = _interval(mean, se, df, alpha)
+        _, _, low, high = interval(mean, se, df, alpha)
         statistic = p = float("nan")
         if null is not None:
-            statistic, p, _, _ = _interval(mean - null, se, df, alpha)
+            statistic, p, _, _ = interval(mean - null, se, df, alpha)
         return Estimate(label, mean, se, df, low, high, ms_r, var, cov2, None, statistic, p)
 
     random_den = ms_r + r_tilde * between
@@ -413,7 +413,7 @@ def or_hillis(
     for i in range(t):
         for j in range(r):
             se = _sqrt(cov[i * r + j, i * r + j])
-            _, _, low, high = _interval(fom[i, j], se, float("inf"), alpha)
+            _, _, low, high = interval(fom[i, j], se, float("inf"), alpha)
             reader_means.append(
                 Estimate(modalities[i], fom[i, j], se, float("inf"), low, high, reader=readers[j])
             )

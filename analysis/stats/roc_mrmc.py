@@ -19,11 +19,15 @@ import pandas as pd
 from analysis.stats.auc_covariance import METHOD_WORDS, CovarianceMethod, auc_covariance
 from analysis.stats.frame import AnalysisInputError
 from analysis.stats.or_hillis import (
+    FIXED_READERS,
+    RANDOM,
     ORHillisResult,
     components_frame,
     differences_frame,
+    interval,
     means_frame,
     or_hillis,
+    or_single,
 )
 from analysis.stats.roc import auc_table
 from analysis.stats.roc_frame import RatingsCube, ratings_cube
@@ -105,6 +109,78 @@ def auc_mrmc(
         alpha=alpha,
     )
     return AucMrmc(cube, cov, result)
+
+
+PANEL_COLUMNS = [
+    "modality",
+    "reader",
+    "analysis",
+    "positives",
+    "negatives",
+    "auc",
+    "se",
+    "df",
+    "ci_low",
+    "ci_high",
+]
+
+
+def auc_panel(
+    ratings: pd.DataFrame | RatingsCube,
+    *,
+    cov: CovarianceMethod = "jackknife",
+    modalities: Sequence | None = None,
+    alpha: float = 0.05,
+) -> pd.DataFrame:
+    """Per modality, with no comparison (a study of one modality too): each reader's AUC with
+    a normal interval from its variance over X-rays (by `cov`), then the readers' mean AUC for
+    random readers and cases (Hillis df) and for fixed readers (`or_hillis.or_single`, the
+    per-modality means MRMCaov prints). Intervals are not clipped to [0, 1]."""
+    cube = ratings if isinstance(ratings, RatingsCube) else ratings_cube(ratings, modalities)
+    fom, covariance = auc_covariance(cube, cov)
+    r = fom.shape[1]
+    rows = []
+    for i, modality in enumerate(cube.modalities):
+        block = covariance[i * r : (i + 1) * r, i * r : (i + 1) * r]
+        rated = cube.rated[i]
+        for j, reader in enumerate(cube.readers):
+            se = float(np.sqrt(block[j, j]))
+            _, _, low, high = interval(fom[i, j], se, float("inf"), alpha)
+            truth = cube.truth[rated[j]]
+            rows.append(
+                (
+                    modality,
+                    reader,
+                    "this reader (normal)",
+                    int(truth.sum()),
+                    int((~truth).sum()),
+                    fom[i, j],
+                    se,
+                    float("inf"),
+                    low,
+                    high,
+                )
+            )
+        if r < 2:
+            continue
+        single = or_single(fom[i], block, alpha=alpha, design=cube.design, label=modality)
+        for name, estimate in ((RANDOM, single.random), (FIXED_READERS, single.fixed_readers)):
+            truth = cube.truth[rated.any(axis=0)]
+            rows.append(
+                (
+                    modality,
+                    "mean of readers",
+                    name,
+                    int(truth.sum()),
+                    int((~truth).sum()),
+                    estimate.estimate,
+                    estimate.se,
+                    estimate.df,
+                    estimate.ci_low,
+                    estimate.ci_high,
+                )
+            )
+    return pd.DataFrame(rows, columns=PANEL_COLUMNS)
 
 
 def _groups(cube: RatingsCube, reader_groups: Mapping[str, Hashable]) -> np.ndarray:

@@ -93,8 +93,6 @@ def readers_vs_model(
     if combined.empty or (combined["reader"] == name).sum() == 0:
         raise AnalysisInputError(f"the model {name} rated none of the readers' questions")
     cube = ratings_cube(combined)
-    if cube.design == 2:
-        raise AnalysisInputError("the model must rate the questions the readers rated")
     fom, covariance = auc_covariance(cube, cov)
     readers = [i for i, reader in enumerate(cube.readers) if reader != name]
     if len(readers) < 2:

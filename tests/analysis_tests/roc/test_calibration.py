@@ -175,3 +175,12 @@ def test_confidence_discrimination_is_the_auc_of_confidence_for_right_answers():
     assert table.loc["reader 2", "ci_low"] < 0.5 < table.loc["reader 2", "ci_high"]
     always_right = data.assign(correct=1)
     assert confidence_discrimination(always_right)["note"].str.startswith("not estimable").all()
+
+
+def test_a_question_twice_for_one_rater_is_refused():
+    data = events().assign(question_id=lambda d: d.groupby("rater").cumcount())
+    with pytest.raises(AnalysisInputError, match="more than one probability"):
+        calibration(pd.concat([data, data.iloc[[0]]]), n_boot=10)
+    answered = answers().assign(question_id=lambda d: d.groupby("rater").cumcount())
+    with pytest.raises(AnalysisInputError, match="more than one answer"):
+        accuracy_by_confidence(pd.concat([answered, answered.iloc[[0]]]))
