@@ -53,7 +53,7 @@ from analysis.stats.paired import (
 )
 from analysis.stats.roc import auc_table, empirical_auc, roc_curves, roc_points
 from analysis.stats.roc_frame import RatingsCube, ratings_cube
-from analysis.stats.roc_mrmc import AucMrmc, auc_mrmc
+from analysis.stats.roc_mrmc import AucMrmc, auc_mrmc, auc_panel
 from analysis.stats.roc_power import auc_pilot, auc_power, auc_sample_size_table
 from analysis.stats.roc_vs_models import auc_vs_models_table, readers_vs_model
 from analysis.stats.timing import accuracy_by_time, reading_time_table
@@ -79,6 +79,7 @@ __all__ = [
     "accuracy_table",
     "ai_vs_readers_table",
     "auc_mrmc",
+    "auc_panel",
     "auc_pilot",
     "auc_power",
     "auc_sample_size_table",

@@ -389,6 +389,8 @@ def or_hillis(
 
     # Fixed readers, random cases.
     fixed_den = var - cov1 + (r_tilde - 1) * (cov2 - cov3)
+    if not fixed_den > 0:
+        notes.append("fixed readers: not estimable, the FOMs do not vary over cases")
     x2 = (t - 1) * ms_t / fixed_den if fixed_den > 0 else float("nan")
     fixed_p = _chi2_sf(x2, t - 1) if fixed_den > 0 else float("nan")
     reader_differences = []
