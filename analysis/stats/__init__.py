@@ -15,7 +15,9 @@ rarer method asks for them (Clopper-Pearson, power).
 """
 
 from analysis.stats.accuracy import accuracy_table
+from analysis.stats.calibration import Binning, calibration, multiclass_brier_table
 from analysis.stats.comparisons import ai_vs_readers_table, reader_panel_accuracy
+from analysis.stats.confidence import accuracy_by_confidence, confidence_discrimination
 from analysis.stats.flow import Flow, flow_tables
 from analysis.stats.frame import (
     ALL,
@@ -40,6 +42,7 @@ from analysis.stats.kappa import (
     kappa_pairs,
     panel_answers,
 )
+from analysis.stats.or_hillis import ORHillisResult, or_hillis, or_single
 from analysis.stats.paired import (
     BootstrapResult,
     McNemarResult,
@@ -48,6 +51,11 @@ from analysis.stats.paired import (
     mcnemar_table,
     mcnemar_test,
 )
+from analysis.stats.roc import auc_table, empirical_auc, roc_curves, roc_points
+from analysis.stats.roc_frame import RatingsCube, ratings_cube
+from analysis.stats.roc_mrmc import AucMrmc, auc_mrmc, auc_panel
+from analysis.stats.roc_power import auc_pilot, auc_power, auc_sample_size_table
+from analysis.stats.roc_vs_models import auc_vs_models_table, readers_vs_model
 from analysis.stats.timing import accuracy_by_time, reading_time_table
 
 __all__ = [
@@ -56,17 +64,32 @@ __all__ = [
     "LETTERS",
     "REQUIRED",
     "AnalysisInputError",
+    "AucMrmc",
+    "Binning",
     "BootstrapResult",
     "Flow",
     "KappaResult",
     "McNemarResult",
     "Missing",
+    "ORHillisResult",
     "Prepared",
+    "RatingsCube",
+    "accuracy_by_confidence",
     "accuracy_by_time",
     "accuracy_table",
     "ai_vs_readers_table",
+    "auc_mrmc",
+    "auc_panel",
+    "auc_pilot",
+    "auc_power",
+    "auc_sample_size_table",
+    "auc_table",
+    "auc_vs_models_table",
     "bootstrap_accuracy_difference",
+    "calibration",
+    "confidence_discrimination",
     "correct_wide",
+    "empirical_auc",
     "failed_extractions",
     "fleiss_kappa",
     "fleiss_table",
@@ -78,9 +101,16 @@ __all__ = [
     "mcnemar_pairs",
     "mcnemar_table",
     "mcnemar_test",
+    "multiclass_brier_table",
+    "or_hillis",
+    "or_single",
     "panel_answers",
     "prepare",
+    "ratings_cube",
     "reader_panel_accuracy",
+    "readers_vs_model",
     "reading_time_table",
+    "roc_curves",
+    "roc_points",
     "validate",
 ]
