@@ -225,13 +225,20 @@ class InviteForm(forms.Form):
 
     people = forms.CharField(
         required=False,
-        widget=forms.Textarea(attrs={"rows": 6, "placeholder": "jdoe, jane.doe@hospital.org"}),
-        help_text="One person per line: a username, an e-mail address, or both.",
+        widget=forms.Textarea(
+            attrs={
+                "rows": 6,
+                "placeholder": "Ben Okafor <ben.okafor@hospital.org>\njdoe, jane.doe@hospital.org",
+            }
+        ),
+        help_text="One person per line: a username, an e-mail address, or both; a name "
+        "before the address (Name <address>) becomes the account's name, and a username is "
+        "made from the address when none is given.",
     )
     people_file = forms.FileField(
         required=False,
         label="…or a CSV file",
-        help_text="Columns username and/or email, with a header row.",
+        help_text="Columns username and/or email (and name), with a header row.",
     )
     role = forms.ChoiceField(
         choices=[(Role.READER, Role.READER.label), (Role.EXPERT, Role.EXPERT.label)],
