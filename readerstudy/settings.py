@@ -181,6 +181,7 @@ SITE_LINKS = {
     "analysis": "analysis",  # the PI's analysis page (analysis)
     "study-create": "study-create",  # a new study with its design (analysis)
     "pi-design": "pi-design",  # a study's design, changed until anyone answers (analysis)
+    "dataset-predictions": "dataset-predictions",  # a model's predictions into a dataset
 }
 LOGOUT_REDIRECT_URL = "login"
 # A dark page in plain words for people; JSON with X-CSRF-Failed for the page's own script.

@@ -123,7 +123,9 @@ def test_csv_files_the_csv_module_refuses_are_said_in_words(pi_client, study):
     )
     response = _invite(pi_client, study, people_file=upload)
     assert response.status_code == 200
-    assert set(User.objects.filter(email__endswith="@h.org").values_list("username", flat=True)) == {
+    assert set(
+        User.objects.filter(email__endswith="@h.org").values_list("username", flat=True)
+    ) == {
         "carla",
         "dan",
     }
