@@ -19,8 +19,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation import pacing, selectors
-from annotation.preferences import PreferenceRejected, reading_preset_set, reading_presets
 from annotation.forms import AnswerForm, FinishForm
+from annotation.preferences import PreferenceRejected, reading_preset_set, reading_presets
 from annotation.services import (
     AnswerConflict,
     AnswerRejected,
