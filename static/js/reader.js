@@ -493,6 +493,18 @@
       const when = navigator.onLine ? `trying again ${wait > 0 ? `in ${wait} s` : "now"}` : "when the connection is back";
       return ` ${next} could not be opened${why ? ` (${why})` : ""}: it opens by itself ${when}; no reading time is counted meanwhile.`;
     };
+    if (trouble && !needSignIn && !navigator.onLine) {
+      // Offline: what waits and what happens when the connection is back, in one sentence.
+      const numbers = outbox.entries().map((entry) => entry.number);
+      const cases = numbers.length > 1 ? `cases ${numbers.slice(0, -1).join(", ")} and ${numbers[numbers.length - 1]} are` : `case ${numbers[0]} is`;
+      const next = stalled ? ` ${stalled.number ? `Case ${stalled.number}` : "The next case"} opens then, by itself; no reading time is counted meanwhile.` : "";
+      text.textContent = `This computer is offline. Your answers to ${cases} kept in this browser and sent, in order, as soon as the connection is back.${next}`;
+      retry.hidden = false;
+      retry.textContent = "Retry now";
+      showCase.hidden = true;
+      box.hidden = false;
+      return;
+    }
     if (trouble) {
       const e = trouble.entry;
       const answer = e.label ? ` (your answer: ${e.label})` : "";
@@ -696,7 +708,13 @@
       if (key === "Enter" && t && (t.tagName === "BUTTON" || t.tagName === "A")) return;
       e.preventDefault();
       if (questionHidden()) { notePaused(); return; }
-      if (isLeaving()) { notePaused(`Case ${shownNumber()} is submitted; case ${leaving.dataset.nextNumber || "next"} is opening. Answer keys wait until it is on screen.`); return; }
+      if (isLeaving()) {
+        const next = leaving.dataset.nextNumber ? `case ${leaving.dataset.nextNumber}` : "the next case";
+        notePaused(advance && advance.waiting
+          ? `Case ${shownNumber()} is submitted; ${next} opens by itself once it can be fetched. Answer keys wait until then.`
+          : `Case ${shownNumber()} is submitted; ${next} is opening. Answer keys wait until it is on screen.`);
+        return;
+      }
       if (!seen()) { notePaused(NOT_SEEN); return; }
       if (keyed) choose(keyed); else submit();
       return;
