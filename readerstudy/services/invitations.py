@@ -192,7 +192,9 @@ def people_invite(
         emailed = bool(person.email) and settings.INVITATION_EMAIL
         if emailed:
             outbox.append((person.email, user.username, link_for(token)))
-        added.append(Added(user.username, person.email, False, token, emailed, False, person.name))
+        added.append(
+            Added(user.username, person.email, False, token, emailed, False, user.get_full_name())
+        )
     for email, username, link in outbox:
         transaction.on_commit(
             lambda e=email, u=username, li=link: _send(study=study, email=e, username=u, link=li)
