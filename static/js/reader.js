@@ -192,6 +192,9 @@
     shownToken += 1;
     if (window.ReaderViewer) window.ReaderViewer.init(ws);
     startClock();
+    // The case's time starts once its images are on screen (data-drawn): not while they load,
+    // nor while the page waits for them offline.
+    clock.wait(true);
     const f = form();
     const n = Number(ws.dataset.caseNumber);
     if (f && store) {
@@ -209,6 +212,7 @@
     // The case on screen first; then, once the frame showing it is out (the prefetch's
     // decoding and drawing would hold that frame back), the next case in the background.
     ReaderCases.markDrawn(ws, entry).then(() => {
+      if (ws.isConnected && ws === workspace() && !isLeaving()) clock.wait(false);
       seenAfterDwell(ws);
     }).then(ReaderCases.afterNextFrame).then(() => { if (ws.isConnected) cases.prefetch(ws); });
   }
@@ -226,7 +230,6 @@
     if (!next || !old) { window.location.assign(entry.url); return; }
     if (document.activeElement && old.contains(document.activeElement)) document.activeElement.blur();
     old.replaceWith(next);
-    clock.wait(false); // a case is on screen again
     // The reader went to another case while the next one could not be opened: no more wait.
     if (advance && advance.waiting && !advance.attempt) advance.cancel();
     // A prefetched case's count may predate the latest receipt: the receipt is newer then.
@@ -350,7 +353,8 @@
 
   /** Holds (or releases) a submitted case's form while the next case is on its way. */
   function leave(ws, on) {
-    if (on || leaving === ws) clock.wait(on);
+    if (on) clock.wait(true);
+    else if (leaving === ws && ws === workspace() && ws.dataset.drawn) clock.wait(false);
     leaving = on ? ws : leaving === ws ? null : leaving;
     $$("#answer-form fieldset, #answer-form textarea, #answer-form button", ws).forEach((el) => {
       if (on) { if (!el.disabled) { el.disabled = true; el.dataset.leaving = "1"; } }
