@@ -15,7 +15,7 @@ WITH_WORKER = trap 'kill $$WORKER 2>/dev/null; wait $$WORKER' EXIT INT TERM; \
 	$(DEMO_ENV) $(BIN)/python manage.py db_worker --no-reload --interval 0.5 -v0 & WORKER=$$!;
 
 .PHONY: install migrate serve demo demo-pacs test test-js test-python test-fast coverage fuzz lint \
-	format bench bench-load bench-scale bench-viewer bench-reader clean
+	format bench bench-load bench-scale bench-viewer bench-reader bench-expert clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found; run: make PYTHON=python3 ..."; exit 1; }
@@ -123,6 +123,10 @@ bench-scale: $(STAMP)
 # Debian's Chromium drives the reading page: Enter -> next case drawn vs a fresh case load.
 bench-reader: $(STAMP)
 	$(BIN)/python benchmarks/reader_bench.py
+
+# The expert's Enter (save and next) -> next question ready, vs a full review page load.
+bench-expert: $(STAMP)
+	$(BIN)/python benchmarks/expert_bench.py
 
 clean:
 	rm -rf $(VENV) media db.sqlite3 staticfiles artifacts

@@ -206,7 +206,11 @@ def create(request: HttpRequest) -> HttpResponse:
     """Create (and design) a study in a worker; the creator becomes its PI. All or nothing:
     the import, the sampling, the images and the design happen in one task
     (analysis.tasks.designed_study_create_task) whose progress the next page shows."""
-    form = DesignedStudyCreateForm(request.POST or None, request.FILES or None)
+    admin = request.user.is_staff
+    if request.method == "POST":
+        form = DesignedStudyCreateForm(request.POST, request.FILES, admin=admin)
+    else:  # back from a dataset's predictions upload: that dataset and model chosen
+        form = DesignedStudyCreateForm(admin=admin, initial=_create_initial(request))
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         options = {
@@ -247,7 +251,19 @@ def create(request: HttpRequest) -> HttpResponse:
             return redirect("pi-dashboard", slug=job.result["slug"])
         else:
             return redirect("create-study-progress", job_id=job.pk)
-    return render(request, "readerstudy/create.html", {"form": form})
+    return render(request, "readerstudy/create.html", {"form": form, "admin": admin})
+
+
+def _create_initial(request: HttpRequest) -> dict:
+    """?dataset=ID&aid_model=NAME (the predictions upload sends the PI back so)."""
+    initial = {}
+    dataset = request.GET.get("dataset", "")
+    if dataset.isdigit() and len(dataset) < 12:
+        initial["dataset"] = int(dataset)
+    model = request.GET.get("aid_model", "")[:200]
+    if model:
+        initial.update(aid_model=model, arms="unaided,aided")
+    return initial
 
 
 def _own_job(request: HttpRequest, job_id: int) -> BackgroundJob:

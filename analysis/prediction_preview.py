@@ -22,12 +22,17 @@ from django.conf import settings
 from django.db import transaction
 
 from analysis.models import AIModel
-from analysis.services import (
-    MAX_ERRORS_SHOWN,
+from analysis.prediction_files import (
     PredictionImportError,
+    problem_lines,
+    read_predictions,
+    unknown_ids,
+)
+from analysis.services import (
+    FAILED,
     PredictionSummary,
     _check_scope,
-    parse_predictions,
+    failed_row,
     predictions_import,
     question_lookup,
     studies_showing_questions,
@@ -43,13 +48,15 @@ class PredictionPreview:
     rows: int = 0
     matched: int = 0  # rows whose question id is a question of the dataset
     in_study: int = 0  # of those, questions of the study the upload came through
-    unknown: list[str] = field(default_factory=list)  # the first unmatched ids
     unknown_count: int = 0
     failed_extractions: int = 0
+    failed_rows: list[dict] = field(default_factory=list)  # where no letter was found
     rules: dict[str, int] = field(default_factory=dict)
     existing: int = 0  # predictions the model has now (replaced when confirmed)
     studies: list[ReaderStudy] = field(default_factory=list)  # every study it would change
-    problems: list[str] = field(default_factory=list)  # why it cannot be confirmed as it is
+    # Why it cannot be confirmed as it is: every problem of the file (each kind with its
+    # rows, prediction_files.problem_lines), and a model that exists without "Replace".
+    problems: list[str] = field(default_factory=list)
     # The model as previewed ("" if it did not exist): a confirmation after someone else
     # imported it is refused (`preview_confirm`), so what was previewed is what is replaced.
     model_state: str = ""
@@ -75,16 +82,22 @@ def predictions_preview(
     model_name = model_name.strip()
     if not model_name:
         raise PredictionImportError("a model name is required")
-    rows = parse_predictions(content)
+    parsed = read_predictions(content)
     questions = {qid: (pk, options) for qid, (pk, *options) in question_lookup(dataset).items()}
-    preview = PredictionPreview(model=model_name, dataset=dataset.name, rows=len(rows))
-    unknown = [qid for qid, _, _ in rows if qid not in questions]
-    preview.unknown, preview.unknown_count = unknown[:MAX_ERRORS_SHOWN], len(unknown)
-    matched = [(questions[qid], text) for qid, text, _ in rows if qid in questions]
+    rows = parsed.rows
+    preview = PredictionPreview(model=model_name, dataset=dataset.name, rows=parsed.size)
+    unknown = unknown_ids(rows, questions)
+    preview.unknown_count = len(unknown)
+    matched = [(questions[row.question_id], row) for row in rows if row.question_id in questions]
     preview.matched = len(matched)
-    rules = Counter(extract_letter(text, options).rule for (_, options), text in matched)
+    rules: Counter[str] = Counter()
+    for (_, options), row in matched:
+        rule = extract_letter(row.text, options).rule
+        rules[rule] += 1
+        if rule == FAILED:
+            preview.failed_rows.append(failed_row(row))
     preview.rules = dict(sorted(rules.items()))
-    preview.failed_extractions = rules.get("failed", 0)
+    preview.failed_extractions = rules.get(FAILED, 0)
     shown = {pk for (pk, _), _ in matched}
     if through is not None:
         preview.in_study = through.items.filter(question_id__in=shown).count()
@@ -97,12 +110,7 @@ def predictions_preview(
     preview.studies = studies_showing_questions(dataset, shown)
     if actor is not None:
         _check_scope(actor, model_name, preview.studies)
-    if unknown:
-        more = f" and {len(unknown) - MAX_ERRORS_SHOWN} more" if len(unknown) > 10 else ""
-        preview.problems.append(
-            f"{len(unknown)} question id(s) not in dataset {dataset.name!r}: "
-            f"{', '.join(preview.unknown)}{more}"
-        )
+    preview.problems += problem_lines(parsed.problems + unknown, dataset.name)
     if model is not None and not replace:
         preview.problems.append(
             f"Model {model_name!r} already has {preview.existing} predictions: tick "

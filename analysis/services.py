@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -12,6 +9,13 @@ from pathlib import Path
 from django.db import connection, transaction
 
 from analysis.models import AIModel, Prediction
+from analysis.prediction_files import (
+    PredictionImportError,
+    PredictionRow,
+    problem_lines,
+    read_predictions,
+    unknown_ids,
+)
 from analysis.stats.extraction import extract_letter
 from readerstudy.models import (
     AuditEvent,
@@ -23,15 +27,10 @@ from readerstudy.models import (
     StudyQuestion,
 )
 from readerstudy.signals import data_changed
-from readerstudy.storable import unstorable_text
 
-MAX_ERRORS_SHOWN = 10
 BATCH_SIZE = 5000
 PREDICTION_COLUMNS = ("model", "question", "letter", "raw_response", "rule")
-
-
-class PredictionImportError(ValueError):
-    pass
+FAILED = "failed"  # the extraction rule of a response with no letter found
 
 
 class PredictionForbidden(PermissionError):
@@ -47,95 +46,27 @@ class PredictionSummary:
     replaced: int = 0
     rules: dict[str, int] = field(default_factory=dict)
     studies: list[str] = field(default_factory=list)  # slugs of every study it changed
+    # Where no letter was found: {"where": "line 7", "question_id": ..., "text": ...}
+    failed_rows: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return asdict(self)
 
 
-def _rows_from_json(text: str) -> list[tuple[str, str, str]]:
-    try:
-        # Numbers stay the text they were written as: a prediction is text, and an integer of
-        # 5000 digits or 1e999 must not fail the conversion.
-        data = json.loads(text, parse_int=str, parse_float=str, parse_constant=str)
-    except json.JSONDecodeError as exc:
-        raise PredictionImportError(f"not valid JSON: {exc}") from exc
-    except RecursionError as exc:
-        raise PredictionImportError("not valid JSON: nested too deeply") from exc
-    if not isinstance(data, dict):
-        raise PredictionImportError("JSON must map question ids to objects")
-    rows = []
-    for qid, record in data.items():
-        if not isinstance(record, dict):
-            raise PredictionImportError(f"question {qid!r}: expected an object")
-        pred, resp = record.get("model_prediction"), record.get("model_response")
-        if pred is None and resp is None:
-            raise PredictionImportError(
-                f"question {qid!r}: needs 'model_prediction' or 'model_response'"
-            )
-        text = str(pred) if pred not in (None, "") else str(resp or "")
-        raw = str(resp) if resp not in (None, "") else str(pred or "")
-        rows.append((str(qid).strip(), text, raw))
-    return rows
+def checked_rows(dataset: Dataset, content: bytes) -> tuple[list[PredictionRow], dict]:
+    """The file's rows and the dataset's questions (question_lookup), once every row is
+    importable; else PredictionImportError naming every problem of the file with its rows."""
+    parsed = read_predictions(content)
+    questions = question_lookup(dataset)
+    problems = parsed.problems + unknown_ids(parsed.rows, questions)
+    if problems:
+        raise PredictionImportError("; ".join(problem_lines(problems, dataset.name)))
+    return parsed.rows, questions
 
 
-def _rows_from_csv(text: str) -> list[tuple[str, str, str]]:
-    reader = csv.reader(io.StringIO(text))
-    try:
-        return _read_csv(reader)
-    except csv.Error as exc:  # e.g. a field over csv.field_size_limit() (128 KiB)
-        raise PredictionImportError(f"line {reader.line_num}: not valid CSV: {exc}") from exc
-
-
-def _read_csv(reader) -> list[tuple[str, str, str]]:
-    """Rows by column position, read from the header (a dict per row cost a third of the
-    parse at 40,826 rows). Blank lines are skipped; a short row has empty cells."""
-    columns = [c.strip() for c in next(reader, [])]
-    if "question_id" not in columns or "prediction" not in columns:
-        raise PredictionImportError(
-            "CSV needs a header with question_id,prediction[,raw_response]; "
-            f"got {','.join(columns) or 'nothing'}"
-        )
-    at_qid, at_pred = columns.index("question_id"), columns.index("prediction")
-    at_raw = columns.index("raw_response") if "raw_response" in columns else None
-    rows = []
-    for line, row in enumerate(reader, start=2):
-        if not row:
-            continue
-        qid = row[at_qid].strip() if at_qid < len(row) else ""
-        if not qid:
-            raise PredictionImportError(f"line {line}: empty question_id")
-        prediction = row[at_pred] if at_pred < len(row) else ""
-        raw = row[at_raw] if at_raw is not None and at_raw < len(row) else ""
-        rows.append((qid, prediction, raw or prediction))
-    return rows
-
-
-def _check_storable(row: tuple[str, str, str]) -> None:
-    """A NUL (raw, or JSON's \\u0000) or a lone surrogate (JSON's \\ud800) is not text a
-    database can store: PostgreSQL refused it with a 500 (readerstudy.storable)."""
-    for value in row:
-        if why := unstorable_text(value):
-            raise PredictionImportError(f"question {row[0]!r}: {why}")
-
-
-def parse_predictions(content: bytes) -> list[tuple[str, str, str]]:
-    """(question_id, text to extract from, raw response) rows; format by content."""
-    try:
-        text = content.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise PredictionImportError("the file is not UTF-8 text") from exc
-    if not text.strip():
-        raise PredictionImportError("the file is empty")
-    rows = _rows_from_json(text) if text.lstrip().startswith("{") else _rows_from_csv(text)
-    for row in rows:
-        _check_storable(row)
-    duplicates = [qid for qid, n in Counter(r[0] for r in rows).items() if n > 1]
-    if duplicates:
-        shown = ", ".join(duplicates[:MAX_ERRORS_SHOWN])
-        raise PredictionImportError(f"duplicate rows for question id(s): {shown}")
-    if not rows:
-        raise PredictionImportError("the file holds no predictions")
-    return rows
+def failed_row(row: PredictionRow) -> dict:
+    """A row whose response gave no letter, as the preview and the summary list it."""
+    return {"where": row.where, "question_id": row.question_id, "text": row.text[:200]}
 
 
 def studies_showing(model: AIModel) -> list[ReaderStudy]:
@@ -236,24 +167,19 @@ def predictions_import(
     model_name = model_name.strip()
     if not model_name:
         raise PredictionImportError("a model name is required")
-    rows = parse_predictions(content)
-    questions = question_lookup(dataset)
-    unknown = [qid for qid, _, _ in rows if qid not in questions]
-    if unknown:
-        shown = ", ".join(unknown[:MAX_ERRORS_SHOWN])
-        more = f" and {len(unknown) - MAX_ERRORS_SHOWN} more" if len(unknown) > 10 else ""
-        raise PredictionImportError(
-            f"{len(unknown)} question id(s) not in dataset {dataset.name!r}: {shown}{more}"
-        )
+    rows, questions = checked_rows(dataset, content)
     # Extraction before the transaction: it needs no database, and SQLite's write lock is
     # then held only for the writes.
     rules: Counter[str] = Counter()
     new = []
-    for qid, text, raw in rows:
-        question_pk, *options = questions[qid]
-        extraction = extract_letter(text, options)
+    failed = []
+    for row in rows:
+        question_pk, *options = questions[row.question_id]
+        extraction = extract_letter(row.text, options)
         rules[extraction.rule] += 1
-        new.append((question_pk, extraction.letter, raw, extraction.rule))
+        if extraction.rule == FAILED:
+            failed.append(failed_row(row))
+        new.append((question_pk, extraction.letter, row.raw, extraction.rule))
     summary = PredictionSummary(model=model_name, dataset=dataset.name)
     with transaction.atomic():
         model, created = AIModel.objects.select_for_update().get_or_create(
@@ -278,7 +204,8 @@ def predictions_import(
         if actor is not None:  # refused: the transaction takes the rows back
             _check_scope(actor, model_name, studies)
         summary.predictions = len(rows)
-        summary.failed_extractions = rules.get("failed", 0)
+        summary.failed_extractions = rules.get(FAILED, 0)
+        summary.failed_rows = failed
         summary.rules = dict(sorted(rules.items()))
         summary.studies = [study.slug for study in studies]
         detail = {

@@ -184,12 +184,14 @@ class QueueRow:
         return len(self.most_chosen) > 1
 
     def options(self) -> list[dict]:
-        """The evidence panel's rows: per option, raters choosing it (count, share, names),
-        whether it is the key, and whether it is (one of) the most chosen."""
+        """The evidence panel's rows: per option, its text, raters choosing it (count, share,
+        names), whether it is the key, and whether it is (one of) the most chosen."""
         names = dict(self.choices)
+        texts = dict(self.item.question.labelled_options)
         return [
             {
                 "letter": letter,
+                "text": texts.get(letter, ""),
                 "count": count,
                 "percent": round(100 * count / self.answered) if self.answered else 0,
                 "names": names.get(letter, ()),
@@ -358,13 +360,16 @@ def question_evidence(study: ReaderStudy, expert, item_id: int) -> QueueRow | No
     return next((row for row in triage_queue(study, expert) if row.item.id == item_id), None)
 
 
-def next_to_review(study: ReaderStudy, expert) -> StudyQuestion | None:
-    """The highest-ranked question this expert has not reviewed yet."""
+def next_to_review(study: ReaderStudy, expert, skip: int | None = None) -> StudyQuestion | None:
+    """The highest-ranked question this expert has not reviewed yet (`skip`: counting that
+    question as reviewed, as it will be once the review being written is saved)."""
     reviewed = set(
         ExpertReview.objects.filter(item__study=study, expert=expert).values_list(
             "item_id", flat=True
         )
     )
+    if skip is not None:
+        reviewed.add(skip)
     for row in triage_queue(study, expert):
         if row.item.id not in reviewed:
             return row.item

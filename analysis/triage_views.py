@@ -85,10 +85,14 @@ def evidence(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def next_question(request: HttpRequest, slug: str) -> HttpResponse:
-    """Where "save and next" lands: the best-ranked question the expert has not reviewed."""
+    """Where "save and next" lands: the best-ranked question the expert has not reviewed.
+    `?after=ID`: the one after question ID is saved (the review page fetches it ahead, while
+    the expert reviews ID, so that Enter shows it at once)."""
     study = study_for_user(request.user, slug, REVIEWERS)
+    after = request.GET.get("after", "")
+    skip = int(after) if after.isdigit() and len(after) < 12 else None
     item = (
-        next_to_review(study, request.user)
+        next_to_review(study, request.user, skip=skip)
         if Role.EXPERT in roles_of(request.user, study)
         else None
     )

@@ -5,6 +5,16 @@ from analysis import design_views, prediction_views, triage_views, views
 urlpatterns = [
     path("studies/new/", design_views.create, name="study-create"),
     path("studies/new/<int:job_id>/", design_views.create_progress, name="create-study-progress"),
+    path(
+        "studies/new/predictions/",
+        prediction_views.dataset_upload,
+        name="dataset-predictions",
+    ),
+    path(
+        "studies/new/predictions/confirm/",
+        prediction_views.dataset_confirm,
+        name="dataset-predictions-confirm",
+    ),
     path("s/<slug:slug>/design/", design_views.design_page, name="pi-design"),
     path("s/<slug:slug>/analysis/", views.analysis_page, name="analysis"),
     path("s/<slug:slug>/analysis/export.zip", views.export_zip, name="analysis-zip"),

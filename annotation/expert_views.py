@@ -10,7 +10,7 @@ import json
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
@@ -24,6 +24,7 @@ from annotation.reviews import (
     reviews_visible_to,
 )
 from annotation.selectors import case_images
+from readerstudy.http import wants_json
 from readerstudy.links import site_link
 from readerstudy.models import Role, StudyQuestion
 from readerstudy.selectors import roles_of, study_for_user
@@ -67,9 +68,15 @@ def review_question(request: HttpRequest, slug: str, item_id: int) -> HttpRespon
             except ReviewRejected as exc:
                 form.add_error(None, str(exc))
             else:
-                messages.success(request, f"Review of {item.question.source_id} saved.")
+                saved = f"Review of {item.question.source_id} saved."
+                if wants_json(request):
+                    # The page's script shows the next question it fetched ahead (expert.js).
+                    return JsonResponse({"saved": item.id, "message": saved})
+                messages.success(request, saved)
                 # The queue's order uses AI predictions (a layer up): it picks the next.
                 return redirect(site_link("expert-next", slug) or site_link("home"))
+        if wants_json(request):  # the script sends the form again as a page, to show why
+            return JsonResponse({"errors": form.errors.get_json_data()}, status=422)
     others = (
         reviews_visible_to(study, request.user)
         .filter(item=item)

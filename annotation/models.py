@@ -20,6 +20,7 @@ from readerstudy.vocabulary import (
     Decision,
     Difficulty,
     ReviewFlag,
+    WindowPreset,
 )
 
 
@@ -182,3 +183,33 @@ class ExpertReview(models.Model):
     def flag_labels(self) -> list[str]:
         """The flags as people read them ("Image does not match the question")."""
         return [label for value, label in ReviewFlag.choices if getattr(self, f"flag_{value}")]
+
+
+class ReadingPreference(models.Model):
+    """The window preset a reader last chose for images of one modality in a study: every
+    case of the study, in every session and arm and on any computer, opens at it (the viewer's
+    sticky preset). Kept on the server because sign-out empties the browser's storage, and the
+    sessions of a crossover are weeks apart."""
+
+    study = models.ForeignKey(
+        ReaderStudy, on_delete=models.CASCADE, related_name="reading_preferences"
+    )
+    reader = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reading_preferences"
+    )
+    modality = models.CharField(max_length=16)  # the image's DICOM modality, "image" if none
+    preset = models.CharField(max_length=8, choices=WindowPreset.choices)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["study", "reader", "modality"], name="reading_preference_one_per_modality"
+            ),
+            models.CheckConstraint(
+                condition=Q(preset__in=WindowPreset.values), name="reading_preference_preset"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.reader} in {self.study}: {self.modality} at {self.preset}"

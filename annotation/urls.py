@@ -9,6 +9,7 @@ urlpatterns = [
     path("s/<slug:slug>/read/", views.study_start, name="reader-start"),
     path("s/<slug:slug>/read/instructions/", views.instructions, name="reader-instructions"),
     path("s/<slug:slug>/read/session/", views.session, name="reader-session"),
+    path("s/<slug:slug>/read/preset/", views.reading_preset, name="reader-preset"),
     path("s/<slug:slug>/read/<int:number>/", views.case_page, name="reader-case"),
     path("s/<slug:slug>/read/<int:number>/answer/", views.case_answer, name="reader-answer"),
     path("s/<slug:slug>/read/review/", views.review, name="reader-review"),

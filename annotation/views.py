@@ -3,6 +3,7 @@ selectors it needs and renders. Nothing here ever loads the correct answer."""
 
 from __future__ import annotations
 
+import json
 import mimetypes
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotation import pacing, selectors
 from annotation.forms import AnswerForm, FinishForm
+from annotation.preferences import PreferenceRejected, reading_preset_set, reading_presets
 from annotation.services import (
     AnswerConflict,
     AnswerRejected,
@@ -44,7 +46,13 @@ def home(request: HttpRequest) -> HttpResponse:
     rows = []
     for study, roles in studies_of(request.user):
         progress = selectors.progress_of(study, request.user) if Role.READER in roles else None
-        rows.append({"study": study, "roles": roles, "progress": progress})
+        rows.append({"study": study, "roles": roles, "progress": progress, "focus": False})
+    # Start (or Resume) of the first study there is reading to do in has the focus: Enter.
+    for row in rows:
+        progress = row["progress"]
+        if progress and not progress.waiting and not progress.finished:
+            row["focus"] = True
+            break
     return render(request, "annotation/home.html", {"rows": rows})
 
 
@@ -114,6 +122,7 @@ def _render_case(
         "min_dwell_ms": settings.READER_MIN_DWELL_MS,
         "reading": reading,
         "pace": pacing.reader_pace(study, request.user, progress.left),
+        "presets_json": json.dumps(reading_presets(study, request.user)),
     }
     template = "annotation/_case.html" if request.htmx else "annotation/case.html"
     response = render(request, template, context, status=status)
@@ -232,6 +241,24 @@ def case_answer(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     if next_number is None:
         return redirect("reader-review", slug=slug)
     return redirect("reader-case", slug=slug, number=next_number)
+
+
+@login_required
+@require_POST
+def reading_preset(request: HttpRequest, slug: str) -> HttpResponse:
+    """The reader chose a window preset (`preset`) for images of `modality`: every case of
+    the study opens at it from now on, in every session and arm."""
+    study = _reader_study(request, slug)
+    try:
+        reading_preset_set(
+            study=study,
+            reader=request.user,
+            modality=request.POST.get("modality", ""),
+            preset=request.POST.get("preset", ""),
+        )
+    except PreferenceRejected as exc:
+        return JsonResponse({"error": str(exc)}, status=400)
+    return HttpResponse(status=204)
 
 
 @login_required

@@ -2,6 +2,7 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.forms.models import fields_for_model
+from django.utils.text import slugify
 
 from readerstudy.models import MAX_BREAK_MINUTES, Dataset, ReaderStudy, Role
 from readerstudy.sampling import SEED_MAX
@@ -32,24 +33,38 @@ class MembershipForm(forms.Form):
             raise forms.ValidationError(f"No user named {name!r}.") from exc
 
 
-def image_source_choices() -> list[tuple[str, str]]:
-    """Where an uploaded question bank's images may come from: only what the server configures."""
+def image_source_choices(admin: bool = True) -> list[tuple[str, str]]:
+    """Where an uploaded question bank's images may come from: only what the server configures
+    (its folder and PACS named to administrators only)."""
     choices = []
     if settings.IMPORT_IMAGES_ROOT:
-        choices.append(("folder", f"Files under {settings.IMPORT_IMAGES_ROOT} on the server"))
+        where = f"Files under {settings.IMPORT_IMAGES_ROOT}" if admin else "Image files"
+        choices.append(("folder", f"{where} on the server"))
     if settings.DICOMWEB_URL:
-        choices.append(("dicomweb", f"The PACS at {settings.DICOMWEB_URL} (DICOMweb)"))
+        where = f"The PACS at {settings.DICOMWEB_URL}" if admin else "The hospital's PACS"
+        choices.append(("dicomweb", f"{where} (DICOMweb)"))
     return choices
 
 
 # Shown under the image-source list when the server configures none: why it is empty and
-# which settings fill it (README, Configuration).
+# which settings fill it (README, Configuration). The settings and commands are said to the
+# server's administrators (staff) only; a PI is told whom to ask.
 NO_IMAGE_SOURCE = (
     "Empty because this server has no image source for uploaded questions. The administrator "
     "sets one in the environment: IMPORT_IMAGES_ROOT (a folder of images on the server) or "
     "DICOMWEB_URL (a PACS over DICOMweb), then restarts. Until then: sample from a dataset "
     "above, or import with manage.py import_questions."
 )
+NO_IMAGE_SOURCE_PI = (
+    "Empty because this server has no image source for uploaded questions yet: ask its "
+    "administrator to set one up. Until then, sample from a dataset above."
+)
+NO_IMAGE_SOURCE_ERROR = {
+    True: "This server has no image source for uploads (IMPORT_IMAGES_ROOT or DICOMWEB_URL); "
+    "set one, or use manage.py import_questions.",
+    False: "This server has no image source for uploaded questions yet: ask its administrator "
+    "to set one up, or sample from a dataset above.",
+}
 
 
 class DatasetChoiceField(forms.ModelChoiceField):
@@ -85,6 +100,10 @@ class ReadingSettingsForm(forms.Form):
 
 
 class StudyCreateForm(forms.Form):
+    """A new study. `admin`: the user administers the server (staff), and is told its settings
+    and commands; a PI is told what to ask for. Fields required only in some cases say when
+    (`required_when`), instead of "(optional)"."""
+
     dataset = DatasetChoiceField(
         queryset=Dataset.objects.all(),
         required=False,
@@ -102,8 +121,12 @@ class StudyCreateForm(forms.Form):
         help_text="A new name; empty: the dataset chosen above.",
     )
     image_source = forms.ChoiceField(required=False, label="Images of the uploaded questions")
-    slug = forms.SlugField(max_length=100, help_text="Short name used in URLs, e.g. pilot-2026.")
     title = forms.CharField(max_length=300)
+    slug = forms.SlugField(
+        max_length=100,
+        required=False,
+        help_text="Short name used in URLs, e.g. pilot-2026; made from the title when empty.",
+    )
     sample = forms.IntegerField(min_value=1, label="Number of questions")
     seed = forms.IntegerField(initial=0, min_value=0, max_value=SEED_MAX)
     stratify = forms.ChoiceField(
@@ -150,12 +173,23 @@ class StudyCreateForm(forms.Form):
         help_text="Shown to readers once they have finished.",
     )
 
-    def __init__(self, *args, **kwargs):
+    # Fields that are required in some cases only: said beside their label.
+    REQUIRED_WHEN = {
+        "dataset": "required unless you upload a question bank",
+        "dataset_name": "with a question bank",
+        "image_source": "with a question bank",
+    }
+
+    def __init__(self, *args, admin: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
+        self.admin = admin
+        for name, when in self.REQUIRED_WHEN.items():
+            if name in self.fields:
+                self.fields[name].required_when = when
         source = self.fields["image_source"]
-        source.choices = image_source_choices()
+        source.choices = image_source_choices(admin)
         if not source.choices:
-            source.help_text = NO_IMAGE_SOURCE
+            source.help_text = NO_IMAGE_SOURCE if admin else NO_IMAGE_SOURCE_PI
             source.widget.attrs["disabled"] = True
         self.dataset_sizes = dataset_sizes()
         self.fields["dataset"].sizes = self.dataset_sizes
@@ -204,20 +238,31 @@ class StudyCreateForm(forms.Form):
             self.add_error("dataset_name", "Name the dataset the uploaded questions go into.")
         data["dataset_name"] = name
         if not self.fields["image_source"].choices:
-            self.add_error(
-                "questions_file",
-                "This server has no image source for uploads (IMPORT_IMAGES_ROOT or "
-                "DICOMWEB_URL); ask the administrator, or use manage.py import_questions.",
-            )
+            self.add_error("questions_file", NO_IMAGE_SOURCE_ERROR[self.admin])
         elif not data.get("image_source"):
             self.add_error("image_source", "Choose where the images of the questions are.")
         return data
 
     def clean_slug(self):
         slug = self.cleaned_data["slug"]
-        if ReaderStudy.objects.filter(slug=slug).exists():
+        if slug and ReaderStudy.objects.filter(slug=slug).exists():
             raise forms.ValidationError("A study with this slug already exists.")
+        if not slug and self.cleaned_data.get("title"):
+            slug = slug_from_title(self.cleaned_data["title"])
         return slug
+
+
+def slug_from_title(title: str) -> str:
+    """A free slug made from the title ("AI-assisted trial" -> "ai-assisted-trial", then
+    "-2", "-3" … when taken)."""
+    field = ReaderStudy._meta.get_field("slug")
+    stem = slugify(title)[: field.max_length - 4].strip("-") or "study"
+    taken = set(ReaderStudy.objects.filter(slug__startswith=stem).values_list("slug", flat=True))
+    slug, n = stem, 1
+    while slug in taken:
+        n += 1
+        slug = f"{stem}-{n}"
+    return slug
 
 
 class InviteForm(forms.Form):
@@ -225,13 +270,20 @@ class InviteForm(forms.Form):
 
     people = forms.CharField(
         required=False,
-        widget=forms.Textarea(attrs={"rows": 6, "placeholder": "jdoe, jane.doe@hospital.org"}),
-        help_text="One person per line: a username, an e-mail address, or both.",
+        widget=forms.Textarea(
+            attrs={
+                "rows": 6,
+                "placeholder": "Ben Okafor <ben.okafor@hospital.org>\njdoe, jane.doe@hospital.org",
+            }
+        ),
+        help_text="One person per line: a username, an e-mail address, or both; a name "
+        "before the address (Name <address>) becomes the account's name, and a username is "
+        "made from the address when none is given.",
     )
     people_file = forms.FileField(
         required=False,
         label="…or a CSV file",
-        help_text="Columns username and/or email, with a header row.",
+        help_text="Columns username and/or email (and name), with a header row.",
     )
     role = forms.ChoiceField(
         choices=[(Role.READER, Role.READER.label), (Role.EXPERT, Role.EXPERT.label)],

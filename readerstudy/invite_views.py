@@ -6,6 +6,8 @@ this site (with `no-referrer` the browser sends `Origin: null` and CSRF refuses 
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
@@ -18,6 +20,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
 from readerstudy.browser_storage import signed_in
+from readerstudy.downloads import export_filename
 from readerstudy.forms import InviteForm
 from readerstudy.models import Invitation, Role
 from readerstudy.selectors import pending_invitations, study_for_user
@@ -30,6 +33,7 @@ from readerstudy.services.invitations import (
     people_invite,
     people_parse,
 )
+from readerstudy.spreadsheets import csv_text
 
 MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
 
@@ -49,6 +53,7 @@ def _link_maker(request: HttpRequest):
 def invite(request: HttpRequest, slug: str) -> HttpResponse:
     study = study_for_user(request.user, slug, [Role.PI])
     form = InviteForm(request.POST or None, request.FILES or None)
+    problems = False  # lines of the list refused: nobody was added, the list is kept
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["people_file"]
         link = _link_maker(request)
@@ -64,7 +69,9 @@ def invite(request: HttpRequest, slug: str) -> HttpResponse:
                 link_for=link,
             )
         except InvitationError as exc:
-            form.add_error(None, f"Nobody was added. {exc}")
+            for problem in exc.problems:
+                form.add_error(None, problem)
+            problems = True
         else:
             rows = [(a, link(a.link_token) if a.link_token else "") for a in added]
             context = {
@@ -73,16 +80,41 @@ def invite(request: HttpRequest, slug: str) -> HttpResponse:
                 "role": form.cleaned_data["role"],
                 "added_count": sum(not a.already_member for a in added),
                 "member_count": sum(a.already_member for a in added),
+                "links": [row_link for _, row_link in rows if row_link],
+                "links_text": "\n".join(row_link for _, row_link in rows if row_link),
+                **_links_csv(study, rows),
             }
             return _secret_page(render(request, "readerstudy/invite_done.html", context))
     context = {
         "study": study,
         "form": form,
+        "problems": problems,
         "ttl_days": settings.INVITATION_TTL_DAYS,
         "invitations": pending_invitations(study),
         "emailing": settings.INVITATION_EMAIL,
     }
     return render(request, "readerstudy/invite.html", context)
+
+
+def _links_csv(study, rows) -> dict[str, str]:
+    """The page's people and links as a CSV the browser saves without asking the server again
+    (a data: URL): the links are secrets shown once, and the server keeps only their hashes."""
+    table = [("name", "username", "email", "sign_in_link", "note")]
+    for added, link in rows:
+        note = (
+            "already in the study"
+            if added.already_member
+            else "existing account: added"
+            if added.existing
+            else "e-mailed"
+            if added.emailed
+            else ""
+        )
+        table.append((added.name, added.username, added.email, link, note))
+    return {
+        "csv_href": "data:text/csv;charset=utf-8," + quote(csv_text(table)),
+        "csv_name": export_filename(study.slug, "invitations", "csv"),
+    }
 
 
 def _invitation(study, invitation_id: int) -> Invitation:
@@ -106,7 +138,7 @@ def invitation_action(request: HttpRequest, slug: str, invitation_id: int) -> Ht
             return redirect("pi-invite", slug=slug)
         link = _link_maker(request)(token)
         row = (invitation, link)
-        context = {"study": study, "renewed": row, "role": invitation.role}
+        context = {"study": study, "renewed": row, "role": invitation.role, "links": [link]}
         return _secret_page(render(request, "readerstudy/invite_done.html", context))
     invitation_revoke(invitation=invitation, actor=request.user)
     messages.success(request, f"The sign-in link for {invitation.user.username} no longer works.")

@@ -198,7 +198,7 @@ class ReaderStudy(models.Model):
         choices=WindowPreset.choices,
         default=WindowPreset.DEFAULT,
         help_text="The window preset each case opens at, until a reader chooses another "
-        "(their choice then sticks for this study in their browser).",
+        "(their choice then sticks for them in every session and arm of this study).",
     )
     break_minutes = models.PositiveSmallIntegerField(
         default=60,

@@ -181,6 +181,7 @@ SITE_LINKS = {
     "analysis": "analysis",  # the PI's analysis page (analysis)
     "study-create": "study-create",  # a new study with its design (analysis)
     "pi-design": "pi-design",  # a study's design, changed until anyone answers (analysis)
+    "dataset-predictions": "dataset-predictions",  # a model's predictions into a dataset
 }
 LOGOUT_REDIRECT_URL = "login"
 # A dark page in plain words for people; JSON with X-CSRF-Failed for the page's own script.
@@ -259,8 +260,9 @@ EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL") or "readerstudy@localhost"
 if EMAIL_HOST:
     EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-elif DEBUG:
-    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+elif DEBUG:  # a file per e-mail under var/mail, one line on the console (readerstudy.mail)
+    EMAIL_BACKEND = "readerstudy.mail.DemoEmailBackend"
+    EMAIL_FILE_PATH = env_str("EMAIL_FILE_PATH") or str(BASE_DIR / "var" / "mail")
 else:
     EMAIL_BACKEND = "django.core.mail.backends.dummy.EmailBackend"
 INVITATION_EMAIL = bool(EMAIL_HOST) or DEBUG
@@ -341,12 +343,53 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 10 * 1024 *
 # Prediction files uploaded through the API (CSV or JSON), in bytes.
 PREDICTION_UPLOAD_MAX_BYTES = env_int("PREDICTION_UPLOAD_MAX_BYTES", 50 * 1024 * 1024, minimum=1)
 
+# The console: one line per event, a handled error included (its exception named, not its
+# traceback); the log file keeps every record with its traceback (readerstudy.logs).
+# LOG_LEVEL=DEBUG puts the tracebacks on the console too; LOG_FILE="" (or "-") keeps no file.
+LOG_LEVEL = (env_str("LOG_LEVEL") or "WARNING").upper()
+_log_file = env_str("LOG_FILE")
+if _log_file is None:
+    LOG_FILE = str(BASE_DIR / "var" / "log" / "readerstudy.log")
+else:
+    LOG_FILE = "" if _log_file.strip() in ("", "-") else _log_file.strip()
+if LOG_FILE:
+    Path(LOG_FILE).parent.mkdir(parents=True, exist_ok=True)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL") or "WARNING"},
-    # One line per analysis computed and per figure drawn, naming the study and data version:
-    # how an operator sees work done twice (benchmarks/scale counts them).
-    "loggers": {"analysis.cache": {"level": "INFO"}},
+    "formatters": {
+        "line": {
+            "()": "readerstudy.logs.OneLineFormatter",
+            "format": "%(levelname)s %(name)s: %(message)s",
+            "where": LOG_FILE,
+        },
+        "full": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "full" if LOG_LEVEL == "DEBUG" else "line",
+        },
+        **(
+            {
+                "file": {
+                    "class": "logging.handlers.RotatingFileHandler",
+                    "filename": LOG_FILE,
+                    "maxBytes": 5 * 1024 * 1024,
+                    "backupCount": 3,
+                    "formatter": "full",
+                    "delay": True,
+                }
+            }
+            if LOG_FILE
+            else {}
+        ),
+    },
+    "root": {"handlers": ["console", *(["file"] if LOG_FILE else [])], "level": LOG_LEVEL},
+    "loggers": {
+        # One line per analysis computed and per figure drawn, naming the study and data
+        # version: how an operator sees work done twice (benchmarks/scale counts them).
+        "analysis.cache": {"level": "INFO"},
+        "readerstudy.mail": {"level": "INFO"},  # one line per e-mail the demo writes
+    },
 }

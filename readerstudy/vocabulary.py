@@ -165,8 +165,10 @@ SHORTCUTS: dict[str, dict[str, tuple[str, ...]]] = {
 
 # The reading page's own keys besides the answer's (rendered into the markup like SHORTCUTS):
 # `c` and `m` are taken (option C, medium difficulty), so the comment is `t` ("type"); Pause is
-# `k`, as in video players. The viewer's keys are static/js/viewer.js's (KEYS).
-PAGE_SHORTCUTS: dict[str, str] = {"comment": "t", "pause": "k"}
+# `k`, as in video players; `r` opens the review page (all cases and the final submit, where
+# the focus starts on "I have finished": Space, Enter). The viewer's keys are
+# static/js/viewer.js's (KEYS).
+PAGE_SHORTCUTS: dict[str, str] = {"comment": "t", "pause": "k", "review": "r"}
 
 # Expert review keyboard shortcuts, rendered into `data-keys` attributes like the reader's.
 # A digit sets the first quality not yet rated (or the one with the focus); "d" accepts the

@@ -1,47 +1,47 @@
 """Bringing people into a study from the browser: accounts, memberships and one-time links.
 
-A PI pastes a list (or uploads a CSV) of usernames and/or e-mail addresses. People who already
-have an account are added to the study at once; everyone else gets an account with no usable
-password and a one-time sign-in link on which they choose their own password. The whole list is
-checked before anything is written: one bad line and nobody is added.
+A PI pastes a list (or uploads a CSV) of usernames and/or e-mail addresses, in the forms mail
+clients and spreadsheets give (readerstudy.invite_lists). People who already have an account
+are added to the study at once; everyone else gets an account with no usable password and a
+one-time sign-in link on which they choose their own password. The whole list is checked before
+anything is written: every line that cannot be added is named, and nobody is added.
 """
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
-import re
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.validators import UnicodeUsernameValidator
-from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
-from django.core.validators import validate_email
 from django.db import transaction
 from django.utils import timezone
 
+from readerstudy import invite_lists
+from readerstudy.invite_lists import ListError, Person, derived_username, unused
 from readerstudy.models import AuditEvent, Invitation, Membership, ReaderStudy, Role
 from readerstudy.services.studies import StudyError, membership_add
 
-MAX_PEOPLE = 500
-_SPLIT = re.compile(r"[,;\t]+|\s+")
-_USERNAME = UnicodeUsernameValidator()
+__all__ = ["InvitationError", "Person", "people_invite", "people_parse"]
 
 
-class InvitationError(ValueError):
-    """A list of people that cannot be added as given; the message says which line and why."""
+class InvitationError(ListError):
+    """A list of people that cannot be added as given; `problems` says which line and why."""
+
+    def __init__(self, problems: list[str] | str):
+        super().__init__([problems] if isinstance(problems, str) else problems)
 
 
-@dataclass(frozen=True)
-class Person:
-    line: int
-    username: str
-    email: str
+def people_parse(*, text: str = "", csv_bytes: bytes | None = None) -> list[Person]:
+    """Everyone on the pasted lines and in the CSV file (readerstudy.invite_lists); every bad
+    line named at once."""
+    try:
+        return invite_lists.people_parse(text=text, csv_bytes=csv_bytes)
+    except ListError as exc:
+        raise InvitationError(exc.problems) from None
 
 
 @dataclass(frozen=True)
@@ -52,79 +52,7 @@ class Added:
     link_token: str | None  # the secret, shown to the PI once; None for existing accounts
     emailed: bool
     already_member: bool = False  # already had this role in the study: nothing changed
-
-
-def _short(value: str) -> str:
-    return value if len(value) <= 60 else value[:57] + "…"
-
-
-def _person(line: int, fields: list[str], typed: str | None = None) -> Person:
-    """One person from a line's fields; `typed` is the line as the PI wrote it (quoted back in
-    a message, rather than the fields re-joined)."""
-    fields = [f.strip() for f in fields if f and f.strip()]
-    emails = [f for f in fields if "@" in f]
-    names = [f for f in fields if "@" not in f]
-    if len(emails) > 1 or len(names) > 1 or not fields:
-        shown = typed.strip() if typed is not None else ", ".join(fields)
-        raise InvitationError(
-            f"Line {line}: give a username, an e-mail address, or both (got {_short(shown)!r})."
-        )
-    email = emails[0].lower() if emails else ""
-    if email:
-        try:
-            validate_email(email)
-        except ValidationError as exc:
-            raise InvitationError(
-                f"Line {line}: {_short(email)!r} is not an e-mail address."
-            ) from exc
-    username = names[0] if names else email.split("@", 1)[0]
-    try:
-        if len(username) > 150:
-            raise ValidationError("too long")
-        _USERNAME(username)
-    except ValidationError as exc:
-        raise InvitationError(
-            f"Line {line}: {_short(username)!r} is not a valid username "
-            "(letters, digits and @ . + - _ only; at most 150 characters)."
-        ) from exc
-    return Person(line, username, email)
-
-
-def people_parse(*, text: str = "", csv_bytes: bytes | None = None) -> list[Person]:
-    """People from pasted lines ("username", "email" or "username, email") or a CSV file with
-    the columns `username` and/or `email`. Duplicates are an error, not silently merged."""
-    rows: list[tuple[int, list[str], str | None]] = []
-    if csv_bytes:
-        try:
-            decoded = csv_bytes.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise InvitationError("The CSV file is not UTF-8 text.") from exc
-        reader = csv.DictReader(io.StringIO(decoded))
-        columns = {c.strip().lower() for c in reader.fieldnames or []}
-        if not columns & {"username", "email"}:
-            raise InvitationError("The CSV file needs a header row with username and/or email.")
-        for number, row in enumerate(reader, start=2):
-            values = {(k or "").strip().lower(): (v or "") for k, v in row.items()}
-            fields = [values.get("username", ""), values.get("email", "")]
-            if any(f.strip() for f in fields):
-                rows.append((number, fields, None))
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip() and not line.lstrip().startswith("#"):
-            rows.append((number, _SPLIT.split(line.strip()), line))
-    if not rows:
-        raise InvitationError("Give at least one person (one per line).")
-    if len(rows) > MAX_PEOPLE:
-        raise InvitationError(f"At most {MAX_PEOPLE} people at a time ({len(rows)} given).")
-    people = [_person(number, fields, typed) for number, fields, typed in rows]
-    seen: dict[str, int] = {}
-    for person in people:
-        key = person.username.lower()
-        if key in seen:
-            raise InvitationError(
-                f"Line {person.line}: {person.username!r} is already on line {seen[key]}."
-            )
-        seen[key] = person.line
-    return people
+    name: str = ""  # as the list gave it, or the existing account's
 
 
 def _token_hash(token: str) -> str:
@@ -132,17 +60,56 @@ def _token_hash(token: str) -> str:
 
 
 def _existing_user(person: Person):
+    """The account the line means, None for a new one, or InvitationError when the line
+    would add someone other than the PI meant. A typed username is that account, or a new
+    one, never the account that happens to hold the address; an address alone is its account
+    (several accounts share it: say so)."""
     users = get_user_model().objects
-    user = users.filter(username__iexact=person.username).first()
-    if user is None and person.email:
-        matches = list(users.filter(email__iexact=person.email)[:2])
-        user = matches[0] if len(matches) == 1 else None
-    if user is not None and person.email and user.email and user.email.lower() != person.email:
+    if person.typed:
+        user = users.filter(username__iexact=person.username).first()
+        if user is not None and person.email and user.email and user.email.lower() != person.email:
+            raise InvitationError(
+                f"Line {person.line}: the account {user.username!r} has another e-mail "
+                "address; add it by username alone, or choose another username."
+            )
+        if user is None and person.email:
+            holder = users.filter(email__iexact=person.email).first()
+            if holder is not None:
+                raise InvitationError(
+                    f"Line {person.line}: {person.email} is the e-mail address of the account "
+                    f"{holder.username!r}, not of {person.username!r}. To add that person, "
+                    f"write {holder.username} (or the address alone); to create the account "
+                    f"{person.username!r}, give it another address."
+                )
+        return user
+    matches = list(users.filter(email__iexact=person.email)[:3])
+    if len(matches) > 1:
+        names = ", ".join(repr(u.username) for u in matches[:2])
         raise InvitationError(
-            f"Line {person.line}: the account {user.username!r} has another e-mail address; "
-            "add it by username alone, or choose another username."
+            f"Line {person.line}: several accounts have the address {person.email} "
+            f"({names}…): write the username of the one you mean."
         )
-    return user
+    return matches[0] if matches else None
+
+
+def _split_name(name: str) -> tuple[str, str]:
+    """(first, last) from "Ben Okafor" or "Okafor, Ben"."""
+    if "," in name:
+        last, _, first = name.partition(",")
+        return first.strip()[:150], last.strip()[:150]
+    first, _, last = name.strip().rpartition(" ")
+    return (first, last) if first else (last[:150], "")
+
+
+def _new_username(person: Person, taken: set[str]) -> str:
+    """A username made from the address, free in the database and in this list
+    (`jane.doe2` when `jane.doe` is someone else's): the PI did not choose it, so it never
+    means an existing account. `taken`: the list's usernames so far (lower case)."""
+    if person.typed:
+        return person.username
+    stem = derived_username(person.email)
+    existing = get_user_model().objects.filter(username__istartswith=stem)
+    return unused(stem, taken | {u.lower() for u in existing.values_list("username", flat=True)})
 
 
 def _issue(*, study: ReaderStudy, user, role: str, email: str, actor) -> str:
@@ -183,17 +150,35 @@ def people_invite(
     users = get_user_model()
     added: list[Added] = []
     outbox: list[tuple[str, str, str]] = []
-    for person in people:
-        user = _existing_user(person)
+    problems: list[str] = []
+    found: dict[int, object] = {}
+    for index, person in enumerate(people):  # every line checked before anything is written
+        try:
+            found[index] = _existing_user(person)
+        except InvitationError as exc:
+            problems += exc.problems
+    if problems:
+        raise InvitationError(problems)
+    taken = {p.username.lower() for p in people if p.typed}
+    for index, person in enumerate(people):
+        user = found[index]
         try:
             if user is not None:
                 member = Membership.objects.filter(study=study, user=user, role=role).exists()
                 membership_add(study=study, user=user, role=role, actor=actor)
-                added.append(Added(user.username, user.email, True, None, False, member))
+                name = user.get_full_name()
+                added.append(Added(user.username, user.email, True, None, False, member, name))
                 continue
-            user = users(username=person.username, email=person.email)
+            first, last = _split_name(person.name) if person.name else ("", "")
+            user = users(
+                username=_new_username(person, taken),
+                email=person.email,
+                first_name=first,
+                last_name=last,
+            )
             user.set_unusable_password()
             user.save()
+            taken.add(user.username.lower())
             AuditEvent.objects.create(
                 study=study,
                 actor=actor,
@@ -207,7 +192,9 @@ def people_invite(
         emailed = bool(person.email) and settings.INVITATION_EMAIL
         if emailed:
             outbox.append((person.email, user.username, link_for(token)))
-        added.append(Added(user.username, person.email, False, token, emailed))
+        added.append(
+            Added(user.username, person.email, False, token, emailed, False, user.get_full_name())
+        )
     for email, username, link in outbox:
         transaction.on_commit(
             lambda e=email, u=username, li=link: _send(study=study, email=e, username=u, link=li)

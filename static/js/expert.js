@@ -1,8 +1,16 @@
-/* Expert review page: the review form's keys (the image viewer's are viewer.js's handleKey).
+/* Expert review page: the review form's keys (the image viewer's are viewer.js's handleKey),
+ * and "save and next" as fast as the reader's next case.
  *
  * Every review key comes from the server: each control carries `data-keys`, each flag the
  * ratings it lowers (`data-rating-defaults`), the form the defaults (`data-defaults`) and the
  * key that accepts them (`data-defaults-key`). Nothing of the vocabulary is restated here.
+ *
+ * Save and next: while the expert reviews a question, the next one (the queue's choice once
+ * this one is reviewed: the workspace's data-next-url) is fetched, its evidence too, and its
+ * images drawn off screen (viewer.js prepare). Enter saves the review (JSON) and, once the
+ * server has it, swaps the next question in; a review the server refuses is sent again as an
+ * ordinary form, which shows why beside the fields. Without that ahead (or JavaScript), the
+ * form posts and the server redirects, as before.
  */
 (function () {
   "use strict";
@@ -119,15 +127,155 @@
     f.addEventListener("submit", keep);  // a key's change fires no event: keep what is sent
   }
 
+  /* ---------- the next question, ahead ---------- */
+  const AHEAD_MAX_AGE_MS = 120000;
+  let ahead = null; // { url, page, workspace, title, at, ready } for the next question
+  let saving = false;
+
+  function parse(html) {
+    const doc = new DOMParser().parseFromString(html, "text/html");
+    const ws = doc.getElementById("workspace");
+    return ws ? { ws: document.importNode(ws, true), title: doc.title } : null;
+  }
+
+  /** The next question's page (the server's redirect from data-next-url), its evidence and
+   * its drawn images, ready to swap in. */
+  function fetchAhead(ws) {
+    const url = ws && ws.dataset.nextUrl;
+    if (!url || !window.fetch) return;
+    const at = performance.now();
+    const entry = { at, ready: null };
+    ahead = entry;
+    entry.ready = fetch(url, { credentials: "same-origin", cache: "no-store" }).then(async (r) => {
+      if (!r.ok || !(r.headers.get("Content-Type") || "").includes("text/html")) return null;
+      const parsed = parse(await r.text());
+      entry.page = r.url;
+      if (!parsed) return entry; // the queue itself: no question left
+      entry.workspace = parsed.ws;
+      entry.title = parsed.title;
+      const evidence = parsed.ws.querySelector("#evidence[hx-get]");
+      const drawn = window.ReaderViewer.prepare ? window.ReaderViewer.prepare(parsed.ws).catch(() => null) : null;
+      if (evidence) {
+        const panel = await fetch(evidence.getAttribute("hx-get"), { credentials: "same-origin", headers: { "HX-Request": "true" } })
+          .then((e) => (e.ok ? e.text() : null)).catch(() => null);
+        if (panel) {
+          const tpl = document.createElement("template");
+          tpl.innerHTML = panel;
+          const fresh = tpl.content.querySelector("#evidence");
+          if (fresh) evidence.replaceWith(document.importNode(fresh, true));
+        }
+      }
+      await drawn;
+      ws.dataset.nextReady = "1"; // tests and the benchmark wait for this
+      return entry;
+    }).catch(() => null);
+  }
+
+  function freshAhead() {
+    return ahead && performance.now() - ahead.at < AHEAD_MAX_AGE_MS ? ahead : null;
+  }
+
+  /** Shows the question fetched ahead in place of this one. */
+  function swapIn(entry, message) {
+    const old = document.getElementById("workspace");
+    const next = entry.workspace;
+    if (!old || !next) { window.location.assign(entry.page); return; }
+    if (document.activeElement && old.contains(document.activeElement)) document.activeElement.blur();
+    old.replaceWith(next);
+    document.title = entry.title || document.title;
+    history.pushState({ expert: true }, "", entry.page);
+    window.ReaderViewer.init(next);
+    const f = form();
+    if (f) {
+      restoreDraft(f);
+      if (message) {
+        const note = document.createElement("p");
+        note.className = "expert-saved";
+        note.setAttribute("role", "status");
+        note.textContent = message;
+        f.prepend(note);
+      }
+    }
+    // htmx wires what the new question needs from the server (its evidence, if not ahead).
+    if (window.htmx) window.htmx.process(next);
+    requestAnimationFrame(() => {
+      next.dataset.drawn = String(performance.now());
+      setTimeout(() => fetchAhead(next), 0);
+    });
+  }
+
+  function say(f, text) {
+    let note = f.querySelector(".save-failed");
+    if (!note) {
+      note = document.createElement("p");
+      note.className = "error save-failed";
+      note.setAttribute("role", "alert");
+      f.prepend(note);
+    }
+    note.textContent = text;
+  }
+
+  /** Enter or "Save and next": the review as JSON; then the next question at once. */
+  async function saveAndNext(f, e) {
+    const entry = freshAhead();
+    if (!entry || saving) return false;
+    e.preventDefault();
+    saving = true;
+    let response = null;
+    try {
+      response = await fetch(f.action || window.location.href, {
+        method: "POST",
+        body: new FormData(f),
+        credentials: "same-origin",
+        headers: { Accept: "application/json" },
+      });
+    } catch (_) {
+      response = null;
+    }
+    saving = false;
+    if (!response) {
+      // Offline, or the server is down: the page stays, and so does the review (a draft).
+      say(f, `Not saved: ${navigator.onLine ? "the server could not be reached" : "this computer is offline"}. Your review is kept in this browser; press Enter to try again.`);
+      return true;
+    }
+    const data = (response.headers.get("Content-Type") || "").includes("application/json")
+      ? await response.json().catch(() => null) : null;
+    if (!response.ok || !data || !data.saved) {
+      // Refused (a rating missing, the question changed): the ordinary post shows why,
+      // beside the fields.
+      HTMLFormElement.prototype.submit.call(f);
+      return true;
+    }
+    const key = f.dataset.draftKey;
+    try { if (key) window.localStorage.removeItem(key); } catch (_) { /* storage refused */ }
+    const ready = await entry.ready;
+    if (!ready || !ready.workspace) { window.location.assign((ready && ready.page) || window.location.href); return true; }
+    swapIn(ready, data.message);
+    return true;
+  }
+
+  document.addEventListener("submit", (e) => {
+    const f = e.target;
+    // The session guard (session-guard.js) holds a post until it knows who is signed in, and
+    // sends it again: only that second, checked submit is ours.
+    if (e.defaultPrevented || !f || f.id !== "review-form") return;
+    saveAndNext(f, e);
+  });
+
+  document.addEventListener("click", (e) => {
+    const button = e.target.closest && e.target.closest('[data-action="defaults"]');
+    const f = form();
+    if (button && f && f.contains(button)) { acceptDefaults(f); changed(f); }
+  });
+
+  window.addEventListener("popstate", () => window.location.reload());
+
   document.addEventListener("DOMContentLoaded", () => {
     const workspace = document.getElementById("workspace");
     if (workspace) window.ReaderViewer.init(workspace);
     const f = form();
-    if (f) {
-      const button = f.querySelector('[data-action="defaults"]');
-      if (button) button.addEventListener("click", () => { acceptDefaults(f); changed(f); });
-      restoreDraft(f);
-    }
+    if (f) restoreDraft(f);
+    if (workspace && f) requestAnimationFrame(() => setTimeout(() => fetchAhead(workspace), 0));
   });
 
   document.addEventListener("keydown", (e) => {

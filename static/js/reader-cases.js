@@ -5,7 +5,8 @@
  * reader.js decides what to show and when; this file only fetches and prepares. A fetch the
  * server answers with 401, or with another reader's case (someone else signed in in this
  * browser meanwhile), gives null and calls `signedOut`; a case made under another design than
- * the page's gives null (the page then loads it afresh).
+ * the page's gives null (the page then loads it afresh); a server error (5xx) rejects, as a
+ * network failure does.
  */
 (function () {
   "use strict";
@@ -83,6 +84,9 @@
       const promise = fetch(url, { headers: { "HX-Request": "true" }, credentials: "same-origin", cache: "no-store" })
         .then((r) => {
           if (r.status === 401) { this.signedOut(); return null; }
+          // A server error (a restart, a proxy's 502) is a case not reached yet, like offline:
+          // the caller tries again rather than leaving the page for an error page.
+          if (r.status >= 500) throw new Error(`server error ${r.status}`);
           if (!r.ok || !(r.headers.get("Content-Type") || "").includes("text/html")) return null;
           return r.text();
         })

@@ -1,9 +1,10 @@
 /* The reading clock: the visible, unpaused time on the case shown, and the reading time since
  * the last break, for the break reminder.
  *
- * A case's time counts only while the page is visible and not paused: Pause (and a hidden tab)
- * stops it, so a reader's stored time, their pace and the analysis's reading times never hold
- * a coffee break. The time since the last break counts the same way across cases; an
+ * A case's time counts only while the page is visible, not paused and not waiting: Pause (and
+ * a hidden tab) stops it, and so does the wait between a submitted case and the next one on
+ * screen (offline, a slow server: `wait`), so a reader's stored time, their pace and the
+ * analysis's reading times never hold a coffee break or a lost connection. The time since the last break counts the same way across cases; an
  * interruption (paused or hidden) of at least BREAK_MS is a break and starts it again.
  *
  * No DOM: a plain script in the page (window.ReaderClock) and a CommonJS module in Node, where
@@ -26,13 +27,14 @@
       this.breakMs = breakMs;
       this.visible = visible;
       this.paused = false;
+      this.waiting = false; // between a submitted case and the next one on screen
       this.caseMs = 0;
       this.readingMs = 0; // since the last break
       this.since = this.running ? this.now() : null; // when the current running stretch began
       this.stoppedAt = this.running ? null : this.now(); // when the clock last stopped
     }
 
-    get running() { return this.visible && !this.paused; }
+    get running() { return this.visible && !this.paused && !this.waiting; }
 
     /** Counts the running stretch up to now into the case's and the reading time. */
     settle() {
@@ -61,6 +63,8 @@
     setVisible(visible) { this.update(() => { this.visible = visible; }); }
     pause() { this.update(() => { this.paused = true; }); }
     resume() { this.update(() => { this.paused = false; }); }
+    /** Waiting for the next case (true) or showing one (false): no case is read meanwhile. */
+    wait(waiting) { this.update(() => { this.waiting = !!waiting; }); }
 
     /** Visible, unpaused ms on the case shown. */
     elapsed() { this.settle(); return Math.round(this.caseMs); }

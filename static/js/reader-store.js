@@ -47,9 +47,12 @@
     /** `storage`: localStorage's methods (getItem, setItem, removeItem, key, length); the
      * page's localStorage by default. What it refuses (a full quota) is kept in memory.
      * `draftDays`: the study's draft period (14 when absent). `layout`: the page's design
-     * stamp (annotation.sessions.layout_stamp); a draft saved under another is dropped. */
-    constructor(study, reader, storage, draftDays, layout) {
+     * stamp (annotation.sessions.layout_stamp); a draft saved under another is dropped.
+     * `presetStudy`: the study itself, when `study` names one session of it: window presets
+     * hold across its sessions and arms, drafts do not. */
+    constructor(study, reader, storage, draftDays, layout, presetStudy) {
       this.base = `${PREFIX}.${study}.${reader}`;
+      this.presetBase = `${PREFIX}.${presetStudy || study}.${reader}`;
       this.reader = String(reader);
       this.storage = storageOr(storage);
       this.memory = new Map();
@@ -125,10 +128,11 @@
     dequeue(id) { this.write(this.outboxKey, this.outbox().filter((e) => e.id !== id)); }
     pending(number) { return this.outbox().find((e) => e.number === number) || null; }
 
-    /** The window preset this reader last chose for images of `modality` in this study
-     * (viewer.js starts each case at it), or null. Not a draft: it does not expire. */
-    preset(modality) { const p = this.read(`${this.base}.preset.${modality || "image"}`); return typeof p === "string" ? p : null; }
-    savePreset(modality, name) { this.write(`${this.base}.preset.${modality || "image"}`, String(name)); }
+    /** The window preset this reader last chose for images of `modality` in this study, in
+     * any of its sessions (viewer.js starts each case at it), or null. Not a draft: it does
+     * not expire. The server keeps it too (annotation.preferences): this is the fallback. */
+    preset(modality) { const p = this.read(`${this.presetBase}.preset.${modality || "image"}`); return typeof p === "string" ? p : null; }
+    savePreset(modality, name) { this.write(`${this.presetBase}.preset.${modality || "image"}`, String(name)); }
   }
 
   /** How many answers `reader` submitted in this browser that no server has acknowledged,

@@ -11,6 +11,9 @@
  *   answer waits, the sign-in dialog, the receipt's progress and next case.
  * - The server stays the source of truth: which case comes next is its answer to each save
  *   (the prefetched case is only its earlier guess), and Back fetches the case again.
+ * - Between cases: when the next case cannot be opened after Enter (offline), the submitted
+ *   case stays held and the next one opens by itself once it can (reader-advance.js); the
+ *   clock counts no case meanwhile, so waiting is never reading time.
  * The same file runs on the "All cases" page, where it marks drafts and sends the outbox.
  */
 (function () {
@@ -29,6 +32,8 @@
   let shownToken = 0; // bumps on every case shown: tells whether the reader moved since
   let optimistic = null; // { entryId, token }: the case shown ahead of this save's receipt
   let awaitingEnd = null; // entry id of the last open case's save: go on once it is acknowledged
+  let advance = null; // ReaderAdvance.Advance: the next case after Enter, once it can be opened
+  const { SHOWN, MOVED, UNREACHABLE } = window.ReaderAdvance || { SHOWN: "shown", MOVED: "moved", UNREACHABLE: "unreachable" };
   let leaving = null; // the workspace submitted with Enter while the next case is on its way
   let tick = null;
   const refused = new Map(); // number -> { message, label }: saves the server refused
@@ -46,6 +51,7 @@
   /* ---------- pause and the break reminder ---------- */
   function isPaused() { return document.body.classList.contains("paused"); }
   function pauseKey() { const b = $('[data-action="pause"][data-key]'); return b ? b.dataset.key : ""; }
+  function reviewLink() { return $('[data-action="review"][data-key]'); }
   function pause() {
     if (isPaused() || !workspace()) return;
     clock.pause();
@@ -186,6 +192,9 @@
     shownToken += 1;
     if (window.ReaderViewer) window.ReaderViewer.init(ws);
     startClock();
+    // The case's time starts once its images are on screen (data-drawn): not while they load,
+    // nor while the page waits for them offline.
+    clock.wait(true);
     const f = form();
     const n = Number(ws.dataset.caseNumber);
     if (f && store) {
@@ -203,6 +212,7 @@
     // The case on screen first; then, once the frame showing it is out (the prefetch's
     // decoding and drawing would hold that frame back), the next case in the background.
     ReaderCases.markDrawn(ws, entry).then(() => {
+      if (ws.isConnected && ws === workspace() && !isLeaving()) clock.wait(false);
       seenAfterDwell(ws);
     }).then(ReaderCases.afterNextFrame).then(() => { if (ws.isConnected) cases.prefetch(ws); });
   }
@@ -220,6 +230,8 @@
     if (!next || !old) { window.location.assign(entry.url); return; }
     if (document.activeElement && old.contains(document.activeElement)) document.activeElement.blur();
     old.replaceWith(next);
+    // The reader went to another case while the next one could not be opened: no more wait.
+    if (advance && advance.waiting && !advance.attempt) advance.cancel();
     // A prefetched case's count may predate the latest receipt: the receipt is newer then.
     if (progress && (entry.at || 0) > progressAt) {
       setProgress(Number(progress.dataset.answered), Number(progress.dataset.total));
@@ -241,19 +253,28 @@
     setup(next, entry);
   }
 
-  /** Shows the case at `url`: from the prefetch when it has it, else from the server. */
-  function go(url, opts) {
+  function unreachableWhy() { return navigator.onLine ? "the server could not be reached" : "this computer is offline"; }
+
+  /** Shows the case at `url`: from the prefetch when it has it, else from the server.
+   * Resolves to SHOWN, MOVED (the reader went elsewhere meanwhile, or the page is loading it
+   * as a new page) or UNREACHABLE (offline, a server error, or a sign-in is needed first);
+   * `quiet`: the caller says why itself. */
+  function go(url, opts = {}) {
     const ready = cases.ready(url);
-    if (ready) { show(ready, opts); return Promise.resolve(true); }
+    if (ready) { show(ready, opts); return Promise.resolve(SHOWN); }
     const token = shownToken;
     return cases.fetch(url).then((entry) => {
-      if (token !== shownToken) return false; // the reader went elsewhere meanwhile
-      if (!entry) { if (!outbox.needSignIn) window.location.assign(url); return false; }
+      if (token !== shownToken) return MOVED; // the reader went elsewhere meanwhile
+      if (!entry) {
+        if (outbox.needSignIn) return UNREACHABLE; // opened once the reader signs in again
+        window.location.assign(url);
+        return MOVED;
+      }
       show(entry, opts);
-      return true;
+      return SHOWN;
     }).catch(() => {
-      status(`Could not open that case: ${navigator.onLine ? "the server could not be reached" : "this computer is offline"}. You are still on case ${shownNumber()}.`);
-      return false;
+      if (!opts.quiet) status(`Could not open that case: ${unreachableWhy()}. You are still on case ${shownNumber()}.`);
+      return UNREACHABLE;
     });
   }
 
@@ -304,22 +325,36 @@
     };
     refused.delete(number);
     status(`Saving case ${number}…`);
+    // Until the next case is on screen (it may still be on its way from the server, or the
+    // connection may be down), this case's answer is submitted: no key or click may change
+    // it or send it again, and the clock counts no case.
+    leave(ws, true);
     outbox.add(entry); // kept in this browser (and as the case's draft) until the receipt
     const nextUrl = ws.dataset.nextUrl;
     if (!nextUrl) { awaitingEnd = entry.id; renderNote(); return; }
-    // Until the next case is on screen (it may still be on its way from the server), this
-    // case's answer is submitted: no key or click may change it or send it again.
-    leave(ws, true);
-    go(nextUrl, { push: true }).then((shown) => {
-      if (!shown) { leave(ws, false); return; }
-      const receipt = receipts.get(entry.id);
-      if (receipt) reconcile(receipt); // the receipt came before the case: check it now
-      else optimistic = { entryId: entry.id, token: shownToken };
+    go(nextUrl, { push: true, quiet: true }).then((result) => {
+      if (result === SHOWN) { nextShown(entry.id); return; }
+      if (result === UNREACHABLE && ws === workspace()) {
+        // Offline (or signed out): the case stays submitted, and the next one opens by
+        // itself once it can; Enter does nothing here meanwhile.
+        advance.stall(entry.id, nextUrl, Number(ws.dataset.nextNumber) || null);
+        return;
+      }
+      leave(ws, false);
     });
+  }
+
+  /** The case after entry `entryId` is on screen: check it against the receipt. */
+  function nextShown(entryId) {
+    const receipt = receipts.get(entryId);
+    if (receipt) reconcile(receipt); // the receipt came before the case: check it now
+    else optimistic = { entryId, token: shownToken };
   }
 
   /** Holds (or releases) a submitted case's form while the next case is on its way. */
   function leave(ws, on) {
+    if (on) clock.wait(true);
+    else if (leaving === ws && ws === workspace() && ws.dataset.drawn) clock.wait(false);
     leaving = on ? ws : leaving === ws ? null : leaving;
     $$("#answer-form fieldset, #answer-form textarea, #answer-form button", ws).forEach((el) => {
       if (on) { if (!el.disabled) { el.disabled = true; el.dataset.leaving = "1"; } }
@@ -350,10 +385,14 @@
     if (f && shownNumber() === entry.number) markSaved(workspace(), f, entry.values);
     if (awaitingEnd === entry.id) {
       awaitingEnd = null;
-      if (data.next_url) go(data.next_url, { push: true });
+      if (data.next_url) go(data.next_url, { push: true, quiet: true }).then((result) => {
+        if (result === UNREACHABLE && workspace()) advance.stall(entry.id, data.next_url, data.next);
+        else if (result !== SHOWN) leave(workspace(), false);
+      });
       else window.location.assign(data.review_url);
     }
     receipts.set(entry.id, data);
+    advance.saved(entry.id, data);
     if (receipts.size > 20) receipts.delete(receipts.keys().next().value);
     if (optimistic && optimistic.entryId === entry.id) {
       const moved = optimistic.token !== shownToken;
@@ -395,13 +434,18 @@
       else if (workspace()) cases.prefetch(workspace());
     }
     if (optimistic && optimistic.entryId === entry.id) optimistic = null;
-    if (awaitingEnd === entry.id) awaitingEnd = null;
+    if (awaitingEnd === entry.id) { awaitingEnd = null; leave(workspace(), false); }
+    if (advance.waiting && advance.waiting.entryId === entry.id) {
+      // Refused: the case it was submitted on is where the reader is, with the reason.
+      advance.cancel();
+      if (shownNumber() === entry.number) leave(workspace(), false);
+    }
     status("");
   }
 
   /* ---------- what the reader is told ---------- */
   function status(text) {
-    const el = document.getElementById("save-status");
+    const el = statusBox();
     if (!el) return;
     el.textContent = text;
     el.hidden = !text;
@@ -410,8 +454,9 @@
   /* The save alert and the key notes dock in the question panel (above the question; in the
    * folded strip when the panel is hidden), never over the image or the viewer's toolbar.
    * They are held by reference: a case swap takes the old panel away with them in it. */
-  let alertEl = null, pausedEl = null;
+  let alertEl = null, pausedEl = null, statusEl = null;
   function alertBox() { if (!alertEl) alertEl = document.getElementById("save-alert"); return alertEl; }
+  function statusBox() { if (!statusEl) statusEl = document.getElementById("save-status"); return statusEl; }
   function pausedNote() { if (!pausedEl) pausedEl = document.getElementById("keys-paused"); return pausedEl; }
   function dockSpot() {
     const ws = workspace();
@@ -425,6 +470,12 @@
     if (!spot) return;
     const reminder = reminderBox();
     for (const el of [reminder, pausedNote(), alertBox()]) if (el && el.parentNode !== spot) spot.prepend(el);
+    // "Saved — case 3" sits on the case counter's line (in the folded strip: at its end), where
+    // it moves nothing when it comes and goes; never over the image.
+    const saved = statusBox();
+    const counter = !panelHidden() && $(".panel-head .case-counter", workspace());
+    if (saved && counter && counter.nextSibling !== saved) counter.after(saved);
+    else if (saved && panelHidden() && saved.parentNode !== spot) spot.append(saved);
   }
 
   function renderAlert() {
@@ -436,6 +487,28 @@
     const showCase = $('[data-action="show-failed"]', box);
     const waiting = outbox ? outbox.size : 0;
     const trouble = outbox && outbox.trouble, needSignIn = outbox && outbox.needSignIn;
+    const stalled = advance && advance.waiting;
+    // The case after the one submitted, not opened yet: it opens by itself (reader-advance.js).
+    const opens = (why) => {
+      if (!stalled) return "";
+      const next = stalled.number ? `Case ${stalled.number}` : "The next case";
+      if (needSignIn) return ` ${next} opens once you have signed in.`;
+      const wait = Math.max(0, Math.ceil((stalled.retryAt - Date.now()) / 1000));
+      const when = navigator.onLine ? `trying again ${wait > 0 ? `in ${wait} s` : "now"}` : "when the connection is back";
+      return ` ${next} could not be opened${why ? ` (${why})` : ""}: it opens by itself ${when}; no reading time is counted meanwhile.`;
+    };
+    if (trouble && !needSignIn && !navigator.onLine) {
+      // Offline: what waits and what happens when the connection is back, in one sentence.
+      const numbers = outbox.entries().map((entry) => entry.number);
+      const cases = numbers.length > 1 ? `cases ${numbers.slice(0, -1).join(", ")} and ${numbers[numbers.length - 1]} are` : `case ${numbers[0]} is`;
+      const next = stalled ? ` ${stalled.number ? `Case ${stalled.number}` : "The next case"} opens then, by itself; no reading time is counted meanwhile.` : "";
+      text.textContent = `This computer is offline. Your answers to ${cases} kept in this browser and sent, in order, as soon as the connection is back.${next}`;
+      retry.hidden = false;
+      retry.textContent = "Retry now";
+      showCase.hidden = true;
+      box.hidden = false;
+      return;
+    }
     if (trouble) {
       const e = trouble.entry;
       const answer = e.label ? ` (your answer: ${e.label})` : "";
@@ -443,7 +516,7 @@
         const wait = Math.max(0, Math.ceil((outbox.retryAt - Date.now()) / 1000));
         const when = needSignIn ? "after you sign in" : wait > 0 ? `again in ${wait} s` : "again now";
         const more = waiting > 1 ? ` ${waiting} answers are waiting, and will be sent in order.` : "";
-        text.textContent = `Case ${e.number} is not saved yet${answer}: ${trouble.message}. It is kept in this browser and will be sent ${when}.${more}`;
+        text.textContent = `Case ${e.number} is not saved yet${answer}: ${trouble.message}. It is kept in this browser and will be sent ${when}.${more}${opens()}`;
       };
       update();
       if (!needSignIn) tick = setInterval(update, 1000);
@@ -452,6 +525,19 @@
       showCase.hidden = shownNumber() === e.number || !e.caseUrl;
       showCase.textContent = `Show case ${e.number}`;
       showCase.dataset.url = e.caseUrl || "";
+      box.hidden = false;
+      return;
+    }
+    if (stalled) {
+      const update = () => {
+        const sent = waiting ? `Case ${shownNumber()} is submitted and kept in this browser until it is sent.` : `Case ${shownNumber()} is saved.`;
+        text.textContent = `${sent}${opens(unreachableWhy())}`;
+      };
+      update();
+      tick = setInterval(update, 1000);
+      retry.hidden = false;
+      retry.textContent = needSignIn ? "Sign in" : "Retry now";
+      showCase.hidden = true;
       box.hidden = false;
       return;
     }
@@ -518,6 +604,7 @@
         cases.reset();
         cases.prefetch(ws);
       }
+      if (advance) advance.retryNow();
     } else if (result.kind === "other-reader") {
       say(`You signed in as ${result.username}, but these answers belong to another reader. Sign in as that reader to send them.`);
     } else if (result.kind === "failed") {
@@ -609,6 +696,8 @@
     if (key === "?") { toggleOverlay("help"); e.preventDefault(); return; }
     if (key === "q") { setPanel(!panelHidden()); e.preventDefault(); return; }
     if (key === pauseKey()) { pause(); e.preventDefault(); return; }
+    const review = reviewLink();
+    if (review && key === review.dataset.key) { e.preventDefault(); window.location.assign(review.href); return; }
     const comment = key.length === 1 ? $(`#answer-form textarea[data-keys~="${CSS.escape(key)}"]`) : null;
     if (comment) {
       // The comment key focuses the comment (the key itself is not typed into it).
@@ -623,7 +712,13 @@
       if (key === "Enter" && t && (t.tagName === "BUTTON" || t.tagName === "A")) return;
       e.preventDefault();
       if (questionHidden()) { notePaused(); return; }
-      if (isLeaving()) { notePaused(`Case ${shownNumber()} is submitted; case ${leaving.dataset.nextNumber || "next"} is opening. Answer keys wait until it is on screen.`); return; }
+      if (isLeaving()) {
+        const next = leaving.dataset.nextNumber ? `case ${leaving.dataset.nextNumber}` : "the next case";
+        notePaused(advance && advance.waiting
+          ? `Case ${shownNumber()} is submitted; ${next} opens by itself once it can be fetched. Answer keys wait until then.`
+          : `Case ${shownNumber()} is submitted; ${next} is opening. Answer keys wait until it is on screen.`);
+        return;
+      }
       if (!seen()) { notePaused(NOT_SEEN); return; }
       if (keyed) choose(keyed); else submit();
       return;
@@ -633,6 +728,16 @@
       const link = $(`.case-nav a[data-nav="${key === "ArrowLeft" ? "prev" : "next"}"]`);
       if (link) { go(link.href, { push: true }); e.preventDefault(); }
     }
+  });
+
+  /* The review page: the focus starts on "I have finished" (autofocus); Space ticks it and
+   * Enter submits, unless answers are still being sent (the button waits for them). */
+  document.addEventListener("keydown", (e) => {
+    const box = e.target;
+    if (e.key !== "Enter" || e.ctrlKey || e.metaKey || e.altKey || !box || !box.matches || !box.matches("[data-final-confirm]")) return;
+    e.preventDefault();
+    const button = $("[data-final-submit]");
+    if (button && !button.disabled) button.click();
   });
 
   /* ---------- clicks and edits ---------- */
@@ -655,7 +760,7 @@
         if (reminder) reminder.hidden = true;
         break;
       }
-      case "retry": if (outbox) outbox.retryNow(); break;
+      case "retry": if (outbox) outbox.retryNow(); if (advance) advance.retryNow(); break;
       case "show-failed": if (el.dataset.url) { if (workspace()) go(el.dataset.url, { push: true }); else window.location.assign(el.dataset.url); } break;
       case "save-draft": submit(); break;
       case "discard-draft": {
@@ -693,12 +798,33 @@
       if (entry) show(entry); else if (!outbox.needSignIn) window.location.reload();
     }).catch(() => window.location.reload());
   });
-  window.addEventListener("online", () => { if (outbox && !outbox.needSignIn) outbox.retryNow(); });
+  window.addEventListener("online", () => {
+    if (outbox && !outbox.needSignIn) outbox.retryNow();
+    if (advance) advance.retryNow(); // reading carries on where it stopped
+  });
   window.addEventListener("offline", () => { if (outbox && outbox.size) renderAlert(); });
   document.addEventListener("fullscreenchange", () => {
     const note = pausedNote();
     if (note && !document.fullscreenElement) { note.hidden = true; dock(); }
   });
+
+  /* ---------- the window preset the reader chose (viewer.js asks for it per modality) ---------- */
+  const presetsChosen = new Map(); // modality -> preset chosen on this page
+  function serverPresets() {
+    const ws = workspace();
+    try { return JSON.parse((ws && ws.dataset.presets) || "{}") || {}; } catch (_) { return {}; }
+  }
+  function presetFor(modality) { return presetsChosen.get(modality) || serverPresets()[modality] || store.preset(modality); }
+  function presetChosen(modality, name) {
+    if (presetsChosen.get(modality) === name) return; // a second view of the same modality
+    presetsChosen.set(modality, name);
+    store.savePreset(modality, name);
+    const ws = workspace();
+    if (!ws || !ws.dataset.presetUrl) return;
+    const body = new URLSearchParams({ modality, preset: name });
+    fetch(ws.dataset.presetUrl, { method: "POST", body, headers: { "X-CSRFToken": outbox ? outbox.csrf : pageCsrf() }, credentials: "same-origin", keepalive: true })
+      .catch(() => { /* kept in this browser; the next choice tells the server again */ });
+  }
 
   /* ---------- start ---------- */
   function start() {
@@ -706,16 +832,22 @@
     const context = $("[data-reader-context]");
     readerId(); // fixed now, before any case is fetched
     if (context) {
-      store = new ReaderStore.Store(context.dataset.study, context.dataset.reader, undefined, context.dataset.draftDays, context.dataset.layout);
+      const ws = workspace();
+      store = new ReaderStore.Store(context.dataset.study, context.dataset.reader, undefined, context.dataset.draftDays, context.dataset.layout, ws ? ws.dataset.studySlug : "");
       outbox = new ReaderOutbox.Outbox({ store, reader: readerId(), csrf: pageCsrf(), sessionUrl: sessionUrl() })
         .on("saved", saved)
         .on("refused", refusedSave)
         .on("signin", askSignIn)
         .on("csrf", setCsrf)
         .on("settled", afterSending);
-      // The reader's window preset sticks across cases (per modality), in this browser.
-      if (window.ReaderViewer) window.ReaderViewer.remember({ get: (m) => store.preset(m), set: (m, name) => store.savePreset(m, name) });
+      // The reader's window preset sticks across cases, sessions and arms (per modality):
+      // chosen on this page, else as the server has it, else as this browser kept it.
+      if (window.ReaderViewer) window.ReaderViewer.remember({ get: presetFor, set: presetChosen });
     }
+    advance = new ReaderAdvance.Advance({ open: (url) => go(url, { push: true, quiet: true }) })
+      .on("change", renderAlert)
+      .on("shown", ({ entryId }) => nextShown(entryId))
+      .on("finish", ({ url }) => window.location.assign(url));
     if (window.ReaderCases) cases = new ReaderCases.Cases({ readerId, signedOut: () => { if (outbox) outbox.requireSignIn(); }, layout: () => (store ? store.layout : "") });
     const box = document.getElementById("shortcuts-enabled");
     if (box) {

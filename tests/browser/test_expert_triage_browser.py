@@ -51,11 +51,20 @@ def test_expert1_rejects_the_extremity_radiograph_in_five_keys_or_fewer(
     wait_for_image(page)
     item_id = int(page.url.rstrip("/").rsplit("/", 1)[1])
     viewer = page.locator(".viewer").bounding_box()
-    for control in ("input[value=image_mismatch]", "input[value=reject]", "button.primary"):
+    page.locator("#evidence table.evidence-shares").wait_for()  # in the options' place
+    for control in (
+        "#evidence h3",  # issue 34: the evidence started below the fold
+        "#evidence table.evidence-shares",
+        "input[value=image_mismatch]",
+        "input[value=reject]",
+        "button.primary",
+    ):
         assert visible_without_scrolling(page, control), control
         assert page.locator(control).bounding_box()["x"] > viewer["x"] + viewer["width"] - 1
-    # Options are shown once, as "A. ...", not numbered again by the list.
-    assert page.locator("ul.truth-options li").first.inner_text().startswith("A. ")
+    # Options are shown once, each with who chose it ("A key · most chosen Right lower lobe").
+    rows = page.locator("#evidence tbody tr")
+    assert rows.count() == 4 and rows.first.inner_text().startswith("A")
+    assert page.locator("ul.truth-options").count() == 0
     page.screenshot(path=str(artifacts / "expert-review.png"))
 
     keys = Keyboard(page)

@@ -23,7 +23,7 @@ def test_pi_onboards_residents_and_one_reads_a_case(page, new_context, live_serv
     page.click("button:has-text('Invite')")
     page.wait_for_selector("text=3 people added as readers")
     page.screenshot(path=str(artifacts / "invite-links.png"))
-    links = page.eval_on_selector_all("input.invite-link", "els => els.map(e => e.value)")
+    links = page.eval_on_selector_all("code.invite-link", "els => els.map(e => e.dataset.link)")
     assert len(links) == 3
     assert set(
         Membership.objects.filter(study=study, role=Role.READER).values_list(

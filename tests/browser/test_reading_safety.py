@@ -177,12 +177,13 @@ def test_answers_made_offline_are_sent_in_order_when_the_connection_returns(
     page.keyboard.press("Enter")
     wait_shown(page, 2, 4)  # shown at once, from the prefetch
     page.keyboard.press("4")
-    page.keyboard.press("Enter")  # case 3 was not prefetched (offline): case 2 stays
-    page.wait_for_selector("#save-alert:has-text('2 answers are waiting')")
+    page.keyboard.press("Enter")  # case 3 was not prefetched (offline): case 2 stays, held
+    page.wait_for_selector("#save-alert:has-text('cases 1 and 2 are kept in this browser')")
     assert checked(page) == "D"
     assert not Answer.objects.filter(reader=reader).exists()
     page.context.set_offline(False)
     page.wait_for_selector("#save-status:has-text('Saved — case 2')", timeout=15000)
+    wait_shown(page, 3, 4)  # and reading carries on where it stopped
     first, second = answer_of(reader, study, 1), answer_of(reader, study, 2)
     assert (first.choice, second.choice) == ("B", "D")
     assert first.created_at <= second.created_at

@@ -99,3 +99,14 @@ test("a preset choice is kept per study, reader and modality, and goes with anot
   new Store("chest", "8", storage, 14); // someone else opens the study in this browser
   assert.equal(new Store("chest", "7", storage, 14).preset("CR"), null);
 });
+
+test("a preset chosen in session 1 holds in session 2 of the same study; its drafts do not", () => {
+  const storage = new MemoryStorage();
+  const first = new Store("trial", "7", storage, 14, "L1", "trial");
+  first.savePreset("CR", "lung");
+  first.saveDraft(3, { choice: "B" });
+  const second = new Store("trial:s2", "7", storage, 14, "L2", "trial"); // session 2, other arm
+  assert.equal(second.preset("CR"), "lung");
+  assert.equal(second.draft(3), null);
+  assert.equal(new Store("trial-2", "7", storage, 14, "", "trial-2").preset("CR"), null);
+});

@@ -126,9 +126,15 @@ def test_form_errors_never_500_and_write_nothing(
 
 
 def test_upload_needs_a_configured_image_source(client, creator, settings):
+    """A PI is told whom to ask; the server's settings are said to its administrators only."""
     settings.IMPORT_IMAGES_ROOT, settings.DICOMWEB_URL = "", ""
-    response = post(client, bank([row()]), image_source="")
-    assert "no image source for uploads" in response.content.decode()
+    html = post(client, bank([row()]), image_source="").content.decode()
+    assert "no image source for uploaded questions yet: ask its administrator" in html
+    assert "IMPORT_IMAGES_ROOT" not in html and "manage.py" not in html
+    creator.is_staff = True
+    creator.save()
+    html = post(client, bank([row()]), image_source="").content.decode()
+    assert "no image source for uploads (IMPORT_IMAGES_ROOT or DICOMWEB_URL)" in html
 
 
 def test_oversized_upload_is_refused(client, creator, images_root, settings):

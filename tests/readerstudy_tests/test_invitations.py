@@ -35,7 +35,7 @@ def _links(response) -> list[str]:
     html = response.content.decode()
     marker = "/accounts/invitation/"
     links = []
-    for part in html.split('value="')[1:]:
+    for part in html.split('data-link="')[1:]:
         value = part.split('"', 1)[0]
         if marker in value:
             links.append(value)

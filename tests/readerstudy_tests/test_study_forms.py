@@ -42,16 +42,18 @@ def test_closing_text_is_offered_prefilled_and_saved(creator_client, study):
     assert created.closing_text == "Thanks, see you at the meeting."
 
 
-def test_each_error_is_shown_once(creator_client, study):
+def test_each_error_is_shown_beside_its_field_and_once_in_the_summary(creator_client, study):
+    """The summary at the top of the long form says every problem (linked to its field), and
+    the field says it again where it is corrected: each twice, never more."""
     html = creator_client.post(
         reverse("study-create"), form_data(study, sample=99)
     ).content.decode()
-    assert html.count("only 4 are available") == 1
+    assert html.count("only 4 are available") == 2
     html = creator_client.post(
         reverse("study-create"), form_data(study, slug=study.slug, sample="")
     ).content.decode()
-    assert html.count("A study with this slug already exists.") == 1
-    assert html.count("This field is required.") == 1
+    assert html.count("A study with this slug already exists.") == 2
+    assert html.count("This field is required.") == 2
     assert 'class="field has-error"' in html
     assert not ReaderStudy.objects.filter(slug="closing").exists()
 

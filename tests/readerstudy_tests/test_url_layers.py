@@ -46,5 +46,9 @@ def test_the_check_finds_links_upward_and_spares_the_composition_root(tmp_path: 
 def test_every_site_link_names_a_page():
     extra = {"expert-evidence": [1]}  # and an item of the study
     for page, name in settings.SITE_LINKS.items():
-        args = [] if page in {"home", "study-create"} else ["a-study", *extra.get(page, [])]
+        args = (
+            []
+            if page in {"home", "study-create", "dataset-predictions"}
+            else ["a-study", *extra.get(page, [])]
+        )
         assert reverse(name, args=args), page
