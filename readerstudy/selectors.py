@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from django.http import Http404
 
-from readerstudy.blinding import check_access
+from readerstudy.blinding import check_access, check_reading
 from readerstudy.models import Invitation, Membership, ReaderAssignment, ReaderStudy, Role
 from readerstudy.vocabulary import AidMode, Arm
 
@@ -23,7 +23,8 @@ def study_for_user(user, slug: str, roles: Iterable[str]) -> ReaderStudy:
 
     A 404 does not tell an outsider that the study exists. A page serving an expert or PI
     role (no reader role asked for) is refused with 403 while the person reads any of the
-    study's questions blind, here or in another study (readerstudy.blinding).
+    study's X-rays blind, here or in another study; a reader's page of a study showing the
+    AI's answers, while they read its X-rays unaided in another (readerstudy.blinding).
     """
     wanted = list(roles)
     if not user.is_authenticated:
@@ -38,6 +39,8 @@ def study_for_user(user, slug: str, roles: Iterable[str]) -> ReaderStudy:
         raise Http404("No such study.")
     if Role.READER not in wanted:
         check_access(user, study)
+    else:
+        check_reading(user, study)
     return study
 
 

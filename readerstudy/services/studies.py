@@ -191,11 +191,13 @@ def study_create(
 def membership_add(
     *, study: ReaderStudy, user, role: str, actor=None, seniority: str | None = None
 ) -> Membership:
-    """Add a member (idempotent); StudyError if that would break blinding by person
-    (readerstudy.blinding: a blind reader of shared questions as expert/PI, or the reverse).
+    """Add a member (idempotent); StudyError if that would break blinding by person and
+    X-ray (readerstudy.blinding: a blind reader of shared X-rays as expert/PI, or the reverse;
+    a reader shown the AI's answers on X-rays they read unaided elsewhere, or the reverse).
     `seniority` (training year or seniority, optional) is set on a new membership, or changed
     on an existing one when given."""
-    conflict = membership_conflict(user=user, study=study, role=role)
+    exists = Membership.objects.filter(study=study, user=user, role=role).exists()
+    conflict = None if exists else membership_conflict(user=user, study=study, role=role)
     if conflict:
         raise StudyError(conflict)
     membership, created = Membership.objects.get_or_create(
