@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
+from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
 from django.http import Http404
 
 from readerstudy.blinding import check_access, check_reading
@@ -123,10 +124,17 @@ def is_last_pi(membership: Membership) -> bool:
 
 
 def pending_invitations(study: ReaderStudy) -> list[Invitation]:
-    """Sign-in links of this study nobody has used or withdrawn yet (expired ones included:
-    the PI sees them and can send a new link)."""
+    """Sign-in links of this study nobody has used or withdrawn yet, whose account is still
+    only the link's (no usable password, never signed in: services.invitations.
+    account_taken_up); expired ones included: the PI sees them and can send a new link."""
     return list(
-        Invitation.objects.filter(study=study, used_at=None, revoked_at=None)
+        Invitation.objects.filter(
+            study=study,
+            used_at=None,
+            revoked_at=None,
+            user__last_login=None,
+            user__password__startswith=UNUSABLE_PASSWORD_PREFIX,
+        )
         .select_related("user")
         .order_by("user__username")
     )
