@@ -259,8 +259,8 @@ EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL") or "readerstudy@localhost"
 if EMAIL_HOST:
     EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-elif DEBUG:
-    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+elif DEBUG:  # printed without the links' secrets (the PI's page shows the link)
+    EMAIL_BACKEND = "readerstudy.mail.RedactingConsoleBackend"
 else:
     EMAIL_BACKEND = "django.core.mail.backends.dummy.EmailBackend"
 INVITATION_EMAIL = bool(EMAIL_HOST) or DEBUG
@@ -344,9 +344,33 @@ PREDICTION_UPLOAD_MAX_BYTES = env_int("PREDICTION_UPLOAD_MAX_BYTES", 50 * 1024 *
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # Sign-in links carry their secret in the path: no log line says it (log_redaction).
+    "filters": {"redact_secrets": {"()": "readerstudy.log_redaction.RedactSecretsFilter"}},
+    "formatters": {
+        "django.server": {
+            "()": "django.utils.log.ServerFormatter",
+            "format": "[{server_time}] {message}",
+            "style": "{",
+        }
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "filters": ["redact_secrets"]},
+        # runserver's request log, as Django's default but without the links' secrets.
+        "django.server": {
+            "level": "INFO",
+            "class": "logging.StreamHandler",
+            "formatter": "django.server",
+            "filters": ["redact_secrets"],
+        },
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL") or "WARNING"},
-    # One line per analysis computed and per figure drawn, naming the study and data version:
-    # how an operator sees work done twice (benchmarks/scale counts them).
-    "loggers": {"analysis.cache": {"level": "INFO"}},
+    "loggers": {
+        # One line per analysis computed and per figure drawn, naming the study and data
+        # version: how an operator sees work done twice (benchmarks/scale counts them).
+        "analysis.cache": {"level": "INFO"},
+        # Django's own console handler (DEBUG) would print its records a second time, whole:
+        # they reach the console handler above through the root instead.
+        "django": {"handlers": [], "level": "INFO"},
+        "django.server": {"handlers": ["django.server"], "level": "INFO", "propagate": False},
+    },
 }
