@@ -65,6 +65,7 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "axes.middleware.AxesMiddleware",
+    "readerstudy.middleware.JobRefusedMiddleware",
 ]
 
 AUTHENTICATION_BACKENDS = [
@@ -147,6 +148,11 @@ TASK_STALE_SECONDS = env_int("TASK_STALE_SECONDS", 120, minimum=5)
 TASK_SWEEP_SECONDS = env_int("TASK_SWEEP_SECONDS", 60, minimum=1)
 TASK_MAX_ATTEMPTS = env_int("TASK_MAX_ATTEMPTS", 3, minimum=1)
 TASK_RETENTION_DAYS = env_int("TASK_RETENTION_DAYS", 30, minimum=1)
+# Work one person may queue: at most TASK_USER_LIMIT new jobs (analyses, study creations) in
+# any TASK_USER_WINDOW seconds; more is refused (429) saying when to ask again
+# (readerstudy.jobs). A shared queue's workers are everyone's.
+TASK_USER_LIMIT = env_int("TASK_USER_LIMIT", 20, minimum=1)
+TASK_USER_WINDOW = env_int("TASK_USER_WINDOW", 600, minimum=1)
 
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several readers write at once; wait for the lock instead of failing, and take the
