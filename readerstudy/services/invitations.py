@@ -26,6 +26,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from readerstudy.models import AuditEvent, Invitation, Membership, ReaderStudy, Role
+from readerstudy.services.accounts import username_normalized
 from readerstudy.services.studies import StudyError, membership_add
 
 MAX_PEOPLE = 500
@@ -77,7 +78,7 @@ def _person(line: int, fields: list[str], typed: str | None = None) -> Person:
             raise InvitationError(
                 f"Line {line}: {_short(email)!r} is not an e-mail address."
             ) from exc
-    username = names[0] if names else email.split("@", 1)[0]
+    username = username_normalized(names[0] if names else email.split("@", 1)[0])
     try:
         if len(username) > 150:
             raise ValidationError("too long")

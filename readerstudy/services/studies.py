@@ -26,6 +26,7 @@ from readerstudy.models import (
     Task,
 )
 from readerstudy.sampling import SEED_MAX, Candidate, SamplingError, sample
+from readerstudy.services.accounts import username_normalized
 from readerstudy.services.design import assignment_for
 from readerstudy.signals import data_changed
 
@@ -43,6 +44,7 @@ class StudyCreated:
 
 
 def _users(usernames: list[str]) -> list:
+    usernames = [username_normalized(name) for name in usernames]
     User = get_user_model()
     found = {u.username: u for u in User.objects.filter(username__in=usernames)}
     missing = [name for name in usernames if name not in found]
@@ -89,6 +91,7 @@ def sample_problem(
 
 def unknown_users(usernames: list[str]) -> list[str]:
     """The names in `usernames` no account has (what `study_create` would refuse)."""
+    usernames = [username_normalized(name) for name in usernames]
     User = get_user_model()
     found = set(User.objects.filter(username__in=usernames).values_list("username", flat=True))
     return [name for name in usernames if name not in found]
