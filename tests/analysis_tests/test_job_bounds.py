@@ -60,6 +60,8 @@ def test_ten_views_with_ten_margins_queue_at_most_three_jobs(client, answered, p
     assert len(_jobs(answered)) == LIVE_POLICIES == 3
     said = [str(m) for m in get_messages(pages[-1].wsgi_request)]
     assert any("the most at once (3)" in m and "Ask again" in m for m in said)
+    last = pages[-1].content.decode()  # no claim that a worker computes it
+    assert "Not queued yet" in last and "A worker is computing" not in last
     # The API alike: 429 in words, with when to ask again.
     response = client.get(f"/api/v1/studies/{answered.slug}/analysis/", {"ni_margin": "0.3"})
     assert response.status_code == 429 and response["Retry-After"] == "60"
