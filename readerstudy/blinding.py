@@ -238,7 +238,10 @@ def _refusal(study: ReaderStudy, others: list[ReaderStudy], what: str, until: st
 def check_access(user, study: ReaderStudy) -> None:
     """Raise BlindingConflict if `study`'s expert and PI views would show `user` the answers
     of an X-ray they read blind. The message names the study they read it in (they belong to
-    it). One query when there is no conflict."""
+    it). One small query for someone who reads nothing blind (the common case), two when
+    there is no conflict."""
+    if not blind_studies(user).exists():
+        return
     holding = StudyQuestion.objects.filter(study=study, question__case__in=_hidden(user))
     if not holding.exists():
         return
@@ -260,8 +263,10 @@ def _hidden(user, sight: Sight = Sight.ANSWERS, besides: ReaderStudy | None = No
 def check_reading(user, study: ReaderStudy) -> None:
     """Raise BlindingConflict if `study`'s reader pages would show `user` the AI's answers on
     an X-ray they read unaided in another study. No query for a study without an aided arm,
-    one when there is no conflict."""
+    one small one for a reader of no other study, two when there is no conflict."""
     if Arm.AIDED not in study.arm_list:
+        return
+    if not unaided_studies(user).exclude(pk=study.pk).exists():
         return
     holding = StudyQuestion.objects.filter(
         study=study, question__case__in=_hidden(user, Sight.AI, besides=study)
