@@ -19,6 +19,7 @@ from django.core import mail
 from django.urls import reverse
 
 from readerstudy.log_redaction import RedactSecretsFilter, gunicorn_logger_class, redact
+from readerstudy.models import Invitation
 from tests.readerstudy_tests.test_invitations import _invite, _links
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,7 +59,8 @@ def test_a_closed_links_request_is_logged_without_its_token(client, pi, study, c
     (link,) = _links(_invite(client, study, "newcomer"))
     path = link.split("testserver", 1)[1]
     token = path.rstrip("/").rsplit("/", 1)[1]
-    client.post(reverse("pi-invitation", args=[study.slug, 1]), {"action": "revoke"})
+    invitation = Invitation.objects.get(user__username="newcomer")
+    client.post(reverse("pi-invitation", args=[study.slug, invitation.id]), {"action": "revoke"})
     client.logout()
     assert client.get(path).status_code == 410  # django.request: "Gone: <path>"
     # runserver's request line for the same request (WSGIRequestHandler.log_message).
