@@ -102,6 +102,7 @@ format: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/import_bench.py
+	$(BIN)/python benchmarks/xlsx_guard_bench.py
 	$(BIN)/python benchmarks/analysis_bench.py
 	$(BIN)/python benchmarks/uncertainty_bench.py
 	$(BIN)/python benchmarks/design_type1_bench.py

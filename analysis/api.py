@@ -155,7 +155,11 @@ class AnalysisResults(GenericAPIView):
             OpenApiParameter(
                 "fast", str, enum=["keep", "drop"], description="Answers under FAST_ANSWER_MS."
             ),
-            OpenApiParameter("ni_margin", float, description="Aided vs unaided NI margin."),
+            OpenApiParameter(
+                "ni_margin",
+                float,
+                description="Aided vs unaided NI margin: 0.005-0.5, a multiple of 0.005.",
+            ),
             OpenApiParameter("effect", float, description="Power section: effect to detect."),
             OpenApiParameter("power", float, description="Power section: target power."),
         ],
@@ -182,6 +186,9 @@ class AnalysisResults(GenericAPIView):
                     "readers_not_started": serializers.ListField(child=serializers.CharField()),
                 },
             ),
+            # Not computed now: the study's analyses at once, or the person's limit
+            # (readerstudy.jobs.JobRefused), with Retry-After.
+            429: inline_serializer("AnalysisRefused", {"detail": serializers.CharField()}),
             202: inline_serializer(
                 "AnalysisPreparing",
                 {
@@ -203,7 +210,8 @@ class AnalysisResults(GenericAPIView):
                 {
                     "detail": "missing must be wrong|exclude, scale answer|correct, "
                     "excluded drop|keep, ci wilson|clopper-pearson, rejected drop|keep, "
-                    "holm ai_vs_reader|all_pairs, fast keep|drop, ni_margin 0.001–0.5, "
+                    "holm ai_vs_reader|all_pairs, fast keep|drop, ni_margin 0.005–0.5 in steps of "
+                    "0.005, "
                     "effect 0.005–0.5, power 0.5–0.99.",
                     "errors": {**form.errors, **power_form.errors},
                 },

@@ -9,6 +9,7 @@ import random
 from analysis.design import designed_study_create
 from analysis.services import predictions_import
 from annotation.demo import simulate_crossover
+from readerstudy.demo import AIDED_READERS
 from readerstudy.models import Dataset, ItemAid, ReaderStudy
 from readerstudy.services.design import Design
 from readerstudy.services.studies import study_create
@@ -54,8 +55,9 @@ AIDED_MODEL = "MedGemma-demo"
 
 def seed_aided_study(dataset: Dataset, users: dict) -> tuple[ReaderStudy, int]:
     """The demo's AI-assisted study: a crossover (unaided / aided by the demo MedGemma,
-    concurrent), washout 0, with reader2 and reader3 simulated through both sessions and
-    reader1 left for a person. Idempotent."""
+    concurrent), washout 0, read by its own readers (readerstudy.demo.AIDED_READERS: the
+    demo's readers read the same X-rays unaided), the last two simulated through both
+    sessions and the first left for a person. Idempotent."""
     study = ReaderStudy.objects.filter(slug=AIDED_SLUG).first()
     if study is None:
         created, _ = designed_study_create(
@@ -66,7 +68,7 @@ def seed_aided_study(dataset: Dataset, users: dict) -> tuple[ReaderStudy, int]:
                 n=dataset.questions.count(),
                 seed=11,
                 title="Demo AI-assisted study: unaided vs aided (crossover)",
-                readers=["reader1", "reader2", "reader3"],
+                readers=list(AIDED_READERS),
                 pis=["pi1"],
                 instructions="Read each case twice: once alone, once with the AI's answer.",
             ),
@@ -75,5 +77,6 @@ def seed_aided_study(dataset: Dataset, users: dict) -> tuple[ReaderStudy, int]:
     letters = dict(
         ItemAid.objects.filter(item__study=study, usable=True).values_list("item_id", "letter")
     )
-    answered = simulate_crossover(study, [users["reader2"], users["reader3"]], letters)
+    simulated = [users[name] for name in AIDED_READERS[1:]]
+    answered = simulate_crossover(study, simulated, letters)
     return study, answered

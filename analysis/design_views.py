@@ -23,7 +23,7 @@ from analysis.design import DesignFrozen, DesignSet, design_frozen, study_design
 from analysis.models import AIModel
 from analysis.tasks import designed_study_create_task
 from readerstudy.forms import StudyCreateForm
-from readerstudy.jobs import job_progress, job_refresh
+from readerstudy.jobs import JobRefused, job_progress, job_refresh
 from readerstudy.models import BackgroundJob, JobStatus, ReaderStudy, Role
 from readerstudy.selectors import design_sentence, roles_of, study_for_user
 from readerstudy.services.design import (
@@ -233,16 +233,20 @@ def create(request: HttpRequest) -> HttpResponse:
             "closing_text": data["closing_text"],
         }
         upload = data["questions_file"]
-        job = study_create_start(
-            user=request.user,
-            options=options,
-            upload=upload,
-            dataset=data["dataset"] if upload is None else None,
-            dataset_name=data["dataset_name"],
-            image_source=data["image_source"],
-            design=asdict(form.design()),
-            task=designed_study_create_task,
-        )
+        try:
+            job = study_create_start(
+                user=request.user,
+                options=options,
+                upload=upload,
+                dataset=data["dataset"] if upload is None else None,
+                dataset_name=data["dataset_name"],
+                image_source=data["image_source"],
+                design=asdict(form.design()),
+                task=designed_study_create_task,
+            )
+        except JobRefused as exc:
+            form.add_error(None, f"Nothing was created. {exc}")
+            return render(request, "readerstudy/create.html", {"form": form}, status=429)
         if job.status == JobStatus.FAILED:  # run at once (immediate backend): on the form
             prefix = "Nothing was imported or created. " if upload is not None else ""
             form.add_error(None, prefix + job.error)

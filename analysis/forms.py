@@ -4,6 +4,8 @@ from django.conf import settings as django_settings
 from analysis.pipeline import AnalysisSettings
 from analysis.rater_names import MAX_LABEL, Rater
 
+NI_MARGIN_STEP = 0.005
+
 
 class AnalysisSettingsForm(forms.Form):
     missing = forms.ChoiceField(
@@ -56,13 +58,16 @@ class AnalysisSettingsForm(forms.Form):
         help_text="Answers given in less time on screen than the reading policy's minimum "
         "(FAST_ANSWER_MS).",
     )
+    # A multiple of half a percentage point: each value is a policy (a full analysis in the
+    # background), so a margin is a declared step, not any float (issue 38).
     ni_margin = forms.FloatField(
-        min_value=0.001,
+        min_value=NI_MARGIN_STEP,
         max_value=0.5,
+        step_size=NI_MARGIN_STEP,
         initial=AnalysisSettings.ni_margin,
         required=False,
         label="Non-inferiority margin (accuracy)",
-        help_text="Aided vs unaided: e.g. 0.05 = 5 percentage points.",
+        help_text="Aided vs unaided: e.g. 0.05 = 5 percentage points; in steps of 0.005.",
     )
 
     def settings(self) -> AnalysisSettings:
@@ -78,7 +83,8 @@ class AnalysisSettingsForm(forms.Form):
             time_cap_ms=django_settings.MAX_CASE_TIME_MS,
             fast_answer_ms=django_settings.FAST_ANSWER_MS,
             exclude_fast=data.get("fast") == "drop",
-            ni_margin=data.get("ni_margin") or AnalysisSettings.ni_margin,
+            # Rounded to the step: 0.015 and 0.015000000001 are one policy.
+            ni_margin=round(data.get("ni_margin") or AnalysisSettings.ni_margin, 3),
         )
 
 

@@ -14,6 +14,7 @@ from dataclasses import asdict
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db import transaction
 from django.utils import timezone
 from django_tasks import TaskResultStatus, task
 from django_tasks.exceptions import TaskResultDoesNotExist, TaskResultMismatch
@@ -21,8 +22,8 @@ from django_tasks.exceptions import TaskResultDoesNotExist, TaskResultMismatch
 from analysis import downloads
 from analysis.cache import StudyAnalysis
 from analysis.design import designed_study_create
-from readerstudy.jobs import ACTIVE, Run, job_enqueue, job_refresh, job_run
-from readerstudy.models import BackgroundJob, JobKind, ReaderStudy
+from readerstudy.jobs import ACTIVE, JobRefused, Run, job_enqueue, job_refresh, job_run
+from readerstudy.models import BackgroundJob, JobKind, JobStatus, ReaderStudy
 from readerstudy.selectors import design_sentence
 from readerstudy.services.design import Design, DesignError
 from readerstudy.tasks import CREATE_ERRORS, study_create_from_job
@@ -41,7 +42,12 @@ def prepare(analysis: StudyAnalysis, *, requested_by=None) -> BackgroundJob:
     version: it is returned instead of queueing one more. Without this, each page view or
     ZIP progress poll during reading queued a full analysis per answer since the last one,
     a backlog the workers were still working through long after the readers had stopped
-    (benchmarks/scale)."""
+    (benchmarks/scale).
+
+    A study has at most LIVE_POLICIES policies queued or running at once: each policy is a
+    full analysis (10 margins asked in a second queued 10 jobs, 79 s of work on the demo and
+    minutes per job at scale, starving every study on the shared queue). Past that, and past
+    the person's own limit (readerstudy.jobs.check_rate), JobRefused says when to ask again."""
     key = downloads.job_key(analysis)
     waiting = downloads.waiting_job(analysis)
     if (
@@ -50,6 +56,15 @@ def prepare(analysis: StudyAnalysis, *, requested_by=None) -> BackgroundJob:
         and not BackgroundJob.objects.filter(key=key).exists()
     ):
         return waiting
+    with transaction.atomic():
+        # The study's row serialises the count and the enqueue (PostgreSQL; SQLite has one
+        # writer at a time).
+        ReaderStudy.objects.select_for_update().filter(pk=analysis.study.pk).first()
+        _check_live_policies(analysis)
+        return _enqueue(analysis, key, requested_by)
+
+
+def _enqueue(analysis: StudyAnalysis, key: str, requested_by) -> BackgroundJob:
     return job_enqueue(
         key=downloads.job_key(analysis),
         kind=JobKind.ANALYSIS,
@@ -60,6 +75,38 @@ def prepare(analysis: StudyAnalysis, *, requested_by=None) -> BackgroundJob:
         params={"policy": asdict(analysis.settings)},
         # Done but its downloads were since evicted from the cache: compute them again.
         rerun_done=not downloads.ready(analysis),
+    )
+
+
+LIVE_POLICIES = 3  # analysis policies of one study queued or running at once
+
+
+def _policy_of(key: str) -> str:
+    return key.rsplit(":", 1)[1]  # downloads.job_key: analysis:<study>:<version>:<policy>
+
+
+def _check_live_policies(analysis: StudyAnalysis) -> None:
+    """JobRefused if this would be one more policy than LIVE_POLICIES queued or running for
+    the study (a new data version of a live policy is not one more)."""
+    key = downloads.job_key(analysis)
+    existing = BackgroundJob.objects.filter(key=key).first()
+    if existing is not None and existing.status in ACTIVE:
+        return
+    live = {
+        _policy_of(k)
+        for k in BackgroundJob.objects.filter(
+            kind=JobKind.ANALYSIS, study=analysis.study, status__in=ACTIVE
+        ).values_list("key", flat=True)
+    }
+    if _policy_of(key) in live or len(live) < LIVE_POLICIES:
+        return
+    if existing is not None and existing.status == JobStatus.DONE and downloads.ready(analysis):
+        return  # nothing to compute
+    raise JobRefused(
+        f"{len(live)} analyses of this study under other settings are being computed, the "
+        f"most at once ({LIVE_POLICIES}); these settings' will be computed when one of them "
+        "is done. Ask again in a minute, or use settings already computed.",
+        retry_after=60,
     )
 
 
@@ -115,7 +162,10 @@ def analysis_refresh(study_id: int) -> None:
     if study is None:
         return
     for policy in downloads.viewed_policies(study):
-        prepare(StudyAnalysis(study, policy))
+        try:
+            prepare(StudyAnalysis(study, policy))
+        except JobRefused:
+            continue  # computed when next viewed, once a slot is free
 
 
 def refresh_later(sender=None, *, study: ReaderStudy, **kwargs) -> None:

@@ -32,7 +32,7 @@ from analysis.selectors import readers_not_started, study_raters
 from analysis.stats.design import conclusions
 from analysis.stats.figure_formats import FORMATS
 from readerstudy.downloads import attachment
-from readerstudy.jobs import ACTIVE, job_progress
+from readerstudy.jobs import ACTIVE, JobRefused, job_progress
 from readerstudy.models import JobStatus, Role
 from readerstudy.selectors import design_sentence, roles_of, study_for_user
 from readerstudy.spreadsheets import XLSX
@@ -69,7 +69,12 @@ def analysis_page(request: HttpRequest, slug: str) -> HttpResponse:
     query = request.GET.urlencode()
     downloads.remember_policy(study, analysis.settings)
     # Warm: no write at all (on SQLite a write takes the lock readers' answers need).
-    job = None if downloads.ready(analysis) else tasks.prepare(analysis, requested_by=request.user)
+    job = None
+    if not downloads.ready(analysis):
+        try:
+            job = tasks.prepare(analysis, requested_by=request.user)
+        except JobRefused as exc:  # the page still shows what is computed, and says why
+            messages.warning(request, str(exc))
     shown, as_of = analysis, None
     if not analysis.has("result"):
         older = downloads.latest(analysis)

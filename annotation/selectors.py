@@ -53,7 +53,11 @@ class ReaderAid:
     letter: str
     option_text: str
     rationale: str
-    message: str = NO_USABLE_AID
+
+    @property
+    def message(self) -> str:
+        """What the page says instead of an answer: only when there is none."""
+        return "" if self.usable else NO_USABLE_AID
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,11 @@ class ReaderAidSerializer(serializers.Serializer):
     letter = serializers.CharField(allow_blank=True, help_text="On this reader's screen.")
     option_text = serializers.CharField(allow_blank=True)
     rationale = serializers.CharField(allow_blank=True)
-    message = serializers.CharField(help_text="Shown when the AI gave no usable answer.")
+    message = serializers.CharField(
+        allow_blank=True,
+        help_text="What to show instead of an answer when the AI gave no usable answer; "
+        "empty when `usable` is true.",
+    )
 
 
 class ReaderCaseSerializer(serializers.Serializer):

@@ -1,5 +1,7 @@
+from django import forms
 from django.contrib import admin
 
+from readerstudy.blinding import membership_conflict
 from readerstudy.models import (
     AuditEvent,
     Case,
@@ -70,8 +72,31 @@ class QuestionAdmin(admin.ModelAdmin):
     raw_id_fields = ["case"]
 
 
+class MembershipAdminForm(forms.ModelForm):
+    """A membership made or changed in the admin keeps blinding by person and X-ray as the
+    members page does (readerstudy.blinding): the conflict is a form error, in its words."""
+
+    class Meta:
+        model = Membership
+        fields = ["study", "user", "role", "seniority"]
+
+    def clean(self):
+        data = super().clean()
+        user, role = data.get("user"), data.get("role")
+        study = data.get("study") or getattr(self.instance, "study", None)
+        if user is None or role is None or study is None or study.pk is None:
+            return data
+        old = self.instance
+        unchanged = old.pk and (old.user_id, old.study_id, old.role) == (user.pk, study.pk, role)
+        conflict = None if unchanged else membership_conflict(user=user, study=study, role=role)
+        if conflict:
+            raise forms.ValidationError(conflict)
+        return data
+
+
 class MembershipInline(admin.TabularInline):
     model = Membership
+    form = MembershipAdminForm
     extra = 0
     raw_id_fields = ["user"]
 
@@ -98,6 +123,7 @@ class StudyQuestionAdmin(admin.ModelAdmin):
 
 @admin.register(Membership)
 class MembershipAdmin(admin.ModelAdmin):
+    form = MembershipAdminForm
     list_display = ["study", "user", "role", "seniority", "created_at"]
     list_filter = ["role", "study"]
     search_fields = ["user__username", "study__slug"]

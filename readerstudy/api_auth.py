@@ -24,6 +24,7 @@ from readerstudy.services.accounts import (
     api_token_issue,
     api_token_revoke,
     token_expires_at,
+    username_normalized,
 )
 
 USERNAME_MAX = get_user_model()._meta.get_field("username").max_length
@@ -31,7 +32,14 @@ PASSWORD_MAX = 4096  # bounds the hashing work an anonymous request can cause
 
 
 class BoundedAuthTokenSerializer(AuthTokenSerializer):
+    """Bounded, and the username read as the sign-in form reads it (NFKC, as accounts hold
+    it: readerstudy.services.accounts.username_normalized)."""
+
     username = serializers.CharField(label="Username", write_only=True, max_length=USERNAME_MAX)
+
+    def validate_username(self, value: str) -> str:
+        return username_normalized(value)
+
     password = serializers.CharField(
         label="Password",
         style={"input_type": "password"},

@@ -3,7 +3,8 @@
 The schema describes endpoints and fields, never data; still, a hospital deployment may not
 want its API surface open to anyone who can reach the server. API_DOCS_PUBLIC=0 (the default)
 asks for a signed-in user: the docs page sends anonymous visitors to the sign-in page and the
-schema answers them 401. API_DOCS_PUBLIC=1 opens both (issue 25, finding 12).
+schema answers them 401; the schema takes an API token as every endpoint does.
+API_DOCS_PUBLIC=1 opens both (issue 25, finding 12).
 
 OPTIONS on the docs page asked DRF to render its description with the page's HTML template
 renderer, which has no template for it (a 500 for anyone, finding 9): it answers the allowed
@@ -14,8 +15,13 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from rest_framework.authentication import SessionAuthentication
+from rest_framework.exceptions import NotAuthenticated
+from rest_framework.permissions import BasePermission
+
+from readerstudy.token_auth import ExpiringTokenAuthentication
 
 SIGN_IN = "Sign in to read the API schema (API_DOCS_PUBLIC is off)."
 
@@ -29,8 +35,21 @@ class _Swagger(_Options, SpectacularSwaggerSplitView):
     pass
 
 
+class _SignedIn(BasePermission):
+    def has_permission(self, request, view) -> bool:
+        return _open_to(request)
+
+
 class _Schema(_Options, SpectacularAPIView):
-    pass
+    """The schema, read by DRF's authentication like every API endpoint: a session or an API
+    token (a script or a client generator holds a token, not a session; the schema refused
+    it, issue 38). The token first, so a refusal is a 401 with `WWW-Authenticate: Token`."""
+
+    authentication_classes = [ExpiringTokenAuthentication, SessionAuthentication]
+    permission_classes = [_SignedIn]
+
+    def permission_denied(self, request, message=None, code=None):
+        raise NotAuthenticated(SIGN_IN)
 
 
 def _open_to(request: HttpRequest) -> bool:
@@ -38,14 +57,7 @@ def _open_to(request: HttpRequest) -> bool:
 
 
 def schema_view():
-    view = _Schema.as_view()
-
-    def schema(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        if not _open_to(request):
-            return JsonResponse({"detail": SIGN_IN}, status=401)
-        return view(request, *args, **kwargs)
-
-    return schema
+    return _Schema.as_view()
 
 
 def docs_view(*, url_name: str):

@@ -260,6 +260,7 @@ CHEST_CASES = [
     ("demo-cxr-04", "Follow-up of lung nodules.", "059Y", "F"),
     ("demo-cxr-05", "Chest pain.", "60Y", "F"),
 ]
+# The demo study's people and their roles in it.
 USERS = {
     "reader1": "reader",
     "reader2": "reader",
@@ -267,6 +268,10 @@ USERS = {
     "expert1": "expert",
     "pi1": "pi",
 }
+# The readers of the AI-assisted demo study (analysis.demo), other people than the demo's: it
+# holds the same X-rays, and someone reading them unaided may not be shown the AI's answers
+# on them in another study (readerstudy.blinding). reader4 is left for a person to try.
+AIDED_READERS = ("reader4", "reader5", "reader6")
 DATASET_NAME = "ReXVQA demo"
 STUDY_SLUG = "demo"
 

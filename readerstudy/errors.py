@@ -35,7 +35,8 @@ def _back_url(request: HttpRequest) -> str:
     return ""
 
 
-def _page(request: HttpRequest, status: int, template: str, message: str) -> HttpResponse:
+def page(request: HttpRequest, status: int, template: str, message: str) -> HttpResponse:
+    """An error page (JSON for a script) saying `message`, never cached."""
     if is_script(request):
         response = JsonResponse({"error": message}, status=status)
     else:
@@ -46,18 +47,18 @@ def _page(request: HttpRequest, status: int, template: str, message: str) -> Htt
 
 
 def bad_request(request: HttpRequest, exception=None) -> HttpResponse:
-    return _page(request, 400, "400.html", MESSAGES[400])
+    return page(request, 400, "400.html", MESSAGES[400])
 
 
 def permission_denied(request: HttpRequest, exception=None) -> HttpResponse:
     """A blinding conflict says why (the person belongs to both studies it names)."""
     if isinstance(exception, BlindingConflict):
-        return _page(request, 403, "403.html", str(exception))
-    return _page(request, 403, "403.html", MESSAGES[403])
+        return page(request, 403, "403.html", str(exception))
+    return page(request, 403, "403.html", MESSAGES[403])
 
 
 def page_not_found(request: HttpRequest, exception=None) -> HttpResponse:
-    return _page(request, 404, "404.html", MESSAGES[404])
+    return page(request, 404, "404.html", MESSAGES[404])
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

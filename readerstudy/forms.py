@@ -7,6 +7,7 @@ from django.utils.text import slugify
 from readerstudy.models import MAX_BREAK_MINUTES, Dataset, ReaderStudy, Role
 from readerstudy.sampling import SEED_MAX
 from readerstudy.selectors import dataset_sizes
+from readerstudy.services.accounts import username_normalized
 from readerstudy.services.studies import sample_problem
 
 
@@ -26,7 +27,7 @@ class MembershipForm(forms.Form):
     )
 
     def clean_username(self):
-        name = self.cleaned_data["username"].strip()
+        name = username_normalized(self.cleaned_data["username"])
         try:
             return get_user_model().objects.get(username=name)
         except get_user_model().DoesNotExist as exc:

@@ -26,6 +26,8 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 
+from readerstudy.services.accounts import username_normalized
+
 MAX_PEOPLE = 500
 USERNAME_MAX = 150
 NAME_MAX = 150  # first and last name together (Django's User has 150 each)
@@ -104,7 +106,7 @@ def _fields(segment: str, into: _Fields) -> None:
 
 def derived_username(email: str) -> str:
     """A username from an address's local part (`ben.okafor@h.org` -> `ben.okafor`)."""
-    local = _NOT_USERNAME.sub("", email.split("@", 1)[0])[:USERNAME_MAX]
+    local = _NOT_USERNAME.sub("", username_normalized(email.split("@", 1)[0]))[:USERNAME_MAX]
     return local or "user"
 
 
@@ -133,7 +135,7 @@ def _person(line: int, typed_line: str, fields: _Fields) -> Person:
     if len(name) > NAME_MAX:
         raise refuse(f"a name has at most {NAME_MAX} characters.")
     if tokens:
-        username = tokens[0]
+        username = username_normalized(tokens[0])
         try:
             if len(username) > USERNAME_MAX:
                 raise ValidationError("too long")

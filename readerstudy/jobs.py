@@ -41,6 +41,15 @@ class Superseded(Exception):
     """This attempt's job was taken over by a newer attempt (it was thought dead)."""
 
 
+class JobRefused(Exception):
+    """New work refused for now, in words for the person who asked, with the seconds after
+    which asking again may succeed (a 429's Retry-After)."""
+
+    def __init__(self, message: str, retry_after: int):
+        super().__init__(message)
+        self.retry_after = max(1, int(retry_after))
+
+
 def _progress_key(job_id: int) -> str:
     return f"job:{job_id}:progress"
 
@@ -113,11 +122,26 @@ class Run:
         )
 
 
+def _fair_priority(job: BackgroundJob) -> int:
+    """The engine's priority for `job`: lower by one for each other queued or running job of
+    the same study, so a study's first job goes ahead of another study's third and no study
+    starves the others on the shared queue (the engine runs higher priorities first)."""
+    if job.study_id is None:
+        return 0
+    others = BackgroundJob.objects.filter(study_id=job.study_id, status__in=ACTIVE)
+    return -min(others.exclude(pk=job.pk).count(), 100)
+
+
 def _enqueue_task(job: BackgroundJob, task, run_after=None) -> None:
-    """Hand the job to the engine. RQ lives outside the database, so it is told only once
+    """Hand the job to the engine, at the study's fair priority where the engine orders by
+    priority (the database engine; RQ runs in order, and the per-study and per-person
+    limits are what keep it fair). RQ lives outside the database, so it is told only once
     the job row is committed; the database backend's row commits with ours."""
     backend = task.get_backend()
-    deferred = task.using(run_after=run_after) if run_after is not None else task
+    options = {"run_after": run_after} if run_after is not None else {}
+    if backend.supports_priority:
+        options["priority"] = _fair_priority(job)
+    deferred = task.using(**options) if options else task
 
     def send() -> None:
         result = deferred.enqueue(job_id=job.pk)
@@ -143,8 +167,14 @@ def job_enqueue(
 ) -> BackgroundJob:
     """The job computing `key`: the existing one if it is queued, running (and alive) or
     done (unless `rerun_done`), else a new or reset one handed to `task`
-    (a django-tasks task taking `job_id`)."""
+    (a django-tasks task taking `job_id`). New work asked by a person counts towards their
+    limit (`check_rate`: JobRefused past it)."""
     with transaction.atomic():
+        existing = BackgroundJob.objects.select_for_update().filter(key=key).first()
+        if existing is not None and _keeps(existing, rerun_done):
+            return existing
+        if requested_by is not None:
+            check_rate(requested_by)
         job, created = BackgroundJob.objects.select_for_update().get_or_create(
             key=key,
             defaults={
@@ -156,10 +186,7 @@ def job_enqueue(
             },
         )
         if not created:
-            alive = job.status == JobStatus.QUEUED or (
-                job.status == JobStatus.RUNNING and not _stale(job)
-            )
-            if alive or (job.status == JobStatus.DONE and not rerun_done):
+            if _keeps(job, rerun_done):
                 return job
             if job.status == JobStatus.RUNNING:
                 log.warning("job %s (%s) fell silent; running it again", job.pk, key)
@@ -184,6 +211,36 @@ def job_enqueue(
     schedule_sweep()
     job.refresh_from_db()
     return job
+
+
+def _keeps(job: BackgroundJob, rerun_done: bool) -> bool:
+    """The job stands as it is: queued, running and alive, or done (and not to be rerun)."""
+    alive = job.status == JobStatus.QUEUED or (job.status == JobStatus.RUNNING and not _stale(job))
+    return alive or (job.status == JobStatus.DONE and not rerun_done)
+
+
+def check_rate(user) -> None:
+    """JobRefused if `user` queued TASK_USER_LIMIT jobs in the last TASK_USER_WINDOW
+    seconds (a job run again counts from then); says when to ask again. Counted from the job
+    table, so every web process and worker counts alike."""
+    window = settings.TASK_USER_WINDOW
+    since = timezone.now() - dt.timedelta(seconds=window)
+    recent = list(
+        BackgroundJob.objects.filter(requested_by=user, created_at__gte=since)
+        .order_by("-created_at")
+        .values_list("created_at", flat=True)[: settings.TASK_USER_LIMIT]
+    )
+    if len(recent) < settings.TASK_USER_LIMIT:
+        return
+    wait = (recent[-1] - since).total_seconds()
+    minutes = f"{window / 60:g} minute{'s' if window != 60 else ''}"
+    raise JobRefused(
+        f"You have asked for {settings.TASK_USER_LIMIT} pieces of background work (analyses, "
+        f"study creations) in the last {minutes}, the most one person may: the workers are "
+        f"shared by every study. Ask again in {max(1, round(wait))} s; what is already "
+        "queued goes on.",
+        retry_after=wait,
+    )
 
 
 def job_refresh(job: BackgroundJob, task) -> BackgroundJob:

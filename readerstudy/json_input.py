@@ -9,6 +9,12 @@ JSON may also spell an unpaired UTF-16 surrogate (`"\\ud800"`): Python decodes i
 that cannot be encoded as UTF-8, so the 400 that echoed it, or the database write, failed.
 Such input is not text; it is refused here, without echoing it.
 
+An integer literal longer than Python converts (4,300 digits) raised a ValueError that is
+no JSONDecodeError, so it too was a 500 (the answer and review APIs, the reading page's
+`base` field, the anonymous token endpoint; issue 38). Nothing we accept is a number of more
+than MAX_INT_DIGITS digits (ids and milliseconds have at most 19): a longer one is refused
+before it is converted.
+
 Used by the API's parser (settings REST_FRAMEWORK) and every form field that holds JSON.
 """
 
@@ -23,6 +29,7 @@ from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
 MAX_DEPTH = 32
+MAX_INT_DIGITS = 30
 
 # Escapes first (JSON has backslashes only inside strings), then the plain string literals:
 # what is inside a string is never nesting. Two passes, each linear; one pattern matching
@@ -63,16 +70,30 @@ def loads(text: str | bytes, *, max_depth: int = MAX_DEPTH, **kwargs):
             raise JsonInputError("The JSON is not valid UTF-8.") from exc
     if nesting_depth(text) > max_depth:
         raise JsonInputError(f"The JSON is nested more than {max_depth} levels deep.")
+    kwargs.setdefault("parse_int", _bounded_int)
     try:
         value = json.loads(text, **kwargs)
+    except JsonInputError:
+        raise
     except RecursionError as exc:  # not reachable through the bound; kept as a last guard
         raise JsonInputError(f"The JSON is nested more than {max_depth} levels deep.") from exc
     except json.JSONDecodeError as exc:
         raise JsonInputError(
             f"Not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})."
         ) from exc
+    except ValueError as exc:  # a number Python will not convert, from a caller's own hook
+        raise JsonInputError(f"The JSON holds a number that cannot be read ({exc}).") from exc
     check_text(value)
     return value
+
+
+def _bounded_int(literal: str) -> int:
+    digits = len(literal.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        raise JsonInputError(
+            f"The JSON holds an integer of {digits} digits; at most {MAX_INT_DIGITS} are accepted."
+        )
+    return int(literal)
 
 
 class BoundedJSONParser(JSONParser):

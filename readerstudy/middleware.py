@@ -1,8 +1,12 @@
-"""Two request guards every app relies on.
+"""Three request guards every app relies on.
 
 `RejectNulMiddleware`: refuse NUL characters in the URL and query string before any view sees
 them. PostgreSQL text cannot hold NUL, so a NUL that reaches a query (`?expert=%00`) or a file
 path (`/img/display/aa/%00.png`) failed with a 500; no legitimate request carries one.
+
+`JobRefusedMiddleware`: background work refused for now (readerstudy.jobs.JobRefused: a
+person's limit, or a study's analyses at once) is a 429 in words with Retry-After, as JSON
+for the API and the page's scripts, else the error page; from any view that asks for work.
 
 `SessionEndedMiddleware`: a script whose session ended gets 401, not the sign-in page.
 `login_required` answers an anonymous request with a redirect to the sign-in page. A browser
@@ -20,7 +24,9 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import resolve_url
 
+from readerstudy.errors import page as error_page
 from readerstudy.http import is_script
+from readerstudy.jobs import JobRefused
 
 MESSAGE = "The URL or its query parameters contain a NUL character (%00), which is not allowed."
 SESSION_ENDED = "Your session has ended. Sign in again to continue; nothing you entered is lost."
@@ -54,4 +60,22 @@ class SessionEndedMiddleware:
                 ended["X-Login-Required"] = "1"
                 ended["Cache-Control"] = "no-store"
                 return ended
+        return response
+
+
+class JobRefusedMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception):
+        if not isinstance(exception, JobRefused):
+            return None
+        if request.path.startswith("/api/"):
+            response = JsonResponse({"detail": str(exception)}, status=429)
+        else:
+            response = error_page(request, 429, "429.html", str(exception))
+        response["Retry-After"] = str(exception.retry_after)
         return response

@@ -64,6 +64,8 @@ class Case(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["dataset", "study_id"], name="case_unique_study_id"),
         ]
+        # The same X-ray in another dataset is found by these (readerstudy.blinding).
+        indexes = [models.Index(fields=["study_instance_uid"], name="case_study_uid")]
 
     def __str__(self) -> str:
         return self.study_id
@@ -111,6 +113,7 @@ class Image(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["case", "position"], name="image_unique_position"),
         ]
+        indexes = [models.Index(fields=["display"], name="image_display")]
 
     def __str__(self) -> str:
         return f"{self.case.study_id} {self.view_position or '?'}"

@@ -220,8 +220,9 @@ def _xlsx_parts_checked(handle: IO[bytes]) -> None:
     """Bound the workbook before openpyxl reads it: openpyxl holds every shared string and a
     whole row in memory, so a 410 KB file (one 400 MB shared string) took 2 GB, and a row of
     two million cells 1.6 GB (issue 25). zipfile never inflates a part past its declared size,
-    so capping the declared sizes caps what is decompressed; then the shared strings and the
-    worksheets are streamed once, stopping at the first string, row or cell over its limit.
+    so capping the declared sizes caps what is decompressed; then every part is streamed
+    once through a parser that refuses a DTD (`_events`), the shared strings and worksheets
+    stopping at the first string, row or cell over its limit.
     """
     import zipfile
 
@@ -239,38 +240,63 @@ def _xlsx_parts_checked(handle: IO[bytes]) -> None:
             f"{MAX_XLSX_UNCOMPRESSED}; split it, or save it as CSV"
         )
     try:
-        for part in parts:
+        for part in parts:  # each entry, a name given twice included
             name = part.filename
             if name == "xl/sharedStrings.xml":
-                _scan_shared_strings(archive, name)
+                _scan_shared_strings(archive, part)
             elif name.startswith("xl/worksheets/") and name.endswith(".xml"):
-                _scan_sheet(archive, name)
+                _scan_sheet(archive, part)
+            else:
+                _scan_other(archive, part)
     except (zipfile.BadZipFile, OSError, EOFError) as exc:
         raise RexvqaError(f"not a readable .xlsx workbook ({exc})") from exc
     handle.seek(0)
 
 
-def _events(archive, name: str, events=("end",)):
-    """Streamed XML events of one part; a DOCTYPE (entity expansion) is refused."""
-    from xml.etree.ElementTree import ParseError, iterparse
+class _NotXml(Exception):
+    """A part no XML parser reads past its first bytes (an image, printer settings)."""
 
-    with archive.open(name) as part:
-        if b"<!DOCTYPE" in part.read(4096).upper():
-            raise RexvqaError(f"not a readable .xlsx workbook ({name} declares a DOCTYPE)")
-    with archive.open(name) as part:
+
+def _events(archive, part, events=("end",), *, required: bool = True):
+    """Streamed XML events of one part (a ZipInfo), by a parser that refuses a DTD outright,
+    wherever its DOCTYPE stands and whatever the part's encoding (defusedxml: expat, which
+    reads the encoding declaration and byte-order mark, with its DOCTYPE, entity and external
+    reference handlers refusing). A part that is not XML: RexvqaError if `required`, else
+    _NotXml (openpyxl's own parser, expat too, stops at the same byte, before any DOCTYPE)."""
+    from defusedxml import DefusedXmlException
+    from defusedxml.ElementTree import ParseError, iterparse
+
+    name = part.filename
+    with archive.open(part) as stream:
         try:
-            yield from iterparse(part, events=events)
+            yield from iterparse(stream, events=events, forbid_dtd=True)
+        except DefusedXmlException as exc:
+            raise RexvqaError(
+                f"not a readable .xlsx workbook ({name} declares a DTD, which a workbook never "
+                f"needs and which could expand to any size: {type(exc).__name__})"
+            ) from exc
         except ParseError as exc:
+            if not required:
+                raise _NotXml(name) from exc
             raise RexvqaError(f"not a readable .xlsx workbook ({name}: {exc})") from exc
+
+
+def _scan_other(archive, part) -> None:
+    """Any other part: read through, only for a DTD (elements dropped as they end)."""
+    try:
+        for _, element in _events(archive, part, required=False):
+            element.clear()
+    except _NotXml:
+        return
 
 
 def _local(tag: str) -> str:
     return tag.rsplit("}", 1)[-1]
 
 
-def _scan_shared_strings(archive, name: str) -> None:
+def _scan_shared_strings(archive, part) -> None:
     count = 0
-    for _, element in _events(archive, name):
+    for _, element in _events(archive, part):
         tag = _local(element.tag)
         if tag == "t" and element.text and len(element.text) > MAX_CELL_CHARS:
             raise RexvqaError(
@@ -284,9 +310,9 @@ def _scan_shared_strings(archive, name: str) -> None:
             element.clear()
 
 
-def _scan_sheet(archive, name: str) -> None:
+def _scan_sheet(archive, part) -> None:
     rows = cells = 0
-    for event, element in _events(archive, name, ("start", "end")):
+    for event, element in _events(archive, part, ("start", "end")):
         tag = _local(element.tag)
         if event == "start":
             if tag == "row":

@@ -161,6 +161,10 @@ def load_json(path: Path) -> dict[str, Any]:
         raise RexvqaError(f"{path} is not UTF-8 text: {exc}") from exc
     except json.JSONDecodeError as exc:
         raise RexvqaError(f"{path} is not valid JSON: {exc}") from exc
+    except ValueError as exc:  # an integer past Python's 4,300-digit conversion limit
+        raise RexvqaError(f"{path} holds a number that cannot be read: {exc}") from exc
+    except RecursionError as exc:
+        raise RexvqaError(f"{path} is nested too deeply to be read") from exc
     if not isinstance(data, dict):
         raise RexvqaError(
             f"{path}: the top level must be an object mapping question ids to questions, "

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
+from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
 from django.http import Http404
 
-from readerstudy.blinding import check_access
+from readerstudy.blinding import check_access, check_reading
 from readerstudy.models import Invitation, Membership, ReaderAssignment, ReaderStudy, Role
 from readerstudy.vocabulary import AidMode, Arm
 
@@ -23,7 +24,8 @@ def study_for_user(user, slug: str, roles: Iterable[str]) -> ReaderStudy:
 
     A 404 does not tell an outsider that the study exists. A page serving an expert or PI
     role (no reader role asked for) is refused with 403 while the person reads any of the
-    study's questions blind, here or in another study (readerstudy.blinding).
+    study's X-rays blind, here or in another study; a reader's page of a study showing the
+    AI's answers, while they read its X-rays unaided in another (readerstudy.blinding).
     """
     wanted = list(roles)
     if not user.is_authenticated:
@@ -38,6 +40,8 @@ def study_for_user(user, slug: str, roles: Iterable[str]) -> ReaderStudy:
         raise Http404("No such study.")
     if Role.READER not in wanted:
         check_access(user, study)
+    else:
+        check_reading(user, study)
     return study
 
 
@@ -120,10 +124,17 @@ def is_last_pi(membership: Membership) -> bool:
 
 
 def pending_invitations(study: ReaderStudy) -> list[Invitation]:
-    """Sign-in links of this study nobody has used or withdrawn yet (expired ones included:
-    the PI sees them and can send a new link)."""
+    """Sign-in links of this study nobody has used or withdrawn yet, whose account is still
+    only the link's (no usable password, never signed in: services.invitations.
+    account_taken_up); expired ones included: the PI sees them and can send a new link."""
     return list(
-        Invitation.objects.filter(study=study, used_at=None, revoked_at=None)
+        Invitation.objects.filter(
+            study=study,
+            used_at=None,
+            revoked_at=None,
+            user__last_login=None,
+            user__password__startswith=UNUSABLE_PASSWORD_PREFIX,
+        )
         .select_related("user")
         .order_by("user__username")
     )

@@ -65,6 +65,7 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "axes.middleware.AxesMiddleware",
+    "readerstudy.middleware.JobRefusedMiddleware",
 ]
 
 AUTHENTICATION_BACKENDS = [
@@ -147,6 +148,11 @@ TASK_STALE_SECONDS = env_int("TASK_STALE_SECONDS", 120, minimum=5)
 TASK_SWEEP_SECONDS = env_int("TASK_SWEEP_SECONDS", 60, minimum=1)
 TASK_MAX_ATTEMPTS = env_int("TASK_MAX_ATTEMPTS", 3, minimum=1)
 TASK_RETENTION_DAYS = env_int("TASK_RETENTION_DAYS", 30, minimum=1)
+# Work one person may queue: at most TASK_USER_LIMIT new jobs (analyses, study creations) in
+# any TASK_USER_WINDOW seconds; more is refused (429) saying when to ask again
+# (readerstudy.jobs). A shared queue's workers are everyone's.
+TASK_USER_LIMIT = env_int("TASK_USER_LIMIT", 20, minimum=1)
+TASK_USER_WINDOW = env_int("TASK_USER_WINDOW", 600, minimum=1)
 
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several readers write at once; wait for the lock instead of failing, and take the
@@ -357,6 +363,8 @@ if LOG_FILE:
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    # Sign-in links carry their secret in the path: no log line says it (log_redaction).
+    "filters": {"redact_secrets": {"()": "readerstudy.log_redaction.RedactSecretsFilter"}},
     "formatters": {
         "line": {
             "()": "readerstudy.logs.OneLineFormatter",
@@ -364,11 +372,24 @@ LOGGING = {
             "where": LOG_FILE,
         },
         "full": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "django.server": {
+            "()": "django.utils.log.ServerFormatter",
+            "format": "[{server_time}] {message}",
+            "style": "{",
+        },
     },
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
             "formatter": "full" if LOG_LEVEL == "DEBUG" else "line",
+            "filters": ["redact_secrets"],
+        },
+        # runserver's request log, as Django's default but without the links' secrets.
+        "django.server": {
+            "level": "INFO",
+            "class": "logging.StreamHandler",
+            "formatter": "django.server",
+            "filters": ["redact_secrets"],
         },
         **(
             {
@@ -378,6 +399,7 @@ LOGGING = {
                     "maxBytes": 5 * 1024 * 1024,
                     "backupCount": 3,
                     "formatter": "full",
+                    "filters": ["redact_secrets"],
                     "delay": True,
                 }
             }
@@ -391,5 +413,9 @@ LOGGING = {
         # version: how an operator sees work done twice (benchmarks/scale counts them).
         "analysis.cache": {"level": "INFO"},
         "readerstudy.mail": {"level": "INFO"},  # one line per e-mail the demo writes
+        # Django's own console handler (DEBUG) would print its records a second time, whole:
+        # they reach the console handler above through the root instead.
+        "django": {"handlers": [], "level": "INFO"},
+        "django.server": {"handlers": ["django.server"], "level": "INFO", "propagate": False},
     },
 }

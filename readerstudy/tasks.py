@@ -17,7 +17,15 @@ from django_tasks import task
 
 from readerstudy.dicomweb import DicomwebError
 from readerstudy.imaging import ImagingError
-from readerstudy.jobs import ACTIVE, SWEEP_MARK, Run, job_enqueue, jobs_sweep, schedule_sweep
+from readerstudy.jobs import (
+    ACTIVE,
+    SWEEP_MARK,
+    JobRefused,
+    Run,
+    job_enqueue,
+    jobs_sweep,
+    schedule_sweep,
+)
 from readerstudy.models import BackgroundJob, Dataset, JobKind
 from readerstudy.rexvqa import RexvqaError
 from readerstudy.services.importing import configured_dicomweb, question_bank_study_create
@@ -47,14 +55,18 @@ def study_create_start(
             for chunk in upload.chunks():
                 out.write(chunk)
         params["file"] = f"{token}/{name}"
-    return job_enqueue(
-        key=f"study-create:{token}",
-        kind=JobKind.QUESTION_BANK if upload is not None else JobKind.STUDY_IMAGES,
-        task=task,
-        requested_by=user,
-        label=f"Create study {options['slug']}",
-        params=params,
-    )
+    try:
+        return job_enqueue(
+            key=f"study-create:{token}",
+            kind=JobKind.QUESTION_BANK if upload is not None else JobKind.STUDY_IMAGES,
+            task=task,
+            requested_by=user,
+            label=f"Create study {options['slug']}",
+            params=params,
+        )
+    except JobRefused:  # the person's limit: nothing queued, so nothing kept
+        _discard(params.get("file"))
+        raise
 
 
 def _discard(file: str | None) -> None:

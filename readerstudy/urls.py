@@ -8,6 +8,7 @@ from readerstudy import views as study_views
 from readerstudy.api_urls import v1 as api_v1
 from readerstudy.browser_storage import SignInView, SignOutView
 from readerstudy.health import health
+from readerstudy.log_redaction import INVITATION_PATH
 from readerstudy.login_limits import BoundedAdminAuthenticationForm
 
 admin.site.login_form = BoundedAdminAuthenticationForm
@@ -18,7 +19,7 @@ urlpatterns = [
     path("accounts/", account_views.account, name="account"),
     path("accounts/session/", account_views.session, name="account-session"),
     path("accounts/token/revoke/", account_views.token_revoke, name="account-token-revoke"),
-    path("accounts/invitation/<str:token>/", invite_views.accept, name="invitation-accept"),
+    path(f"{INVITATION_PATH}<str:token>/", invite_views.accept, name="invitation-accept"),
     path("accounts/", include("django.contrib.auth.urls")),
     # The admin's sign-out clears the browser's storage too (readerstudy.browser_storage).
     path("admin/logout/", SignOutView.as_view(next_page="admin:login"), name="admin-logout"),

@@ -9,9 +9,17 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
+
+
+def username_normalized(name: str) -> str:
+    """A username as an account holds it and as sign-in reads it: stripped and NFKC-normalised
+    (Django's sign-in form normalises what is typed, so an account named with full-width
+    letters could not sign in with its password and looked like its ASCII twin)."""
+    return get_user_model().normalize_username(name.strip())
 
 
 def token_expires_at(token: Token) -> datetime | None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from readerstudy.blinding import membership_conflict
 from readerstudy.models import (
     AuditEvent,
     ItemAid,
@@ -144,9 +145,20 @@ def design_problems(
 
 
 def study_design_problems(study: ReaderStudy, design: Design) -> list[str]:
-    """design_problems for an existing study, against its readers and X-rays now."""
-    readers = Membership.objects.filter(study=study, role=Role.READER).count()
-    return design_problems(study, design, readers=readers, x_rays=sample_xrays(study))
+    """design_problems for an existing study, against its readers and X-rays now; and, when
+    the arms change, blinding: an aided arm would show the AI's answers to a reader who reads
+    these X-rays unaided in another study, an unaided arm would be read by one shown the AI's
+    answers on them elsewhere (readerstudy.blinding, as for a new member)."""
+    readers = Membership.objects.filter(study=study, role=Role.READER).select_related("user")
+    problems = design_problems(study, design, readers=readers.count(), x_rays=sample_xrays(study))
+    if design.arms in ARM_LAYOUTS and design.arms != study.arms:
+        for membership in readers.order_by("user__username"):
+            conflict = membership_conflict(
+                user=membership.user, study=study, role=Role.READER, arms=design.arms
+            )
+            if conflict:
+                problems.append(conflict.rstrip("."))
+    return problems
 
 
 def _split(study: ReaderStudy, design: Design) -> dict[int, int | None]:

@@ -202,11 +202,30 @@ def people_invite(
     return added
 
 
+def account_taken_up(user) -> str:
+    """Why an invitation's account is past its link, in words ("" while the link may still
+    open it): it has a usable password (set on a link, by an admin, by a reset) or has signed
+    in. From then on only its owner's password opens it: a link, new or old, would set
+    another one and lock the owner out (their API token revoked with it)."""
+    if user.has_usable_password():
+        return f"{user.get_username()} already has a password"
+    if user.last_login is not None:
+        return f"{user.get_username()} has already signed in"
+    return ""
+
+
 @transaction.atomic
 def invitation_renew(*, invitation: Invitation, actor) -> str:
-    """A fresh link for someone who lost theirs; the old one stops working."""
-    if invitation.used_at is not None:
-        raise InvitationError(f"{invitation.user.username} has already signed in.")
+    """A fresh link for someone who lost theirs, while their account is still only the
+    link's; the old one stops working."""
+    taken = account_taken_up(invitation.user)
+    if taken or invitation.used_at is not None:
+        why = taken or f"{invitation.user.username} has already used their link"
+        raise InvitationError(
+            f"No new link: {why}, and a link would set another one. They sign in with their "
+            "own password (forgotten: “Forgot your password?” on the sign-in page, or an "
+            "administrator resets it)."
+        )
     invitation_revoke(invitation=invitation, actor=actor)
     return _issue(
         study=invitation.study,
@@ -249,6 +268,11 @@ def invitation_for_token(token: str) -> Invitation:
         raise InvitationError("This sign-in link has expired. Ask your PI for a new one.")
     if not invitation.user.is_active:
         raise InvitationError("This account is disabled. Ask your PI.")
+    if account_taken_up(invitation.user):
+        raise InvitationError(
+            "This sign-in link no longer works: the account already has a password. Sign in "
+            "with your username and password."
+        )
     return invitation
 
 
@@ -259,7 +283,13 @@ def invitation_accept(*, token: str, password: str):
     invitation = Invitation.objects.select_for_update().get(pk=invitation.pk)
     if invitation.used_at is not None:
         raise InvitationError("This sign-in link was already used.")
-    user = invitation.user
+    # The account row too, checked again under its lock: a password set since the page was
+    # opened (an administrator, a reset) closes this link.
+    user = get_user_model().objects.select_for_update().get(pk=invitation.user_id)
+    if account_taken_up(user):
+        raise InvitationError(
+            "This sign-in link no longer works: the account already has a password."
+        )
     user.set_password(password)
     user.save(update_fields=["password"])
     invitation.used_at = timezone.now()

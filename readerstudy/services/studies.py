@@ -26,6 +26,7 @@ from readerstudy.models import (
     Task,
 )
 from readerstudy.sampling import SEED_MAX, Candidate, SamplingError, sample
+from readerstudy.services.accounts import username_normalized
 from readerstudy.services.design import assignment_for
 from readerstudy.signals import data_changed
 
@@ -43,6 +44,7 @@ class StudyCreated:
 
 
 def _users(usernames: list[str]) -> list:
+    usernames = [username_normalized(name) for name in usernames]
     User = get_user_model()
     found = {u.username: u for u in User.objects.filter(username__in=usernames)}
     missing = [name for name in usernames if name not in found]
@@ -89,6 +91,7 @@ def sample_problem(
 
 def unknown_users(usernames: list[str]) -> list[str]:
     """The names in `usernames` no account has (what `study_create` would refuse)."""
+    usernames = [username_normalized(name) for name in usernames]
     User = get_user_model()
     found = set(User.objects.filter(username__in=usernames).values_list("username", flat=True))
     return [name for name in usernames if name not in found]
@@ -191,11 +194,13 @@ def study_create(
 def membership_add(
     *, study: ReaderStudy, user, role: str, actor=None, seniority: str | None = None
 ) -> Membership:
-    """Add a member (idempotent); StudyError if that would break blinding by person
-    (readerstudy.blinding: a blind reader of shared questions as expert/PI, or the reverse).
+    """Add a member (idempotent); StudyError if that would break blinding by person and
+    X-ray (readerstudy.blinding: a blind reader of shared X-rays as expert/PI, or the reverse;
+    a reader shown the AI's answers on X-rays they read unaided elsewhere, or the reverse).
     `seniority` (training year or seniority, optional) is set on a new membership, or changed
     on an existing one when given."""
-    conflict = membership_conflict(user=user, study=study, role=role)
+    exists = Membership.objects.filter(study=study, user=user, role=role).exists()
+    conflict = None if exists else membership_conflict(user=user, study=study, role=role)
     if conflict:
         raise StudyError(conflict)
     membership, created = Membership.objects.get_or_create(

@@ -120,6 +120,10 @@ RAW_BODIES = st.one_of(
     st.integers(min_value=256, max_value=10_000).map(
         lambda n: '{"username": "' + "u" * n + '", "password": "x"}'
     ),
+    # Issue 38: an integer past Python's 4,300-digit conversion limit, anywhere.
+    st.tuples(
+        st.sampled_from(["username", "time_ms", "item_id", "choice"]), st.integers(31, 6000)
+    ).map(lambda kn: f'{{"{kn[0]}": -{"9" * kn[1]}, "password": "x"}}'),
 )
 
 

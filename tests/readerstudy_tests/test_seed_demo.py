@@ -7,7 +7,8 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from annotation.models import Answer, ReaderCompletion
-from readerstudy.models import Image, ItemAid, Membership, Question, ReaderStudy, Task
+from readerstudy.blinding import membership_conflict
+from readerstudy.models import Image, ItemAid, Membership, Question, ReaderStudy, Role, Task
 from readerstudy.selectors import design_sentence
 
 pytestmark = pytest.mark.django_db
@@ -27,7 +28,7 @@ def test_seed_demo_is_complete_and_idempotent(derive_once):
     assert set(Question.objects.values_list("task", flat=True)) == set(Task.values)
     assert Image.objects.exclude(display="").count() == Image.objects.count() >= 6
     assert Image.objects.filter(source_path__endswith=".png").exists()  # the 16-bit PNG case
-    for username in ["reader1", "reader2", "reader3", "expert1", "pi1"]:
+    for username in ["reader1", "reader2", "reader3", "expert1", "pi1", "reader4", "reader6"]:
         assert authenticate(username=username, password="pw-for-tests-1") is not None
     assert_demo_aided()
     counts = (Question.objects.count(), Image.objects.count(), Membership.objects.count())
@@ -40,6 +41,7 @@ def test_seed_demo_is_complete_and_idempotent(derive_once):
 
 def assert_demo_aided():
     """The AI-assisted demo: a crossover with two simulated readers through both sessions
+    and one left for a person, none of them a reader of the demo study, whose X-rays it holds
     (checked here to share this test's seeding, the slow part)."""
     study = ReaderStudy.objects.get(slug="demo-aided")
     n = study.items.count()
@@ -49,12 +51,26 @@ def assert_demo_aided():
         f"3 readers balanced 2/1, {n} questions on {xrays} X-rays"
     )
     assert ItemAid.objects.filter(item__study=study, usable=True).exists()
-    for username in ["reader2", "reader3"]:
+    readers = set(
+        Membership.objects.filter(study=study, role="reader").values_list(
+            "user__username", flat=True
+        )
+    )
+    assert readers == {"reader4", "reader5", "reader6"}
+    assert not readers & set(
+        Membership.objects.filter(study__slug="demo").values_list("user__username", flat=True)
+    )
+    for username in ["reader5", "reader6"]:
         mine = Answer.objects.filter(item__study=study, reader__username=username)
         assert mine.filter(session=1).count() == mine.filter(session=2).count() == n
         assert set(mine.values_list("arm", flat=True)) == {"unaided", "aided"}
         assert ReaderCompletion.objects.filter(study=study, reader__username=username).count() == 2
-    assert not Answer.objects.filter(item__study=study, reader__username="reader1").exists()
+    assert not Answer.objects.filter(item__study=study, reader__username="reader4").exists()
+    # What kept the demo's readers out: reading its X-rays unaided, they may not be shown the
+    # AI's answers on them.
+    reader1 = get_user_model().objects.get(username="reader1")
+    refused = membership_conflict(user=reader1, study=study, role=Role.READER)
+    assert "unaided in another study" in refused
 
 
 def test_random_password_is_printed(demo):

@@ -13,8 +13,8 @@ from django.contrib.auth.models import Permission
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from analysis.demo import AIDED_SLUG, seed_aided_study, seed_predictions
 from analysis.demo import MODELS as MODEL_NAMES
-from analysis.demo import seed_aided_study, seed_predictions
 from annotation.demo import simulate_readers
 from readerstudy import demo
 from readerstudy.management.dicomweb_options import add_image_source_arguments, dicomweb_config
@@ -25,7 +25,10 @@ from readerstudy.services.studies import membership_add, study_create
 
 
 class Command(BaseCommand):
-    help = "Create the demo dataset, study and users (reader1-3, expert1, pi1)."
+    help = (
+        "Create the demo dataset, studies and users (reader1-3, expert1, pi1; reader4-6 read "
+        "the AI-assisted study)."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--password", help="Password for every demo user (default: random).")
@@ -49,7 +52,7 @@ class Command(BaseCommand):
         User = get_user_model()
         with transaction.atomic():
             users = {}
-            for username in demo.USERS:
+            for username in [*demo.USERS, *demo.AIDED_READERS]:
                 user, _ = User.objects.get_or_create(username=username)
                 user.set_password(password)
                 user.save()
@@ -82,11 +85,15 @@ class Command(BaseCommand):
         )
         if not dicomweb:
             aided, aided_answers = seed_aided_study(dataset, users)
+            first, *simulated = demo.AIDED_READERS
             self.stdout.write(
-                f"AI-assisted study {aided.slug!r}: reader2 and reader3 read both sessions "
-                f"({aided_answers} new answers); the first reader is left to try it."
+                f"AI-assisted study {aided.slug!r}: {' and '.join(simulated)} read both "
+                f"sessions ({aided_answers} new answers); {first} is left to try it."
             )
         self.stdout.write(self.style.SUCCESS("Demo ready."))  # the server prints its own address
         self.stdout.write("Logins (username / password):")
         for username, role in demo.USERS.items():
             self.stdout.write(f"  {username:8} / {password}   ({role})")
+        if not dicomweb:
+            for username in demo.AIDED_READERS:
+                self.stdout.write(f"  {username:8} / {password}   (reader of {AIDED_SLUG})")
