@@ -150,7 +150,7 @@ def test_the_demo_logs_one_line_per_email_without_its_secret(tmp_path):
         DEBUG="1",
         ENV_FILE=os.devnull,
         DJANGO_SETTINGS_MODULE="readerstudy.settings",
-        EMAIL_FILE_PATH=str(tmp_path),
+        EMAIL_FILE_PATH=str(tmp_path / "mail"),
         LOG_FILE="-",
     )
     code = (
@@ -164,4 +164,4 @@ def test_the_demo_logs_one_line_per_email_without_its_secret(tmp_path):
     assert result.returncode == 0, result.stderr
     console = result.stdout + result.stderr
     assert "e-mail to a@b.org" in console and "tok3n" not in console
-    assert any("tok3n-X" in mailbox.read_text() for mailbox in tmp_path.iterdir())
+    assert any("tok3n-X" in mailbox.read_text() for mailbox in (tmp_path / "mail").iterdir())
