@@ -267,14 +267,15 @@ def plan_sitting_start(*, plan: PracticePlan, now: datetime | None = None) -> Re
     owner the one reader) once it is due; the open sitting when there is one. Refused in words
     before it is due, or when the owner now reads one of its X-rays blind."""
     with transaction.atomic():
-        PracticePlan.objects.select_for_update().filter(pk=plan.pk).first()
+        plan = PracticePlan.objects.select_for_update().get(pk=plan.pk)  # one start at a time
         state = plan_state(plan)
         if state.open_sitting is not None:
             return state.open_sitting
         if not state.due(now):
+            since = "your last sitting" if state.sittings else "you made it"
             raise StudyError(
                 f"This set comes back on {moment_words(state.due_at)} "
-                f"({state.interval_words} after your last sitting)."
+                f"({state.interval_words} after {since})."
             )
         number = len(state.sittings) + 1
         questions = list(plan.questions.values_list("id", flat=True))
