@@ -40,9 +40,9 @@ ALL = stats.ALL
 def counting_words(settings: AnalysisSettings = COUNTING) -> str:
     """The counting rules in one sentence, beside every number the learning pages show."""
     missing = (
-        "a question you did not answer counts as wrong"
+        "a question left unanswered counts as wrong"
         if settings.missing == "wrong"
-        else "questions you did not answer are left out"
+        else "questions left unanswered are left out"
     )
     return (
         f"Counted as the study's analysis counts by default: {missing}; questions a PI "

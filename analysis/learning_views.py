@@ -185,8 +185,11 @@ def my_progress(request: HttpRequest) -> HttpResponse:
     research studies whose results are open to them; against the panel's median, no other
     person named."""
     sittings = progress.own_sittings(request.user)
+    tasks = progress.tasks_of(sittings)
     context = {
         "sittings": sittings,
+        "tasks": tasks,
+        "rows": progress.table_rows(sittings, tasks),
         "by_task": progress.by_task(sittings),
         "counting": learning.counting_words(),
     }

@@ -27,7 +27,7 @@ from analysis.learning import (
 from analysis.rater_names import reader_key
 from annotation.models import Answer, ReaderCompletion
 from readerstudy.blinding import BlindingConflict, check_access
-from readerstudy.models import ReaderStudy, Role
+from readerstudy.models import ReaderStudy, Role, Task
 from readerstudy.results import results_refusal
 from readerstudy.spreadsheets import csv_text
 
@@ -95,8 +95,32 @@ def own_sittings(user) -> list[Sitting]:
     return sittings(user, [s for s in studies if not results_refusal(user, s)])
 
 
+TASK_SHORT = {label: value.title() for value, label in Task.choices}
+
+
+def tasks_of(items: list[Sitting]) -> list[tuple[str, str]]:
+    """The tasks the sittings have rows for, (label, short name), in the vocabulary's order,
+    "All" last: the columns of the sittings table."""
+    present = {row.task for sitting in items for row in sitting.rows}
+    out = [(label, TASK_SHORT[label]) for label in TASK_SHORT if label in present]
+    return out + ([("All", "All")] if "All" in present else [])
+
+
+@dataclass(frozen=True)
+class SittingRow:
+    """A sitting as the table shows it: one cell per task column (None: no question of it)."""
+
+    sitting: Sitting
+    cells: list[TaskAccuracy | None]
+
+
+def table_rows(items: list[Sitting], tasks: list[tuple[str, str]]) -> list[SittingRow]:
+    return [SittingRow(s, [s.row(label) for label, _ in tasks]) for s in items]
+
+
 # A small chart per task: accuracy (with its interval) per sitting, the panel's median beside.
-CHART_W, CHART_H, PAD = 560, 150, 28
+CHART_W, CHART_H = 560, 170
+LEFT, RIGHT, TOP, BOTTOM = 40, 16, 10, 26  # room for the axis labels and the dates
 
 
 @dataclass(frozen=True)
@@ -128,9 +152,17 @@ class Trend:
     def gridlines(self) -> list[tuple[str, float]]:
         return [(f"{v:.0%}", _y(v)) for v in (0.0, 0.5, 1.0)]
 
+    @property
+    def date_y(self) -> int:
+        return CHART_H - 6
+
+    @property
+    def left(self) -> int:
+        return LEFT
+
 
 def _y(value: float | None) -> float | None:
-    return None if value is None else PAD / 2 + (1 - value) * (CHART_H - PAD)
+    return None if value is None else TOP + (1 - value) * (CHART_H - TOP - BOTTOM)
 
 
 def by_task(items: list[Sitting]) -> list[Trend]:
@@ -144,12 +176,12 @@ def by_task(items: list[Sitting]) -> list[Trend]:
     out = []
     for task in tasks:
         present = [(s, s.row(task)) for s in items if s.row(task) is not None]
-        step = (CHART_W - 2 * PAD) / max(len(present) - 1, 1)
+        step = (CHART_W - LEFT - RIGHT - 20) / max(len(present) - 1, 1)
         points = [
             Point(
                 s,
                 row,
-                PAD + step * i if len(present) > 1 else CHART_W / 2,
+                LEFT + 10 + step * i if len(present) > 1 else (CHART_W + LEFT) / 2,
                 _y(row.accuracy),
                 _y(row.ci_low),
                 _y(row.ci_high),
@@ -169,6 +201,14 @@ class Resident:
     user: object
     sittings: list[Sitting]
     trends: list[Trend]
+
+    @property
+    def tasks(self) -> list[tuple[str, str]]:
+        return tasks_of(self.sittings)
+
+    @property
+    def rows(self) -> list[SittingRow]:
+        return table_rows(self.sittings, self.tasks)
 
 
 @dataclass(frozen=True)
