@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from analysis import learning, progress
-from annotation.practice import plan_state, practice_plan_create
+from annotation.practice import plan_from, plan_state, practice_plan_create
 from annotation.selectors import case_images
 from annotation.sessions import moment_words
 from readerstudy.downloads import attachment, content_version, export_filename
@@ -51,6 +51,7 @@ def results(request: HttpRequest, slug: str) -> HttpResponse:
         "study": study,
         "debrief": debrief,
         "intervals": sorted(PRACTICE_INTERVALS.items()),
+        "plan": plan_from(request.user, study),
         "fast_s": f"{learning.COUNTING.fast_answer_ms / 1000:g}",
     }
     return render(request, "analysis/results.html", context)

@@ -206,6 +206,12 @@ def practice_plan_create(
     refusal = results_refusal(owner, source)
     if refusal:
         raise StudyError(refusal)
+    existing = PracticePlan.objects.select_for_update().filter(owner=owner, source=source).first()
+    if existing is not None:
+        raise StudyError(
+            f"You already practise this study's misses: “{existing.title}”, every "
+            f"{PRACTICE_INTERVALS[existing.interval_days]} (on your studies page)."
+        )
     held = set(source.items.values_list("question_id", flat=True))
     if not misses:
         raise StudyError("You have no misses in this study to practise.")
@@ -256,6 +262,12 @@ def plan_state(plan: PracticePlan) -> PlanState:
         return PlanState(plan, rows, rows[-1][0], None)
     since = rows[-1][1] if rows else plan.created_at
     return PlanState(plan, rows, None, since + interval)
+
+
+def plan_from(owner, source: ReaderStudy) -> PlanState | None:
+    """`owner`'s plan of `source`'s misses, if they made one."""
+    plan = PracticePlan.objects.filter(owner=owner, source=source).first()
+    return plan_state(plan) if plan is not None else None
 
 
 def plans_of(owner) -> list[PlanState]:

@@ -143,6 +143,9 @@ SHOTS = {
     "pi-dashboard": "the PI dashboard",
     "pi-analysis": "the PI analysis page",
     "figures": "the accuracy, kappa and reading-time figures (PNG downloads)",
+    "reader-results": "reader5's results of the demo practice set at 1280x720",
+    "progress": "reader5's progress page at 1280x720",
+    "programme": "pi1's residents' progress at 1280x720",
 }
 ALIASES = {"reader": "reader-case"}
 
@@ -153,7 +156,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         epilog="Screenshots: "
         + "; ".join(f"{name}: {what}" for name, what in SHOTS.items())
         + ". reader-conflict.png is taken by tests/browser/test_conflict_two_tabs.py (two real"
-        " tabs on a study with shuffled options): run it and copy artifacts/reader-conflict.png.",
+        " tabs on a study with shuffled options): run it and copy artifacts/reader-conflict.png;"
+        " practice-feedback.png by tests/browser/test_learning_browser.py (a practice set read"
+        " with the keyboard), written to SCREENSHOT_DIR=docs/screenshots.",
     )
     parser.add_argument("password", help="the demo's password (make demo DEMO_PASSWORD=...)")
     parser.add_argument("base", nargs="?", default="http://127.0.0.1:8000", help="the demo's URL")
@@ -201,6 +206,16 @@ def main() -> None:
             shoot(browser, base, password, "pi1", pages)
         if "figures" in wanted:
             figures(browser, base, password)
+        # What readers get back, on pages that change nothing (reader5's practice sitting).
+        learning = [
+            ("/s/demo-practice/results/", "reader-results"),
+            ("/progress/", "progress"),
+        ]
+        learning = [(path, name) for path, name in learning if name in wanted]
+        if learning:
+            shoot(browser, base, password, "reader5", learning, LAPTOP)
+        if "programme" in wanted:
+            shoot(browser, base, password, "pi1", [("/progress/residents/", "programme")], LAPTOP)
         browser.close()
 
 

@@ -384,6 +384,11 @@ class PracticePlan(models.Model):
                 condition=Q(interval_days__in=list(PRACTICE_INTERVALS)),
                 name="practiceplan_interval",
             ),
+            models.UniqueConstraint(
+                fields=["owner", "source"],
+                condition=Q(source__isnull=False),
+                name="practiceplan_one_per_source",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -313,7 +313,12 @@ def test_a_plan_is_only_its_owners_and_only_from_results_open_to_them(client, pi
         reverse("reader-practise-misses", args=[study.slug]), {"interval_days": "3"}, follow=True
     )
     assert "Choose when the set comes back: 1 day, 1 week, 1 month." in refused.content.decode()
+    again = client.post(
+        reverse("reader-practise-misses", args=[study.slug]), {"interval_days": "1"}, follow=True
+    )
+    assert "You already practise this study" in again.content.decode()
     assert PracticePlan.objects.filter(owner=resident).count() == 1
+    assert "data-practise" not in again.content.decode()  # the page says the plan instead
 
 
 def test_a_sitting_is_refused_while_its_owner_reads_one_of_its_xrays_blind(pi, resident):
