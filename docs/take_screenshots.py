@@ -143,6 +143,7 @@ SHOTS = {
     "pi-dashboard": "the PI dashboard",
     "pi-analysis": "the PI analysis page",
     "figures": "the accuracy, kappa and reading-time figures (PNG downloads)",
+    "practice-feedback": "reader5's first case of the demo practice set: right or wrong, key",
     "reader-results": "reader5's results of the demo practice set at 1280x720",
     "progress": "reader5's progress page at 1280x720",
     "programme": "pi1's residents' progress at 1280x720",
@@ -156,9 +157,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         epilog="Screenshots: "
         + "; ".join(f"{name}: {what}" for name, what in SHOTS.items())
         + ". reader-conflict.png is taken by tests/browser/test_conflict_two_tabs.py (two real"
-        " tabs on a study with shuffled options): run it and copy artifacts/reader-conflict.png;"
-        " practice-feedback.png by tests/browser/test_learning_browser.py (a practice set read"
-        " with the keyboard), written to SCREENSHOT_DIR=docs/screenshots.",
+        " tabs on a study with shuffled options): run it and copy artifacts/reader-conflict.png.",
     )
     parser.add_argument("password", help="the demo's password (make demo DEMO_PASSWORD=...)")
     parser.add_argument("base", nargs="?", default="http://127.0.0.1:8000", help="the demo's URL")
@@ -208,6 +207,7 @@ def main() -> None:
             figures(browser, base, password)
         # What readers get back, on pages that change nothing (reader5's practice sitting).
         learning = [
+            ("/s/demo-practice/read/1/", "practice-feedback"),
             ("/s/demo-practice/results/", "reader-results"),
             ("/progress/", "progress"),
         ]
