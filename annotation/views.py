@@ -94,6 +94,8 @@ def study_start(request: HttpRequest, slug: str) -> HttpResponse:
     number = selectors.first_unanswered(order, answered)
     if not reading.is_open:
         return redirect("reader-instructions", slug=slug)
+    if study.reading_closed_at is not None:  # nothing to answer: your cases, as they stand
+        return redirect("reader-review", slug=slug)
     if number is None or selectors.completion_of(study, request.user, reading.session):
         return redirect("reader-review", slug=slug)
     if not answered:

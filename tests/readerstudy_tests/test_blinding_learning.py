@@ -218,5 +218,10 @@ def test_closed_results_wait_for_everyone_or_the_pi_closing_reading(world, peopl
     put = client.put(f"/api/v1/studies/{a.slug}/cases/4/answer/", {"choice": "B"}, format="json")
     assert put.status_code == 409 and "closed this study's reading" in put.json()["detail"]
     assert not partway.answers.filter(item=item).exists()
+    start = client.get(reverse("reader-start", args=[a.slug]))
+    assert start.url == reverse("reader-review", args=[a.slug])
+    review = _body(client.get(start.url))
+    assert "data-reading-closed" in review and "data-final-submit" not in review
+    assert "Reading closed by a PI" in _body(client.get(reverse("home")))
     assert client.get(reverse("reader-results", args=[a.slug])).status_code == 200
     assert Membership.objects.filter(study=a, user=partway).exists()
