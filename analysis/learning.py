@@ -28,7 +28,7 @@ from analysis.stats.flow import analysed_rows, drop_fast
 from annotation.models import Answer
 from annotation.selectors import ordered_item_ids
 from annotation.sessions import counted_answers, counted_arm
-from readerstudy.answer_keys import KEY_VERSION, question_key
+from readerstudy.answer_keys import KEY_VERSION, is_right, question_key
 from readerstudy.models import ReaderStudy, StudyQuestion, Task
 from readerstudy.vocabulary import LETTERS
 
@@ -252,7 +252,7 @@ def debrief(study: ReaderStudy, reader, *, with_accuracy: bool = True) -> Debrie
                 choice=choice,
                 key=key,
                 explanation=question.explanation,
-                right=choice == key,
+                right=is_right(question, choice),
                 answered_by=total,
                 not_counted=_not_counted(item, item_id in rejected),
                 too_fast=bool(answer and fast_ms and 0 < answer.time_ms < fast_ms),

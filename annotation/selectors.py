@@ -14,7 +14,7 @@ from django.urls import reverse
 
 from annotation.models import Answer, ReaderCompletion
 from annotation.sessions import Reading, reading_of, washout_message
-from readerstudy.answer_keys import KEY_VERSION, question_key
+from readerstudy.answer_keys import KEY_VERSION, is_right, question_key
 from readerstudy.blinding import may_see_answers
 from readerstudy.models import Image, ItemAid, ReaderStudy, StudyQuestion
 from readerstudy.sampling import option_order, reader_order, session_order
@@ -431,7 +431,7 @@ def _build_case(
 def _feedback(question, answer: Answer, mapping: dict[str, str]) -> Feedback:
     key = question_key(question)
     return Feedback(
-        right=answer.choice == key,
+        right=is_right(question, answer.choice),
         choice=to_screen(mapping, answer.choice),
         key=to_screen(mapping, key),
         key_text=dict(question.labelled_options)[key],

@@ -3,7 +3,10 @@
 corrections) they all change in one place.
 
 Until versioned keys exist the key is the one imported with the question, and every page says
-so through `KEY_VERSION`.
+so through `KEY_VERSION`. Issue 35 (branch keys35, not yet merged) brings
+`readerstudy.keys.question_key(question) -> ScoringKey` (`.key`, `.accepted`, `.correct(choice)`,
+several valid answers): at the merge these two functions ask it, and KEY_VERSION says the key
+version the pages rest on.
 """
 
 from __future__ import annotations
