@@ -129,7 +129,7 @@ def study_raters(study: ReaderStudy) -> list[Rater]:
     """Readers who answered at least one question, then models with a prediction for at least
     one of the study's questions; each with its unique display name."""
     readers = (
-        Answer.objects.filter(item__study=study)
+        Answer.objects.filter(item__study=study, practice=study.practice)
         .values_list("reader_id", "reader__username")
         .distinct()
     )
@@ -159,8 +159,11 @@ def study_responses(study: ReaderStudy, *, include_models: bool = True) -> pd.Da
     # A designed study: the arm that counts (`counted_arm`: unaided in a crossover, the
     # readers alone against the models); the arms are compared on the design frame
     # (analysis.design_frame).
+    # A research study's analysis never counts a practice answer (annotation.Answer.practice:
+    # the key was shown after it); a practice set's own analysis has nothing else.
     answers = (
         counted_answers(study)
+        .filter(practice=study.practice)
         .exclude(choice="")
         .values_list("item_id", "reader_id", "choice", "difficulty", "alignment", "time_ms")
     )

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from analysis import design_views, prediction_views, triage_views, views
+from analysis import design_views, learning_views, prediction_views, triage_views, views
 
 urlpatterns = [
     path("studies/new/", design_views.create, name="study-create"),
@@ -55,4 +55,24 @@ urlpatterns += [
         triage_views.item_analysis_download,
         name="item-analysis-download",
     ),
+]
+
+# What readers get back (issue 36): their results in a study, progress over time, and a
+# programme director's view of their residents.
+urlpatterns += [
+    path("s/<slug:slug>/results/", learning_views.results, name="reader-results"),
+    path(
+        "s/<slug:slug>/results/case/<int:number>/",
+        learning_views.results_case,
+        name="reader-results-case",
+    ),
+    path("s/<slug:slug>/results.csv", learning_views.results_csv, name="reader-results-csv"),
+    path(
+        "s/<slug:slug>/results/practise/",
+        learning_views.practise_misses,
+        name="reader-practise-misses",
+    ),
+    path("progress/", learning_views.my_progress, name="my-progress"),
+    path("progress/residents/", learning_views.programme, name="programme"),
+    path("progress/residents.csv", learning_views.programme_csv, name="programme-csv"),
 ]

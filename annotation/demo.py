@@ -71,3 +71,57 @@ def simulate_crossover(study: ReaderStudy, readers: list, ai_letters: dict[int, 
                 created += 1
             reader_finish(reader=user, study=study)
     return created
+
+
+PRACTICE_SLUG = "demo-practice"
+# Who practises in the demo: reader2 (finished the demo study) fresh, for a person to try;
+# reader5 (finished the AI-assisted study) sat it a week ago, and their misses are due now.
+# The demo study's other readers read its X-rays blind: a practice set of them is refused.
+PRACTICE_READERS = ("reader2", "reader5")
+
+
+def seed_practice(dataset, users: dict) -> tuple[ReaderStudy, int]:
+    """The demo's practice set of 10 questions from the teaching file (pi1 its PI), read by
+    PRACTICE_READERS; reader5's sitting simulated eight days ago with "practise my misses"
+    (every week) made then, so it is offered now. Idempotent."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from annotation.models import ReaderCompletion
+    from annotation.practice import practice_plan_create, practice_set_create
+    from readerstudy.models import PracticePlan
+
+    study = ReaderStudy.objects.filter(slug=PRACTICE_SLUG).first()
+    if study is None:
+        study = practice_set_create(
+            slug=PRACTICE_SLUG,
+            title="Demo practice set: chest X-ray",
+            dataset=dataset,
+            n=10,
+            seed=3,
+            creator=users["pi1"],
+            readers=list(PRACTICE_READERS),
+            misses_unseen=1,
+        ).study
+    sitter = users["reader5"]
+    if Answer.objects.filter(item__study=study, reader=sitter).exists():
+        return study, 0
+    rng = random.Random("demo-practice:reader5")
+    items = list(study.items.select_related("question").order_by("position"))
+    misses = []
+    for item in items:
+        key = item.question.correct
+        right = rng.random() < 0.7
+        choice = key if right else rng.choice([x for x in "ABCD" if x != key])
+        if not right:
+            misses.append(item.question)
+        answer_submit(reader=sitter, item=item, choice=choice, time_ms=rng.randint(9_000, 40_000))
+    reader_finish(reader=sitter, study=study)
+    week_ago = timezone.now() - timedelta(days=8)
+    ReaderCompletion.objects.filter(study=study, reader=sitter).update(finished_at=week_ago)
+    Answer.objects.filter(item__study=study, reader=sitter).update(updated_at=week_ago)
+    if misses:
+        plan = practice_plan_create(owner=sitter, source=study, misses=misses, interval_days=7)
+        PracticePlan.objects.filter(pk=plan.pk).update(created_at=week_ago)
+    return study, len(items)

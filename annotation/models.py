@@ -44,6 +44,9 @@ class Answer(models.Model):
     # `choice` stays empty until the final answer. Empty in every other arm.
     first_choice = models.CharField(max_length=1, blank=True)
     ai_shown_at = models.DateTimeField(null=True, blank=True)
+    # Given in a practice set (the key shown after it): never data of a research analysis
+    # (analysis.selectors.study_responses takes only the answers of its study's kind).
+    practice = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["item__study", "reader", "session", "item__position"]

@@ -14,6 +14,8 @@ from django.urls import reverse
 
 from annotation.models import Answer, ReaderCompletion
 from annotation.sessions import Reading, reading_of, washout_message
+from readerstudy.answer_keys import KEY_VERSION, is_right, question_key
+from readerstudy.blinding import may_see_answers
 from readerstudy.models import Image, ItemAid, ReaderStudy, StudyQuestion
 from readerstudy.sampling import option_order, reader_order, session_order
 from readerstudy.vocabulary import ANSWER_FIELD_NAMES, LETTERS, NO_USABLE_AID, AidMode
@@ -61,6 +63,20 @@ class ReaderAid:
 
 
 @dataclass(frozen=True)
+class Feedback:
+    """What a practice set shows once a case is answered: right or wrong, the key and the
+    explanation (on this reader's screen letters). Built only for a practice set's own
+    answered case, and only when blinding lets the reader see the X-ray's answers."""
+
+    right: bool
+    choice: str
+    key: str
+    key_text: str
+    explanation: str
+    key_version: str = KEY_VERSION
+
+
+@dataclass(frozen=True)
 class ReaderCase:
     """Everything a reader may see about one case. No truth, no report, no other readers."""
 
@@ -95,6 +111,8 @@ class ReaderCase:
     store_key: str = ""
     designed: bool = False
     layout: str = ""  # sessions.layout_stamp: the answer is refused if the design changed
+    practice: bool = False  # a practice set: the key and explanation follow each answer
+    feedback: Feedback | None = None
 
     @property
     def answer_query(self) -> str:
@@ -350,10 +368,13 @@ def _build_case(
     reading: Reading,
     preload: list[str] | None = None,
     next_open: int | None = None,
+    reveal: bool = False,
 ) -> ReaderCase:
     """The one place that decides what a reader sees of a case: nothing of the truth, the
     options in this reader's screen order, the AI's answer only in the aided arm (in a second
-    read, only once the reader's own first answer is fixed), and only this session's answer."""
+    read, only once the reader's own first answer is fixed), and only this session's answer.
+    A practice set's answered case (`reveal`: the caller asked blinding) adds its feedback:
+    right or wrong, the key and the explanation."""
     question, case = item.question, item.question.case
     mapping = screen_letters(study, reading, question.id)
     canonical = dict(question.labelled_options)
@@ -383,7 +404,10 @@ def _build_case(
             if final
             else None
         ),
-        editable=not locked and reading.is_open and (final is None or study.allow_revision),
+        editable=not locked
+        and reading.is_open
+        and study.reading_closed_at is None
+        and (final is None or study.allow_revision),
         allow_revision=study.allow_revision,
         prev_number=number - 1 if number > 1 else None,
         next_number=number + 1 if number < total else None,
@@ -399,7 +423,26 @@ def _build_case(
         store_key=reading.store_key,
         designed=study.designed,
         layout=reading.layout,
+        practice=study.practice,
+        feedback=_feedback(question, final, mapping) if reveal and final else None,
     )
+
+
+def _feedback(question, answer: Answer, mapping: dict[str, str]) -> Feedback:
+    key = question_key(question)
+    return Feedback(
+        right=is_right(question, answer.choice),
+        choice=to_screen(mapping, answer.choice),
+        key=to_screen(mapping, key),
+        key_text=dict(question.labelled_options)[key],
+        explanation=question.explanation,
+    )
+
+
+def reveals(study: ReaderStudy, reader, case) -> bool:
+    """Whether a case page of `study` may show `reader` the key of this X-ray (`case`) once
+    answered: only in a practice set, and only when blinding by person allows it."""
+    return study.practice and may_see_answers(reader, case)
 
 
 def reader_case(
@@ -446,6 +489,7 @@ def reader_case(
         reading=reading,
         preload=preload,
         next_open=next_open,
+        reveal=reveals(study, reader, item.question.case),
     )
 
 
@@ -523,6 +567,7 @@ def reader_cases(study: ReaderStudy, reader, numbers: list[int]) -> list[ReaderC
             locked=locked,
             answered_count=sum(1 for a in answers.values() if a.choice),
             reading=reading,
+            reveal=reveals(study, reader, item.question.case),
         )
         for item in sorted(items, key=lambda i: wanted[i.id])
     ]

@@ -64,6 +64,15 @@ class ReaderAidSerializer(serializers.Serializer):
     )
 
 
+class FeedbackSerializer(serializers.Serializer):
+    right = serializers.BooleanField()
+    choice = serializers.CharField(help_text="Your answer, on your screen's letters.")
+    key = serializers.CharField(help_text="The key, on your screen's letters.")
+    key_text = serializers.CharField()
+    explanation = serializers.CharField(allow_blank=True)
+    key_version = serializers.CharField()
+
+
 class ReaderCaseSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     total = serializers.IntegerField()
@@ -90,6 +99,9 @@ class ReaderCaseSerializer(serializers.Serializer):
         help_text="Second read: your answer before the AI was shown.",
     )
 
+    # Only in a practice set: right or wrong, the key and the explanation, once answered.
+    feedback = FeedbackSerializer(allow_null=True, required=False)
+
     DESIGN_FIELDS = ("session", "arm", "aid", "first_choice")
 
     def to_representation(self, instance):
@@ -97,6 +109,8 @@ class ReaderCaseSerializer(serializers.Serializer):
         if not instance.designed:  # a study read in one unaided arm: the API as it always was
             for name in self.DESIGN_FIELDS:
                 data.pop(name, None)
+        if not instance.practice:  # a research study's case has no feedback field at all
+            data.pop("feedback", None)
         return data
 
     def get_options(self, case) -> list[dict[str, str]]:

@@ -49,6 +49,10 @@ class SessionNotOpen(AnswerRejected):
         self.opens_at = opens_at
 
 
+class ReadingClosed(AnswerRejected):
+    """A PI closed the study's reading (readerstudy.services.studies.study_reading_close)."""
+
+
 class WrongArm(AnswerRejected):
     """The page was shown in another session (arm) than the reader's current one."""
 
@@ -85,6 +89,15 @@ def _check_reading(
     group = reading.assignment.reader_group if reading.assignment else None
     if group is not None and not item.anchor and item.case_group != group:
         raise AnswerRejected("This case is not in your group of the study.")
+
+
+CLOSED = "A PI closed this study's reading: no more answers are taken, and nothing was saved."
+
+
+def _check_open(study: ReaderStudy) -> None:
+    """Refuse an answer or a finish once a PI closed the study's reading."""
+    if study.reading_closed_at is not None:
+        raise ReadingClosed(CLOSED)
 
 
 def clamp_time(time_ms: int | None) -> int:
@@ -171,6 +184,7 @@ def _answer_save_locked(
 ) -> AnswerOutcome:
     study = item.study
     reading = reading_of(study, reader)
+    _check_open(study)
     _check_reading(reading, item, session, layout)
     second_read = reading.aid_mode == AidMode.SECOND_READ
     # Whatever this refuses with goes back to the reader: in the letters of their screen.
@@ -202,6 +216,7 @@ def _answer_save_locked(
                     time_ms=spent,
                     session=reading.session,
                     arm=reading.arm,
+                    practice=study.practice,  # never data of a research analysis
                     **stored,
                 )
                 created = "first" if second_read else ""
@@ -298,6 +313,7 @@ def reader_finish(*, reader, study: ReaderStudy) -> ReaderCompletion:
 
 
 def _finish_locked(*, reader, study: ReaderStudy) -> ReaderCompletion:
+    _check_open(study)
     reading = reading_of(study, reader)
     if not reading.is_open:
         raise SessionNotOpen(washout_message(reading), reading.opens_at)

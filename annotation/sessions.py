@@ -70,7 +70,7 @@ def hold_design(study: ReaderStudy) -> None:
     design change in flight, then read the study's reading fields as they now stand; a change
     waits in turn until this transaction ends (readerstudy.locks)."""
     design_lock(study.pk, shared=True)
-    study.refresh_from_db(fields=list(READING_FIELDS))
+    study.refresh_from_db(fields=[*READING_FIELDS, "reading_closed_at"])
 
 
 def reading_of(study: ReaderStudy, reader, now: datetime | None = None) -> Reading:

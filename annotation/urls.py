@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation import views
+from annotation import practice_views, views
 
 # The reader's pages and the site's home. The PI's dashboard and the expert pages share their
 # paths with other layers' pages: the root urls.py lays those out, each in one list.
@@ -15,4 +15,10 @@ urlpatterns = [
     path("s/<slug:slug>/read/review/", views.review, name="reader-review"),
     path("s/<slug:slug>/read/done/", views.done, name="reader-done"),
     path("img/<path:path>", views.media_image, name="media-image"),
+    path("practice/new/", practice_views.practice_new, name="practice-new"),
+    path(
+        "practice/plans/<int:plan_id>/start/",
+        practice_views.plan_start,
+        name="practice-plan-start",
+    ),
 ]

@@ -14,11 +14,12 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonRe
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotation import pacing, selectors
+from annotation import pacing, practice, selectors
 from annotation.forms import AnswerForm, FinishForm
 from annotation.preferences import PreferenceRejected, reading_preset_set, reading_presets
 from annotation.services import (
@@ -31,7 +32,9 @@ from annotation.services import (
 )
 from annotation.sessions import reading_of, washout_message
 from readerstudy.http import wants_json
+from readerstudy.links import site_link
 from readerstudy.models import Role
+from readerstudy.results import results_refusal
 from readerstudy.selectors import studies_of, study_for_user
 from readerstudy.vocabulary import ANSWER_FIELD_NAMES
 
@@ -45,15 +48,37 @@ def _reader_study(request: HttpRequest, slug: str):
 def home(request: HttpRequest) -> HttpResponse:
     rows = []
     for study, roles in studies_of(request.user):
+        if study.plan_id:  # a sitting of the person's own practice: listed under Practice
+            continue
         progress = selectors.progress_of(study, request.user) if Role.READER in roles else None
-        rows.append({"study": study, "roles": roles, "progress": progress, "focus": False})
+        results = ""
+        if progress and progress.answered and not results_refusal(request.user, study):
+            results = site_link("reader-results", study.slug)
+        rows.append(
+            {
+                "study": study,
+                "roles": roles,
+                "progress": progress,
+                "focus": False,
+                "results": results,
+            }
+        )
     # Start (or Resume) of the first study there is reading to do in has the focus: Enter.
     for row in rows:
         progress = row["progress"]
         if progress and not progress.waiting and not progress.finished:
             row["focus"] = True
             break
-    return render(request, "annotation/home.html", {"rows": rows})
+    context = {
+        "rows": rows,
+        "plans": practice.plans_of(request.user),
+        "now": timezone.now(),
+        "progress_url": site_link("my-progress"),
+        "programme_url": site_link("programme")
+        if any(Role.PI in roles for _, roles in studies_of(request.user))
+        else "",
+    }
+    return render(request, "annotation/home.html", context)
 
 
 @login_required
@@ -69,6 +94,8 @@ def study_start(request: HttpRequest, slug: str) -> HttpResponse:
     number = selectors.first_unanswered(order, answered)
     if not reading.is_open:
         return redirect("reader-instructions", slug=slug)
+    if study.reading_closed_at is not None:  # nothing to answer: your cases, as they stand
+        return redirect("reader-review", slug=slug)
     if number is None or selectors.completion_of(study, request.user, reading.session):
         return redirect("reader-review", slug=slug)
     if not answered:
@@ -289,7 +316,11 @@ def review(request: HttpRequest, slug: str) -> HttpResponse:
     completion = selectors.completion_of(study, request.user, reading.session)
     form = FinishForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and completion is None and form.is_valid():
-        reader_finish(reader=request.user, study=study)
+        try:
+            reader_finish(reader=request.user, study=study)
+        except AnswerRejected as exc:
+            messages.error(request, str(exc))
+            return redirect("reader-review", slug=slug)
         return redirect("reader-done", slug=slug)
     context = {
         "study": study,
@@ -320,6 +351,9 @@ def done(request: HttpRequest, slug: str) -> HttpResponse:
         "completion": completion,
         "reading": reading,
         "next_session": reading.session > completion.session,
+        "results": ""
+        if results_refusal(request.user, study)
+        else site_link("reader-results", study.slug),
     }
     return render(request, "annotation/done.html", context)
 

@@ -143,6 +143,10 @@ SHOTS = {
     "pi-dashboard": "the PI dashboard",
     "pi-analysis": "the PI analysis page",
     "figures": "the accuracy, kappa and reading-time figures (PNG downloads)",
+    "practice-feedback": "reader5's first case of the demo practice set: right or wrong, key",
+    "reader-results": "reader5's results of the demo practice set at 1280x720",
+    "progress": "reader5's progress page at 1280x720",
+    "programme": "pi1's residents' progress at 1280x720",
 }
 ALIASES = {"reader": "reader-case"}
 
@@ -201,6 +205,17 @@ def main() -> None:
             shoot(browser, base, password, "pi1", pages)
         if "figures" in wanted:
             figures(browser, base, password)
+        # What readers get back, on pages that change nothing (reader5's practice sitting).
+        learning = [
+            ("/s/demo-practice/read/1/", "practice-feedback"),
+            ("/s/demo-practice/results/", "reader-results"),
+            ("/progress/", "progress"),
+        ]
+        learning = [(path, name) for path, name in learning if name in wanted]
+        if learning:
+            shoot(browser, base, password, "reader5", learning, LAPTOP)
+        if "programme" in wanted:
+            shoot(browser, base, password, "pi1", [("/progress/residents/", "programme")], LAPTOP)
         browser.close()
 
 

@@ -103,13 +103,30 @@ class MembershipInline(admin.TabularInline):
 
 @admin.register(ReaderStudy)
 class ReaderStudyAdmin(admin.ModelAdmin):
-    list_display = ["slug", "title", "dataset", "random_order", "allow_revision", "created_at"]
-    list_filter = ["dataset", "random_order", "allow_revision", "lock_on_finish"]
+    list_display = [
+        "slug",
+        "title",
+        "kind",
+        "dataset",
+        "random_order",
+        "allow_revision",
+        "created_at",
+    ]
+    list_filter = ["kind", "dataset", "random_order", "allow_revision", "lock_on_finish"]
     search_fields = ["slug", "title"]
     inlines = [MembershipInline]
     # The design is set only by analysis.design.study_design_set, which checks it and refuses
-    # once anyone has answered: here it is shown, never edited.
-    readonly_fields = list(DESIGN_FIELDS)
+    # once anyone has answered: here it is shown, never edited. The kind is set at creation
+    # (a practice set's answers are marked practice as they are given), and closing reading is
+    # the PI's audited action.
+    readonly_fields = [
+        *DESIGN_FIELDS,
+        "kind",
+        "plan",
+        "sitting",
+        "reading_closed_at",
+        "reading_closed_by",
+    ]
 
 
 @admin.register(StudyQuestion)

@@ -3,7 +3,7 @@
 from django.urls import path
 
 from analysis import api as analysis_api
-from analysis import triage_api
+from analysis import learning_api, triage_api
 from annotation import api as annotation_api
 from readerstudy import api as core_api
 from readerstudy.api_auth import obtain_auth_token
@@ -38,6 +38,7 @@ v1 = [
         "studies/<slug:slug>/analysis/", analysis_api.AnalysisResults.as_view(), name="api-analysis"
     ),
     path("studies/<slug:slug>/items/", triage_api.ItemAnalysis.as_view(), name="api-items"),
+    path("studies/<slug:slug>/results/", learning_api.ReaderResults.as_view(), name="api-results"),
 ]
 
 urlpatterns = [

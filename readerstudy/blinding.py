@@ -40,8 +40,17 @@ readers is its design. So:
 
 A PI or expert who reads nothing blind sees everything of their study. "Final" is the
 reader's final submit with their answers locked, of every session (a crossover's second
-session is read blind too). `completions` is the reverse name of annotation's
-ReaderCompletion, read here by name so the core domain imports nothing above it.
+session is read blind too), or a PI closing the study's reading (nobody reads it any more).
+`completions` is the reverse name of annotation's ReaderCompletion, read here by name so the
+core domain imports nothing above it.
+
+Learning (issue 36) adds two ways of seeing answers, and the rule takes them as it takes the
+expert's and PI's roles: a practice set shows its reader the key after every answer, and a
+research study's debrief shows a reader whose results are open (its setting, their reading
+final) the keys of its X-rays. So a practice set's reader role is refused, and its reading
+pages closed, while the person reads any of its X-rays blind; and someone who practised on an
+X-ray, or whose debrief of it is open, cannot then read it blind (`answers_seen_studies`).
+A practice set is never read blind: it is no `blind_studies`.
 """
 
 from __future__ import annotations
@@ -49,10 +58,10 @@ from __future__ import annotations
 from enum import StrEnum
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
-from readerstudy.models import Case, Image, ReaderStudy, Role, StudyQuestion
-from readerstudy.vocabulary import ARM_LAYOUTS, Arm
+from readerstudy.models import Case, Image, Membership, ReaderStudy, Role, StudyQuestion
+from readerstudy.vocabulary import ARM_LAYOUTS, Arm, ResultsVisibility, StudyKind
 
 SEEING = (Role.EXPERT, Role.PI)
 TWO_SESSIONS = [layout for layout, arms in ARM_LAYOUTS.items() if len(arms) > 1]
@@ -76,6 +85,51 @@ def _reader_studies(user) -> QuerySet[ReaderStudy]:
     return ReaderStudy.objects.filter(memberships__user=user, memberships__role=Role.READER)
 
 
+def _research_read(user) -> QuerySet[ReaderStudy]:
+    """The research studies `user` reads whose reading no PI has closed."""
+    return _reader_studies(user).filter(kind=StudyKind.RESEARCH, reading_closed_at=None)
+
+
+def _completions():
+    """annotation's ReaderCompletion, through the relation's name (no import upwards)."""
+    return ReaderStudy._meta.get_field("completions").related_model.objects
+
+
+def _locked_member(session: int) -> Exists:
+    """Inside a Membership query: its user finished `session` of its study, answers locked."""
+    return Exists(
+        _completions().filter(
+            study=OuterRef("study"), reader=OuterRef("user"), locked=True, session=session
+        )
+    )
+
+
+def reading_done() -> Q:
+    """A filter on ReaderStudy: nobody reads it any more (a PI closed its reading, or every
+    reader's reading is final: locked in every session). What the "closed" results setting
+    waits for, so that no key can reach a colleague still reading."""
+    unfinished = Membership.objects.filter(study=OuterRef("pk"), role=Role.READER).filter(
+        ~_locked_member(1) | (Q(study__arms__in=TWO_SESSIONS) & ~_locked_member(2))
+    )
+    return Q(reading_closed_at__isnull=False) | ~Exists(unfinished)
+
+
+def _final(user) -> Q:
+    """A filter on ReaderStudy: `user`'s reading of it is final (locked in every session)."""
+    return Q(id__in=_locked(user, 1)) & (~Q(arms__in=TWO_SESSIONS) | Q(id__in=_locked(user, 2)))
+
+
+def results_open_studies(user) -> QuerySet[ReaderStudy]:
+    """The research studies whose debrief is open to `user` as a reader now, by the study's
+    setting (ResultsVisibility): their own reading final, or nobody reading any more. (The
+    debrief also asks `may_see_answers` of every X-ray: readerstudy.results.)"""
+    own = Q(results_visibility=ResultsVisibility.OWN_FINAL) & (
+        _final(user) | Q(reading_closed_at__isnull=False)
+    )
+    closed = Q(results_visibility=ResultsVisibility.CLOSED) & reading_done()
+    return _reader_studies(user).filter(kind=StudyKind.RESEARCH).filter(own | closed)
+
+
 def _locked(user, session: int) -> QuerySet:
     """Ids of the studies whose `session` the user finished with answers locked."""
     return ReaderStudy.objects.filter(
@@ -84,10 +138,10 @@ def _locked(user, session: int) -> QuerySet:
 
 
 def blind_studies(user) -> QuerySet[ReaderStudy]:
-    """The studies `user` reads blind: reader of them, reading not yet final and locked in
-    every session."""
-    final = Q(id__in=_locked(user, 1)) & (~Q(arms__in=TWO_SESSIONS) | Q(id__in=_locked(user, 2)))
-    return _reader_studies(user).exclude(final)
+    """The studies `user` reads blind: research studies they read, their reading not yet
+    final and locked in every session, and not closed by a PI. (A practice set shows the
+    key after each answer: it is never read blind.)"""
+    return _research_read(user).exclude(_final(user))
 
 
 def unaided_studies(user) -> QuerySet[ReaderStudy]:
@@ -102,17 +156,21 @@ def unaided_studies(user) -> QuerySet[ReaderStudy]:
         | (crossover & ~Q(id__in=aided_first) & Q(id__in=_locked(user, 1)))
         | (crossover & Q(id__in=aided_first) & Q(id__in=_locked(user, 2)))
     )
-    return _reader_studies(user).filter(arms__in=WITH_UNAIDED).exclude(unaided_session_final)
+    return _research_read(user).filter(arms__in=WITH_UNAIDED).exclude(unaided_session_final)
 
 
 def answers_seen_studies(user) -> QuerySet[ReaderStudy]:
-    """The studies whose answers `user` sees as expert or PI."""
-    return ReaderStudy.objects.filter(memberships__user=user, memberships__role__in=SEEING)
+    """The studies whose answers `user` sees: as expert or PI, as the reader of a practice
+    set (the key after every answer), or in a research study's debrief open to them."""
+    roles = Q(memberships__user=user, memberships__role__in=SEEING)
+    practice = Q(id__in=_reader_studies(user).filter(kind=StudyKind.PRACTICE).values("id"))
+    debrief = Q(id__in=results_open_studies(user).values("id"))
+    return ReaderStudy.objects.filter(roles | practice | debrief).distinct()
 
 
 def ai_seen_studies(user) -> QuerySet[ReaderStudy]:
     """The studies that show `user` the AI's answers as a reader (an aided arm)."""
-    return _reader_studies(user).filter(arms__in=WITH_AIDED)
+    return _reader_studies(user).filter(kind=StudyKind.RESEARCH, arms__in=WITH_AIDED)
 
 
 def _cases_of(studies: QuerySet[ReaderStudy]) -> QuerySet:
@@ -192,14 +250,19 @@ def membership_conflict(
     X-rays, never the other study (which the PI may not belong to)."""
     name = user.get_username()
     layout = ARM_LAYOUTS.get(arms or study.arms, ())
-    if role in SEEING:
+    if role in SEEING or (role == Role.READER and study.practice):
         xrays, where = _conflict(study, blind_studies(user))
         if xrays:
+            seeing = (
+                "in this practice set they would see those X-rays' keys and explanations "
+                "after each answer"
+                if role == Role.READER
+                else f"as {role} they would see those X-rays' report, keys, explanations "
+                "and other readers' and the AI's answers"
+            )
             return (
-                f"{name} is reading {named(xrays)} blind as a reader{where}; as {role} they "
-                "would see those X-rays' report, keys, explanations and other readers' and the "
-                "AI's answers. Add them once their reading is final (their final submit, "
-                "answers locked)."
+                f"{name} is reading {named(xrays)} blind as a reader{where}; {seeing}. Add "
+                "them once their reading is final (their final submit, answers locked)."
             )
         return None
     if role != Role.READER:
@@ -207,8 +270,8 @@ def membership_conflict(
     xrays, where = _conflict(study, answers_seen_studies(user))
     if xrays:
         return (
-            f"{name} sees the answers of {named(xrays)} as expert or PI{where}, so they "
-            "cannot read them blind."
+            f"{name} sees the answers of {named(xrays)} (as expert or PI, in a practice "
+            f"set or a debrief){where}, so they cannot read them blind."
         )
     if Arm.AIDED in layout:
         xrays, _ = _conflict(study, unaided_studies(user).exclude(pk=study.pk))
@@ -262,8 +325,12 @@ def _hidden(user, sight: Sight = Sight.ANSWERS, besides: ReaderStudy | None = No
 
 def check_reading(user, study: ReaderStudy) -> None:
     """Raise BlindingConflict if `study`'s reader pages would show `user` the AI's answers on
-    an X-ray they read unaided in another study. No query for a study without an aided arm,
-    one small one for a reader of no other study, two when there is no conflict."""
+    an X-ray they read unaided in another study, or (a practice set) the keys of an X-ray they
+    read blind. No query for a research study without an aided arm, one small one for a
+    reader of no other study, two when there is no conflict."""
+    if study.practice:
+        _check_practice(user, study)
+        return
     if Arm.AIDED not in study.arm_list:
         return
     if not unaided_studies(user).exclude(pk=study.pk).exists():
@@ -282,3 +349,31 @@ def check_reading(user, study: ReaderStudy) -> None:
             "until that reading is final (your final submit, with answers locked).",
         )
     )
+
+
+def _check_practice(user, study: ReaderStudy) -> None:
+    """A practice set shows the key after each answer: closed while `user` reads any of its
+    X-rays blind (a membership made behind the rules' back)."""
+    if not blind_studies(user).exists():
+        return
+    holding = StudyQuestion.objects.filter(study=study, question__case__in=_hidden(user))
+    if not holding.exists():
+        return
+    raise BlindingConflict(
+        _refusal(
+            study,
+            _studies_sharing(study, blind_studies(user)),
+            "blind",
+            "This practice set shows the key after each answer, so it stays closed to you "
+            "until that reading is final (your final submit, with answers locked).",
+        )
+    )
+
+
+def blind_elsewhere(user, study: ReaderStudy) -> list[ReaderStudy]:
+    """The studies other than `study` in which `user` reads blind one of `study`'s X-rays
+    (empty: every X-ray of it may show them its answers, as far as blinding goes)."""
+    others = blind_studies(user).exclude(pk=study.pk)
+    if not others.exists():
+        return []
+    return [s for s in _studies_sharing(study, others) if s.pk != study.pk]

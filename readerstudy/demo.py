@@ -375,6 +375,163 @@ def _record(study_id, uid, rel, indication, age, sex, q, view, findings, impress
     }
 
 
+# A teaching file for the demo's practice set (issue 36): other questions on the same chest
+# radiograph (no package we can install ships another), so the same X-ray as the demo study's
+# by blinding's identity (the same pixels): its readers, who read that X-ray blind, are refused
+# a practice set of it. (task, category, question, options, key, explanation)
+TEACHING_QUESTIONS = [
+    (
+        "Presence Assessment",
+        "Lung",
+        "Are the lung masses calcified?",
+        [
+            "No, they are of soft-tissue density",
+            "Yes, densely calcified",
+            "Only rim calcification",
+            "Popcorn calcification",
+        ],
+        "A",
+        "The masses are of soft-tissue density; none shows calcification.",
+    ),
+    (
+        "Presence Assessment",
+        "Mediastinum",
+        "Is the mediastinum widened?",
+        [
+            "Yes, markedly",
+            "No, the mediastinum is normal",
+            "Only the right paratracheal stripe",
+            "Cannot be assessed",
+        ],
+        "B",
+        "The cardiomediastinal silhouette is within normal limits.",
+    ),
+    (
+        "Presence Assessment",
+        "Lung",
+        "Is there lobar consolidation?",
+        ["Right upper lobe", "Left lower lobe", "No lobar consolidation", "Both lower lobes"],
+        "C",
+        "The opacities are discrete round masses, not airspace consolidation.",
+    ),
+    (
+        "Negation Assessment",
+        "Lung",
+        "Which of these is NOT seen on this radiograph?",
+        [
+            "Masses in both lungs",
+            "Cavitating masses",
+            "Masses of varying size",
+            "A normal heart size",
+        ],
+        "B",
+        "The masses are solid; no cavity or air-fluid level is seen.",
+    ),
+    (
+        "Negation Assessment",
+        "Pleura",
+        "Which finding is absent?",
+        ["Bilateral lung masses", "Mid-zone masses", "Pleural effusion", "Lower-zone masses"],
+        "C",
+        "Both costophrenic angles are sharp: there is no effusion.",
+    ),
+    (
+        "Differential Diagnosis",
+        "Lung",
+        "In a patient with known renal cell carcinoma, these findings most likely are:",
+        ["Pulmonary metastases", "Pulmonary infarcts", "Hamartomas", "Round atelectasis"],
+        "A",
+        "Multiple round masses of varying size in a patient with a known primary are metastases "
+        "until proven otherwise.",
+    ),
+    (
+        "Differential Diagnosis",
+        "Lung",
+        "Which finding would favour septic emboli over metastases?",
+        [
+            "Smooth, well-defined margins",
+            "Rapidly cavitating nodules in a febrile patient",
+            "Lower-zone predominance",
+            "Varying size",
+        ],
+        "B",
+        "Septic emboli cavitate early and come with fever; the other features fit both.",
+    ),
+    (
+        "Location and Distribution Assessment",
+        "Lung",
+        "Which zones are least involved?",
+        ["The lung apices", "The mid zones", "The lower zones", "All zones equally"],
+        "A",
+        "The masses are most numerous in the mid and lower zones; the apices are least involved.",
+    ),
+    (
+        "Location and Distribution Assessment",
+        "Lung",
+        "Is the involvement unilateral or bilateral?",
+        ["Right only", "Left only", "Bilateral", "Hilar only"],
+        "C",
+        "Masses are present in both lungs.",
+    ),
+    (
+        "Geometric Information Assessment",
+        "Lung",
+        "How are the masses' margins?",
+        ["Spiculated", "Smooth and well defined", "Ill defined, fluffy", "Lobulated with notches"],
+        "B",
+        "The masses are round and well circumscribed.",
+    ),
+    (
+        "Geometric Information Assessment",
+        "Cardiac",
+        "Is the cardiac silhouette of normal size?",
+        [
+            "Yes, the cardiothoracic ratio is below 0.5",
+            "No, it is mildly enlarged",
+            "No, it is markedly enlarged",
+            "It cannot be measured",
+        ],
+        "A",
+        "The heart size is normal on this PA view.",
+    ),
+    (
+        "Geometric Information Assessment",
+        "Lung",
+        "About how many masses are visible?",
+        ["One", "Two or three", "More than ten", "None"],
+        "C",
+        "Numerous masses are seen throughout both lungs.",
+    ),
+]
+TEACHING_CASES = [
+    ("teach-cxr-01", "Known renal cell carcinoma; follow-up.", "61Y", "F"),
+    ("teach-cxr-02", "Staging chest radiograph.", "061Y", "F"),
+    ("teach-cxr-03", "Cough.", "62", "F"),
+]
+TEACHING_DATASET_NAME = "ReXVQA demo teaching file"
+
+
+def write_teaching_file(root: Path) -> Path:
+    """Write the teaching file (four questions per case, on the demo's chest radiograph) as a
+    ReXVQA file under root; return its path."""
+    from pydicom.data import get_testdata_file
+
+    chest = Path(get_testdata_file("RG1_UNCR.dcm"))
+    records: dict[str, dict] = {}
+    for index, (study_id, indication, age, sex) in enumerate(TEACHING_CASES):
+        uid = f"2{index + 1}"
+        rel = _instance_path(f"p002{index + 1}", f"a002{index + 1}", uid, "dcm")
+        _place(chest, root / rel)
+        for qnum, q in enumerate(TEACHING_QUESTIONS[index::3]):
+            records[f"{study_id}-q{qnum + 1}"] = _record(
+                study_id, uid, rel, indication, age, sex, q, "PA", CHEST_FINDINGS, CHEST_IMPRESSION
+            )
+    json_path = root / "metadata" / "teaching.json"
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    json_path.write_text(json.dumps(records, indent=1))
+    return json_path
+
+
 PACS_DATASET_NAME = "ReXVQA demo (PACS)"
 PACS_STUDY_SLUG = "demo-pacs"
 

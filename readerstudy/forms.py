@@ -100,6 +100,32 @@ class ReadingSettingsForm(forms.Form):
     break_minutes = _READING_FIELDS["break_minutes"]
 
 
+_RESULTS_FIELDS = fields_for_model(
+    ReaderStudy,
+    fields=["results_visibility", "results_show_ai", "misses_unseen"],
+    labels={
+        "results_visibility": "Readers see their results",
+        "results_show_ai": "The results show the AI models' answers and accuracy",
+        "misses_unseen": "“Practise my misses” adds unseen questions per miss",
+    },
+)
+
+
+class ResultsSettingsForm(forms.Form):
+    """What a study's readers get back: when their debrief opens, whether it shows the AI's
+    answers, what "practise my misses" adds. The model's fields; the service writes them."""
+
+    results_visibility = _RESULTS_FIELDS["results_visibility"]
+    results_show_ai = _RESULTS_FIELDS["results_show_ai"]
+    misses_unseen = _RESULTS_FIELDS["misses_unseen"]
+
+
+class CloseReadingForm(forms.Form):
+    confirm = forms.BooleanField(
+        error_messages={"required": "Tick the box to close reading: it cannot be undone."}
+    )
+
+
 class StudyCreateForm(forms.Form):
     """A new study. `admin`: the user administers the server (staff), and is told its settings
     and commands; a PI is told what to ask for. Fields required only in some cases say when

@@ -11,7 +11,17 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
-from readerstudy.vocabulary import ARM_LAYOUTS, LETTERS, AidMode, Arm, WindowPreset
+from readerstudy.vocabulary import (
+    ARM_LAYOUTS,
+    LETTERS,
+    MAX_UNSEEN_PER_MISS,
+    PRACTICE_INTERVALS,
+    AidMode,
+    Arm,
+    ResultsVisibility,
+    StudyKind,
+    WindowPreset,
+)
 
 
 class Task(models.TextChoices):
@@ -237,11 +247,62 @@ class ReaderStudy(models.Model):
     shuffle_options = models.BooleanField(
         default=False, help_text="Each reader sees the four options in their own order."
     )
+    # Learning (issue 36): what the study is for, and what its readers get back.
+    kind = models.CharField(
+        max_length=10,
+        choices=StudyKind.choices,
+        default=StudyKind.RESEARCH,
+        help_text="Set at creation: a practice set shows the key after each answer.",
+    )
+    results_visibility = models.CharField(
+        max_length=10,
+        choices=ResultsVisibility.choices,
+        default=ResultsVisibility.NEVER,
+        help_text="When a reader may open their debrief (research studies).",
+    )
+    results_show_ai = models.BooleanField(
+        default=False, help_text="The debrief shows the AI models' answers and accuracy."
+    )
+    misses_unseen = models.PositiveSmallIntegerField(
+        default=0,
+        validators=[MaxValueValidator(MAX_UNSEEN_PER_MISS)],
+        help_text="“Practise my misses” adds up to this many unseen questions of the same task "
+        "and category per missed question (0: the misses only).",
+    )
+    reading_closed_at = models.DateTimeField(
+        null=True, blank=True, help_text="A PI closed reading: no more answers from anyone."
+    )
+    reading_closed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # A sitting of a personal practice plan ("practise my misses"), numbered from 1.
+    plan = models.ForeignKey(
+        "PracticePlan", null=True, blank=True, on_delete=models.CASCADE, related_name="sittings"
+    )
+    sitting = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering = ["-created_at"]
         verbose_name_plural = "reader studies"
         constraints = [
+            models.CheckConstraint(condition=Q(kind__in=StudyKind.values), name="study_kind"),
+            models.CheckConstraint(
+                condition=Q(kind=StudyKind.RESEARCH)
+                | Q(arms="unaided", reader_groups=0, allow_revision=False),
+                name="study_practice_single_arm_final_answers",
+            ),
+            models.CheckConstraint(
+                condition=Q(results_visibility__in=ResultsVisibility.values),
+                name="study_results_visibility",
+            ),
+            models.CheckConstraint(
+                condition=Q(misses_unseen__lte=MAX_UNSEEN_PER_MISS), name="study_misses_unseen"
+            ),
+            models.CheckConstraint(
+                condition=Q(plan__isnull=True, sitting=0)
+                | Q(plan__isnull=False, sitting__gte=1, kind=StudyKind.PRACTICE),
+                name="study_plan_sitting",
+            ),
             models.CheckConstraint(condition=Q(arms__in=list(ARM_LAYOUTS)), name="study_arms"),
             models.CheckConstraint(
                 condition=(Q(arms="unaided", aid_mode="", aid_model=""))
@@ -278,6 +339,10 @@ class ReaderStudy(models.Model):
         return len(self.arm_list) > 1
 
     @property
+    def practice(self) -> bool:
+        return self.kind == StudyKind.PRACTICE
+
+    @property
     def designed(self) -> bool:
         """True when readers need an assignment (arm order, group, order seed)."""
         return (
@@ -286,6 +351,48 @@ class ReaderStudy(models.Model):
             or self.shuffle_options
             or (Arm.AIDED in self.arm_list)
         )
+
+
+class PracticePlan(models.Model):
+    """A person's own practice set ("practise my misses"): the questions they missed in a
+    debriefed study or a practice set (and, as its PI allows, unseen questions of the same
+    task and category), offered again `interval_days` after each sitting. Each sitting is a
+    practice study of its own (ReaderStudy.plan, .sitting), so its answers and accuracy are
+    kept per return."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="practice_plans"
+    )
+    source = models.ForeignKey(
+        "ReaderStudy",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="practice_plans",
+        help_text="The study whose misses the plan holds.",
+    )
+    dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="+")
+    title = models.CharField(max_length=300)
+    questions = models.ManyToManyField(Question, related_name="+")
+    interval_days = models.PositiveSmallIntegerField(choices=sorted(PRACTICE_INTERVALS.items()))
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(interval_days__in=list(PRACTICE_INTERVALS)),
+                name="practiceplan_interval",
+            ),
+            models.UniqueConstraint(
+                fields=["owner", "source"],
+                condition=Q(source__isnull=False),
+                name="practiceplan_one_per_source",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.owner}: {self.title}"
 
 
 class StudyQuestion(models.Model):

@@ -188,6 +188,9 @@ SITE_LINKS = {
     "study-create": "study-create",  # a new study with its design (analysis)
     "pi-design": "pi-design",  # a study's design, changed until anyone answers (analysis)
     "dataset-predictions": "dataset-predictions",  # a model's predictions into a dataset
+    "reader-results": "reader-results",  # a reader's debrief of a study (analysis)
+    "my-progress": "my-progress",  # a reader's progress over time (analysis)
+    "programme": "programme",  # a PI's residents' progress (analysis)
 }
 LOGOUT_REDIRECT_URL = "login"
 # A dark page in plain words for people; JSON with X-CSRF-Failed for the page's own script.

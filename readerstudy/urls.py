@@ -50,6 +50,8 @@ dashboard = [
     path("members/", study_views.members, name="pi-members"),
     path("members/invite/", invite_views.invite, name="pi-invite"),
     path("reading/", study_views.reading_settings, name="pi-reading"),
+    path("results/", study_views.results_settings, name="pi-results"),
+    path("close/", study_views.close_reading, name="pi-close-reading"),
     path(
         "invitations/<int:invitation_id>/",
         invite_views.invitation_action,

@@ -19,17 +19,26 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from readerstudy.blinding import reading_done
 from readerstudy.downloads import attachment
-from readerstudy.forms import ExclusionForm, MembershipForm, ReadingSettingsForm
+from readerstudy.forms import (
+    CloseReadingForm,
+    ExclusionForm,
+    MembershipForm,
+    ReadingSettingsForm,
+    ResultsSettingsForm,
+)
 from readerstudy.links import site_link
-from readerstudy.models import Membership, Role, StudyQuestion
+from readerstudy.models import Membership, ReaderStudy, Role, StudyQuestion
 from readerstudy.selectors import is_last_pi, study_for_user
 from readerstudy.services.studies import (
     StudyError,
     membership_add,
     membership_remove,
     study_question_set_excluded,
+    study_reading_close,
     study_reading_set,
+    study_results_set,
 )
 from readerstudy.spreadsheets import XLSX
 
@@ -159,3 +168,56 @@ def reading_settings(request: HttpRequest, slug: str) -> HttpResponse:
             messages.success(request, "Reading settings saved." if changed else "Nothing changed.")
             return redirect(site_link("pi-home", slug))
     return render(request, "readerstudy/reading_settings.html", {"study": study, "form": form})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def results_settings(request: HttpRequest, slug: str) -> HttpResponse:
+    """What the study's readers get back, and closing its reading (issue 36)."""
+    study = _pi_study(request, slug)
+    initial = {
+        "results_visibility": study.results_visibility,
+        "results_show_ai": study.results_show_ai,
+        "misses_unseen": study.misses_unseen,
+    }
+    form = ResultsSettingsForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            changed = study_results_set(
+                study=study,
+                actor=request.user,
+                visibility=data["results_visibility"],
+                show_ai=data["results_show_ai"],
+                misses_unseen=data["misses_unseen"],
+            )
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            messages.success(request, "Results settings saved." if changed else "Nothing changed.")
+            return redirect(site_link("pi-home", slug))
+    context = {
+        "study": study,
+        "form": form,
+        "close_form": CloseReadingForm(),
+        "everyone_finished": ReaderStudy.objects.filter(pk=study.pk)
+        .filter(reading_done())
+        .exists(),
+    }
+    return render(request, "readerstudy/results_settings.html", context)
+
+
+@login_required
+@require_POST
+def close_reading(request: HttpRequest, slug: str) -> HttpResponse:
+    """A PI closes the study's reading for everyone (confirmed; cannot be undone)."""
+    study = _pi_study(request, slug)
+    form = CloseReadingForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, " ".join(form.errors["confirm"]))
+        return redirect("pi-results", slug=slug)
+    if study_reading_close(study=study, actor=request.user):
+        messages.success(request, "Reading closed: nobody can answer any more.")
+    else:
+        messages.info(request, "Reading was closed already.")
+    return redirect(site_link("pi-home", slug))

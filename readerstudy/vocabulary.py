@@ -56,6 +56,37 @@ ARM_LAYOUTS: dict[str, tuple[str, ...]] = {
 NO_USABLE_AID = "The AI gave no usable answer for this question."
 
 
+class StudyKind(models.TextChoices):
+    """What a study is for. A research study's answers are the data of its analysis; a
+    practice set shows each reader the key and the explanation after every answer, and its
+    answers are marked practice (annotation.Answer.practice) so no research analysis counts
+    them."""
+
+    RESEARCH = "research", "Research study"
+    PRACTICE = "practice", "Practice set"
+
+
+class ResultsVisibility(models.TextChoices):
+    """When a research study's reader may open their debrief (their answers beside the key,
+    the explanation and the panel). Never by default; "closed" waits until nobody is reading
+    any more (every reader finished, or the PI closed reading), so that no key can pass to a
+    colleague still reading. Whatever the setting, blinding by person holds
+    (readerstudy.blinding): nothing opens while the person reads the same X-rays blind."""
+
+    NEVER = "never", "Never"
+    OWN_FINAL = "own_final", "When the reader's own reading is final"
+    CLOSED = (
+        "closed",
+        "When the study's reading is closed (every reader finished, or closed by a PI)",
+    )
+
+
+# "Practise my misses": the set comes back this many days after each sitting.
+PRACTICE_INTERVALS: dict[int, str] = {1: "1 day", 7: "1 week", 30: "1 month"}
+# Unseen questions of the same task and category a PI may let a misses set add per miss.
+MAX_UNSEEN_PER_MISS = 3
+
+
 class WindowPreset(models.TextChoices):
     """The viewer's window presets, in the order of their keys (Shift+1 ... Shift+5).
     "default" is the image's own window: its DICOM window when that is a reading window,
@@ -169,6 +200,17 @@ SHORTCUTS: dict[str, dict[str, tuple[str, ...]]] = {
 # the focus starts on "I have finished": Space, Enter). The viewer's keys are
 # static/js/viewer.js's (KEYS).
 PAGE_SHORTCUTS: dict[str, str] = {"comment": "t", "pause": "k", "review": "r"}
+
+# The results pages' keys (a reader's debrief and a case of it in the viewer), rendered into
+# data-key attributes like the reading page's; static/js/results.js reads them from the markup.
+# None is a viewer key (static/js/viewer.js KEYS).
+RESULTS_SHORTCUTS: dict[str, str] = {
+    "misses": "m",  # to "my misses" (the first one focused: Enter opens it in the viewer)
+    "practise": "p",  # to "practise my misses"
+    "prev": "ArrowLeft",  # the miss before, in the viewer
+    "next": "ArrowRight",  # the next miss
+    "back": "b",  # back to the results
+}
 
 # Expert review keyboard shortcuts, rendered into `data-keys` attributes like the reader's.
 # A digit sets the first quality not yet rated (or the one with the focus); "d" accepts the

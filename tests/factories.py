@@ -130,3 +130,16 @@ def build_study(n_questions: int = 4, *, images_per_case: int = 1, **study_kwarg
         )
         StudyQuestionFactory(study=study, question=question, position=i)
     return study
+
+
+def touch_display_files() -> None:
+    """Empty files where the factories' images say their display images are, so that a
+    service that derives images (study creation, a practice set) finds them derived."""
+    from pathlib import Path
+
+    from django.conf import settings
+
+    root = Path(settings.MEDIA_ROOT)
+    for display in Image.objects.exclude(display="").values_list("display", flat=True):
+        (root / display).parent.mkdir(parents=True, exist_ok=True)
+        (root / display).touch()

@@ -12,8 +12,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from readerstudy.blinding import membership_conflict
+from readerstudy.blinding import membership_conflict, reading_done
 from readerstudy.imaging import ImagingError, derive_display_image
+from readerstudy.locks import design_lock
 from readerstudy.models import (
     AuditEvent,
     Dataset,
@@ -151,8 +152,11 @@ def study_create(
     pis: list[str] = (),
     created_by=None,
     progress=None,
+    pool: list[int] | None = None,
     **options,
 ) -> StudyCreated:
+    """Sample `n` questions of `dataset` (of `pool`, question ids, when given) into a new
+    study with its members, and derive the sampled cases' display images."""
     if ReaderStudy.objects.filter(slug=slug).exists():
         raise StudyError(f"a study with slug {slug!r} already exists")
     if stratify not in {"task", "category", "none"}:
@@ -164,7 +168,8 @@ def study_create(
         for names, role in ((readers, Role.READER), (experts, Role.EXPERT), (pis, Role.PI))
         for user in _users(list(names))
     ]
-    rows = list(dataset.questions.values_list("id", "source_id", "task", "category", "case_id"))
+    questions = dataset.questions.all() if pool is None else dataset.questions.filter(id__in=pool)
+    rows = list(questions.values_list("id", "source_id", "task", "category", "case_id"))
     chosen = _sample_rows(dataset, rows, n, seed, stratify, one_per_case)
     pk_by_source = {source_id: pk for pk, source_id, *_ in rows}
     task_by_source = {source_id: task for _, source_id, task, *_ in rows}
@@ -300,3 +305,62 @@ def study_reading_set(
             detail={name: getattr(study, name) for name in changed},
         )
     return changed
+
+
+@transaction.atomic
+def study_results_set(
+    *, study: ReaderStudy, actor, visibility: str, show_ai: bool, misses_unseen: int
+) -> list[str]:
+    """Set what the study's readers get back (when their debrief opens, whether it shows the
+    AI's answers, what "practise my misses" adds); checked by the model's validators
+    (ValidationError by field), audited. Returns the fields that changed."""
+    before = {
+        "results_visibility": study.results_visibility,
+        "results_show_ai": study.results_show_ai,
+        "misses_unseen": study.misses_unseen,
+    }
+    study.results_visibility, study.results_show_ai, study.misses_unseen = (
+        visibility,
+        show_ai,
+        misses_unseen,
+    )
+    others = [f.name for f in ReaderStudy._meta.fields if f.name not in before]
+    try:
+        study.clean_fields(exclude=others)
+    except ValidationError:
+        study.results_visibility, study.results_show_ai, study.misses_unseen = before.values()
+        raise
+    changed = [name for name, value in before.items() if getattr(study, name) != value]
+    if changed:
+        study.save(update_fields=changed)
+        AuditEvent.objects.create(
+            study=study,
+            actor=actor,
+            action="study.results",
+            detail={name: getattr(study, name) for name in changed},
+        )
+    return changed
+
+
+@transaction.atomic
+def study_reading_close(*, study: ReaderStudy, actor) -> bool:
+    """A PI closes the study's reading: from now on nobody answers or finishes, and nobody
+    reads its X-rays blind any more (readerstudy.blinding), so a "closed" results setting
+    opens every reader's debrief. Final: it cannot be opened again. Audited, with how many
+    readers had not finished. Returns False when it was closed already."""
+    design_lock(study.pk, shared=False)  # answers in flight first; later ones see it closed
+    locked = ReaderStudy.objects.select_for_update().get(pk=study.pk)
+    if locked.reading_closed_at is not None:
+        return False
+    done = ReaderStudy.objects.filter(pk=study.pk).filter(reading_done()).exists()
+    locked.reading_closed_at, locked.reading_closed_by = timezone.now(), actor
+    locked.save(update_fields=["reading_closed_at", "reading_closed_by"])
+    study.reading_closed_at, study.reading_closed_by = locked.reading_closed_at, actor
+    AuditEvent.objects.create(
+        study=study,
+        actor=actor,
+        action="study.reading_closed",
+        detail={"every_reader_finished": done},
+    )
+    data_changed(study)
+    return True

@@ -2,7 +2,7 @@ from django import template
 
 from readerstudy import links
 from readerstudy.imaging import WINDOW_PRESETS
-from readerstudy.vocabulary import PAGE_SHORTCUTS, ReviewFlag, labelled
+from readerstudy.vocabulary import PAGE_SHORTCUTS, RESULTS_SHORTCUTS, ReviewFlag, labelled
 
 register = template.Library()
 
@@ -24,6 +24,18 @@ def window_presets() -> list[tuple[str, str, int]]:
 def page_key(action: str) -> str:
     """The reading page's key for `action` ("comment", "pause"): vocabulary.PAGE_SHORTCUTS."""
     return PAGE_SHORTCUTS[action]
+
+
+@register.simple_tag
+def results_key(action: str) -> str:
+    """The results pages' key for `action` ("misses", "next"): vocabulary.RESULTS_SHORTCUTS."""
+    return RESULTS_SHORTCUTS[action]
+
+
+@register.filter
+def key_label(key: str) -> str:
+    """A key as its badge shows it: capitals for letters, arrows for arrow keys."""
+    return {"ArrowLeft": "←", "ArrowRight": "→"}.get(key, key.upper())
 
 
 @register.filter

@@ -61,7 +61,8 @@
     /** Fetches and prepares the case after the one in `ws` (its data-next-url). */
     prefetch(ws) {
       const url = ws.dataset.nextUrl;
-      if (!url || !ws.dataset.editable || this.ready(url)) return;
+      // An answered case prefetches nothing, except a practice case's feedback (Enter goes on).
+      if (!url || !(ws.dataset.editable || ws.dataset.feedback) || this.ready(url)) return;
       this.fetch(url).then((entry) => {
         if (!entry) return;
         if (this.prefetched && this.prefetched !== entry) forget(this.prefetched);

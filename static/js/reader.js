@@ -14,6 +14,10 @@
  * - Between cases: when the next case cannot be opened after Enter (offline), the submitted
  *   case stays held and the next one opens by itself once it can (reader-advance.js); the
  *   clock counts no case meanwhile, so waiting is never reading time.
+ * - A practice set (data-practice): Enter sends the answer and, once the server has it, shows
+ *   the same case again as the server now renders it, with right or wrong, the key and the
+ *   explanation (data-feedback); Enter there goes on to the next case (data-practice-next).
+ *   The key is never in the page before the answer is saved.
  * The same file runs on the "All cases" page, where it marks drafts and sends the outbox.
  */
 (function () {
@@ -322,6 +326,7 @@
       base: pending ? pending.values : valuesOf(f, true),
       time_ms: elapsed(),
       label: chosenLabel(f),
+      practice: !!ws.dataset.practice,
     };
     refused.delete(number);
     status(`Saving case ${number}…`);
@@ -330,7 +335,8 @@
     // it or send it again, and the clock counts no case.
     leave(ws, true);
     outbox.add(entry); // kept in this browser (and as the case's draft) until the receipt
-    const nextUrl = ws.dataset.nextUrl;
+    // A practice set waits for the server: the feedback comes with the saved answer.
+    const nextUrl = entry.practice ? "" : ws.dataset.nextUrl;
     if (!nextUrl) { awaitingEnd = entry.id; renderNote(); return; }
     go(nextUrl, { push: true, quiet: true }).then((result) => {
       if (result === SHOWN) { nextShown(entry.id); return; }
@@ -383,7 +389,14 @@
     const f = form();
     // The reader is on the case just saved (came back to it): it now is the saved answer.
     if (f && shownNumber() === entry.number) markSaved(workspace(), f, entry.values);
-    if (awaitingEnd === entry.id) {
+    if (awaitingEnd === entry.id && entry.practice) {
+      // The case again, as the server renders it now: with its feedback.
+      awaitingEnd = null;
+      cases.reset();
+      go(entry.caseUrl, { replace: true, quiet: true }).then((result) => {
+        if (result === UNREACHABLE) window.location.assign(entry.caseUrl);
+      });
+    } else if (awaitingEnd === entry.id) {
       awaitingEnd = null;
       if (data.next_url) go(data.next_url, { push: true, quiet: true }).then((result) => {
         if (result === UNREACHABLE && workspace()) advance.stall(entry.id, data.next_url, data.next);
@@ -705,6 +718,14 @@
       if (questionHidden()) { notePaused(); return; }
       if (comment.disabled || comment.closest("fieldset:disabled")) return;
       comment.focus();
+      return;
+    }
+    const practiceNext = key === "Enter" && $("[data-practice-next]", workspace());
+    if (practiceNext && !(t && (t.tagName === "BUTTON" || (t.tagName === "A" && t !== practiceNext)))) {
+      // A practice case's feedback: Enter goes on, once it has been on screen for the dwell.
+      e.preventDefault();
+      if (!seen()) { notePaused(NOT_SEEN); return; }
+      go(practiceNext.href, { push: true });
       return;
     }
     const keyed = key.length === 1 ? keyedInput(key) : null;

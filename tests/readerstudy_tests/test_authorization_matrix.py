@@ -18,7 +18,15 @@ from analysis.services import predictions_import
 from annotation.models import Answer, ExpertReview
 from annotation.reviews import review_submit
 from annotation.services import answer_submit
-from readerstudy.models import AuditEvent, Case, Membership, Question, ReaderStudy, Role
+from readerstudy.models import (
+    AuditEvent,
+    Case,
+    Membership,
+    PracticePlan,
+    Question,
+    ReaderStudy,
+    Role,
+)
 from tests.factories import MembershipFactory, UserFactory, build_study
 
 pytestmark = pytest.mark.django_db
@@ -56,6 +64,9 @@ class Endpoint:
     allowed: frozenset
     data: dict | None = None
     api: bool = False
+    # Personas for whom the page exists but is closed now (403 with the reason): a reader's
+    # results while the study's setting does not show them.
+    closed: frozenset = frozenset()
 
 
 @pytest.fixture
@@ -109,6 +120,7 @@ def world(study, reader, other_reader, expert, pi, outsider):
 def endpoints(study, item) -> list[Endpoint]:
     s = study.slug
     readers, reviewers, pis = frozenset(READERS), frozenset({"expert", "pi"}), frozenset({"pi"})
+    none = frozenset()
     review = {**RATINGS, "difficulty": "hard", "decision": "reject"}
     return [
         Endpoint("reader start", "get", reverse("reader-start", args=[s]), readers),
@@ -239,6 +251,49 @@ def endpoints(study, item) -> list[Endpoint]:
             api=True,
         ),
         Endpoint("api analysis", "get", f"/api/v1/studies/{s}/analysis/", pis, api=True),
+        # What readers get back (issue 36): closed to them while the study's setting says
+        # never (the default).
+        Endpoint(
+            "reader results", "get", reverse("reader-results", args=[s]), none, closed=readers
+        ),
+        Endpoint(
+            "reader results case",
+            "get",
+            reverse("reader-results-case", args=[s, 1]),
+            none,
+            closed=readers,
+        ),
+        Endpoint(
+            "reader results csv",
+            "get",
+            reverse("reader-results-csv", args=[s]),
+            none,
+            closed=readers,
+        ),
+        Endpoint(
+            "practise misses",
+            "post",
+            reverse("reader-practise-misses", args=[s]),
+            none,
+            {"interval_days": "7"},
+            closed=readers,
+        ),
+        Endpoint(
+            "api results", "get", f"/api/v1/studies/{s}/results/", none, api=True, closed=readers
+        ),
+        Endpoint("results settings", "get", reverse("pi-results", args=[s]), pis),
+        Endpoint(
+            "results settings save",
+            "post",
+            reverse("pi-results", args=[s]),
+            pis,
+            {"results_visibility": "own_final", "misses_unseen": "0"},
+        ),
+        Endpoint(
+            "close reading", "post", reverse("pi-close-reading", args=[s]), pis, {"confirm": "1"}
+        ),
+        Endpoint("programme", "get", reverse("programme"), pis),
+        Endpoint("programme csv", "get", reverse("programme-csv"), pis),
     ]
 
 
@@ -264,7 +319,12 @@ def state():
         sorted(Membership.objects.values_list("user__username", "role")),
         AuditEvent.objects.filter(action__startswith="question.").count(),
         sorted(RaterLabel.objects.values_list("rater", "label")),
-        sorted(ReaderStudy.objects.values_list("slug", "default_window", "break_minutes")),
+        sorted(
+            ReaderStudy.objects.values_list(
+                "slug", "default_window", "break_minutes", "results_visibility", "reading_closed_at"
+            )
+        ),
+        sorted(PracticePlan.objects.values_list("owner__username", "source__slug")),
     )
 
 
@@ -306,6 +366,16 @@ ENDPOINT_NAMES = [
     "api review create",
     "api predictions",
     "api analysis",
+    "reader results",
+    "reader results case",
+    "reader results csv",
+    "practise misses",
+    "api results",
+    "results settings",
+    "results settings save",
+    "close reading",
+    "programme",
+    "programme csv",
 ]
 
 
@@ -321,6 +391,9 @@ def test_matrix(world, name):
         text = body.decode(errors="replace")
         if persona in endpoint.allowed:
             assert response.status_code < 400, (name, persona, response.status_code)
+        elif persona in endpoint.closed:
+            assert response.status_code == 403, (name, persona, response.status_code)
+            assert state() == before, f"{persona} changed data through {name}"
         else:
             expected = {401, 403} if endpoint.api else {302}
             expected = expected if persona == "anonymous" else {404}

@@ -24,13 +24,14 @@ def test_seed_demo_is_complete_and_idempotent(derive_once):
     call_command("seed_demo", "--password", "pw-for-tests-1", stdout=out)
     assert "reader1" in out.getvalue() and "pw-for-tests-1" in out.getvalue()
     study = ReaderStudy.objects.get(slug="demo")
-    assert study.items.count() == Question.objects.count() >= 20
-    assert set(Question.objects.values_list("task", flat=True)) == set(Task.values)
+    assert study.items.count() == study.dataset.questions.count() >= 20
+    assert set(study.dataset.questions.values_list("task", flat=True)) == set(Task.values)
     assert Image.objects.exclude(display="").count() == Image.objects.count() >= 6
     assert Image.objects.filter(source_path__endswith=".png").exists()  # the 16-bit PNG case
     for username in ["reader1", "reader2", "reader3", "expert1", "pi1", "reader4", "reader6"]:
         assert authenticate(username=username, password="pw-for-tests-1") is not None
     assert_demo_aided()
+    assert_demo_practice()
     counts = (Question.objects.count(), Image.objects.count(), Membership.objects.count())
     answers = Answer.objects.count()
     call_command("seed_demo", "--password", "pw-for-tests-2", stdout=StringIO())
@@ -71,6 +72,30 @@ def assert_demo_aided():
     reader1 = get_user_model().objects.get(username="reader1")
     refused = membership_conflict(user=reader1, study=study, role=Role.READER)
     assert "unaided in another study" in refused
+
+
+def assert_demo_practice():
+    """The practice set of 10 from the teaching file (issue 36): reader2 to try it, reader5
+    sat it a week ago and their misses are offered again now; the demo's readers still
+    reading its X-rays blind are refused it (a practice set shows keys at once)."""
+    from annotation.practice import plan_state
+    from readerstudy.models import PracticePlan
+
+    practice = ReaderStudy.objects.get(slug="demo-practice")
+    assert practice.practice and practice.items.count() == 10
+    assert practice.dataset.name == "ReXVQA demo teaching file"
+    assert not practice.items.filter(question__dataset__studies__slug="demo").exists()
+    readers = set(
+        practice.memberships.filter(role="reader").values_list("user__username", flat=True)
+    )
+    assert readers == {"reader2", "reader5"}
+    assert not Answer.objects.filter(item__study=practice, reader__username="reader2").exists()
+    sat = Answer.objects.filter(item__study=practice, reader__username="reader5")
+    assert sat.count() == 10 and all(sat.values_list("practice", flat=True))
+    plan = PracticePlan.objects.get(owner__username="reader5")
+    assert plan_state(plan).due()
+    reader1 = get_user_model().objects.get(username="reader1")
+    assert "blind" in membership_conflict(user=reader1, study=practice, role=Role.READER)
 
 
 def test_random_password_is_printed(demo):

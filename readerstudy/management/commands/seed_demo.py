@@ -15,7 +15,7 @@ from django.db import transaction
 
 from analysis.demo import AIDED_SLUG, seed_aided_study, seed_predictions
 from analysis.demo import MODELS as MODEL_NAMES
-from annotation.demo import simulate_readers
+from annotation.demo import PRACTICE_READERS, seed_practice, simulate_readers
 from readerstudy import demo
 from readerstudy.management.dicomweb_options import add_image_source_arguments, dicomweb_config
 from readerstudy.models import Dataset, ReaderStudy, Role
@@ -89,6 +89,19 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"AI-assisted study {aided.slug!r}: {' and '.join(simulated)} read both "
                 f"sessions ({aided_answers} new answers); {first} is left to try it."
+            )
+            teaching = rexvqa_import(
+                path=demo.write_teaching_file(root), dataset_name=demo.TEACHING_DATASET_NAME
+            )
+            practice, sat = seed_practice(
+                Dataset.objects.get(name=demo.TEACHING_DATASET_NAME), users
+            )
+            fresh, sitter = PRACTICE_READERS
+            self.stdout.write(
+                f"Practice set {practice.slug!r} ({practice.items.count()} questions from the "
+                f"teaching file, {teaching.questions_created} questions new): {fresh} to try "
+                f"it, {sitter} sat it 8 days ago{f' ({sat} answers)' if sat else ''} and their "
+                "misses are due again."
             )
         self.stdout.write(self.style.SUCCESS("Demo ready."))  # the server prints its own address
         self.stdout.write("Logins (username / password):")
