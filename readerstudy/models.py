@@ -11,7 +11,14 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
-from readerstudy.vocabulary import ARM_LAYOUTS, LETTERS, AidMode, Arm, WindowPreset
+from readerstudy.vocabulary import (
+    ARM_LAYOUTS,
+    LETTERS,
+    AdjudicationRule,
+    AidMode,
+    Arm,
+    WindowPreset,
+)
 
 
 class Task(models.TextChoices):
@@ -237,6 +244,14 @@ class ReaderStudy(models.Model):
     shuffle_options = models.BooleanField(
         default=False, help_text="Each reader sees the four options in their own order."
     )
+    # Who turns a proposed correction into the key (annotation.corrections): a PI, or
+    # `adjudication_votes` of the study's experts agreeing.
+    adjudication = models.CharField(
+        max_length=10, choices=AdjudicationRule.choices, default=AdjudicationRule.PI
+    )
+    adjudication_votes = models.PositiveSmallIntegerField(
+        default=2, help_text="With the experts' rule: how many agreeing experts make a key."
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -263,6 +278,11 @@ class ReaderStudy(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(anchor_size=0) | Q(reader_groups__gte=2), name="study_anchor_groups"
+            ),
+            models.CheckConstraint(
+                condition=Q(adjudication__in=AdjudicationRule.values)
+                & Q(adjudication_votes__gte=1),
+                name="study_adjudication_rule",
             ),
         ]
 
@@ -511,3 +531,7 @@ class Invitation(models.Model):
 
     def __str__(self) -> str:
         return f"invitation of {self.user} to {self.study.slug}"
+
+
+# Versions of a question live in their own module; imported here so Django finds the model.
+from readerstudy.question_versions import QuestionVersion  # noqa: E402, F401

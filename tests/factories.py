@@ -72,6 +72,7 @@ class ImageFactory(factory.django.DjangoModelFactory):
 class QuestionFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Question
+        skip_postgeneration_save = True
 
     dataset = factory.SubFactory(DatasetFactory)
     case = factory.SubFactory(CaseFactory, dataset=factory.SelfAttribute("..dataset"))
@@ -85,6 +86,14 @@ class QuestionFactory(factory.django.DjangoModelFactory):
     explanation = "Because."
     task = Task.PRESENCE
     category = "Lung"
+
+    @factory.post_generation
+    def versions(self, create, extracted, **kwargs):
+        """Version 1, as every import writes it (readerstudy.question_versions)."""
+        if create:
+            from readerstudy.services.versions import ensure_first_version
+
+            ensure_first_version(self)
 
 
 class ReaderStudyFactory(factory.django.DjangoModelFactory):

@@ -40,6 +40,7 @@ from readerstudy.rexvqa import (
     load_json,
 )
 from readerstudy.services.studies import StudyCreated, study_create
+from readerstudy.services.versions import first_versions_create
 
 BATCH = 2000
 
@@ -297,6 +298,11 @@ def _write_questions(dataset, questions, case_ids, summary: ImportSummary) -> No
         summary.questions_unchanged += 1
     summary.questions_created = len(new)
     Question.objects.bulk_create(new, batch_size=BATCH)
+    first_versions_create(
+        dataset.questions.filter(source_id__in=[q.source_id for q in new]).values_list(
+            "pk", flat=True
+        )
+    )
 
 
 def configured_dicomweb() -> DicomwebConfig | None:
