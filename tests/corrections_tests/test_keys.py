@@ -104,7 +104,7 @@ def test_a_reversal_is_a_version_that_restores_the_earlier_scores_exactly(
     v3 = version_create(question=item.question, changes=undo, reverses=v2)
     assert v3.wording == 1 and v3.number == 3
     assert (scored(a)[1:], scored(b)[1:]) == tuple(s[1:] for s in before)
-    with pytest.raises(VersionError, match="undone|nothing"):
+    with pytest.raises(VersionError, match=r"undone|nothing"):
         version_create(question=item.question, changes=reversal_changes(v2))
 
 
