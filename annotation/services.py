@@ -165,10 +165,11 @@ def shown_version(item: StudyQuestion, words: str | None) -> QuestionVersion:
     """The version of `item`'s question whose words a page showed (`words`: its stamp), the
     latest with those words; the current version when the page said nothing (API clients).
     A stamp of no version of the question is refused: the page was not made here."""
-    ensure_first_version(item.question)
     versions = list(
         QuestionVersion.objects.filter(question_id=item.question_id).order_by("-number")
     )
+    if not versions:  # a question some path wrote without its version 1
+        versions = [ensure_first_version(item.question)]
     if not words:
         return versions[0]
     found = next((v for v in versions if v.words_stamp == words), None)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation import views
+from annotation import correction_views, views
 
 # The reader's pages and the site's home. The PI's dashboard and the expert pages share their
 # paths with other layers' pages: the root urls.py lays those out, each in one list.
@@ -15,4 +15,21 @@ urlpatterns = [
     path("s/<slug:slug>/read/review/", views.review, name="reader-review"),
     path("s/<slug:slug>/read/done/", views.done, name="reader-done"),
     path("img/<path:path>", views.media_image, name="media-image"),
+    # Corrections of the study's questions (experts and PIs), and the corrected bank.
+    path("s/<slug:slug>/corrections/", correction_views.corrections, name="corrections"),
+    path(
+        "s/<slug:slug>/corrections/<int:correction_id>/",
+        correction_views.correction,
+        name="correction",
+    ),
+    path(
+        "s/<slug:slug>/corrections/versions/<int:version_id>/reverse/",
+        correction_views.version_reverse,
+        name="version-reverse",
+    ),
+    path(
+        "s/<slug:slug>/corrections/bank.<str:fmt>",
+        correction_views.bank_download,
+        name="corrections-bank",
+    ),
 ]

@@ -197,7 +197,8 @@ REVIEW_DEFAULTS: dict[str, str] = {
 # ...and for one with a problem (a flag checked, or one of these decisions): only what the
 # expert judged — the ratings a checked flag speaks against, and the difficulty. The other
 # ratings stay "not rated": a 4 nobody gave would be data.
-PROBLEM_DECISIONS: tuple[str, ...] = (Decision.REJECT,)
+# "Revise" says the question needs a correction: a problem, like a reject.
+PROBLEM_DECISIONS: tuple[str, ...] = (Decision.REJECT, Decision.REVISE)
 REVIEW_PROBLEM_DEFAULTS: dict[str, str] = {"difficulty": Difficulty.MEDIUM}
 # A review of a question judged fine (accepted, nothing flagged) rates all four qualities;
 # with a problem, ratings are optional.
