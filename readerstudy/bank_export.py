@@ -2,7 +2,7 @@
 shape and as a question-bank spreadsheet (CSV, XLSX), with a changelog (one row per changed
 field of each version) — the files a curator releases as "v2".
 
-Each question carries its `version`, its `accepted_answers` and its `history` (every earlier
+Each question carries its `version`, its `accepted_answers` and its `history` (every
 version, whole, with what was wrong and how it was decided), so importing a file into a new
 dataset (`import_rexvqa`, `import_questions`, the new-study page) reproduces the versions
 (readerstudy.rexvqa reads them). Who decided is said by the rule in words, not by username: a
@@ -109,7 +109,7 @@ def _image_path(image: Image, root: str) -> str:
 
 
 def _version_record(version: QuestionVersion) -> dict:
-    """An earlier version as the `history` of a record holds it: whole, with its provenance."""
+    """A version as the `history` of a record holds it: whole, with its provenance."""
     return {
         "version": version.number,
         "question": version.text,
@@ -178,8 +178,8 @@ def study_bank(study: ReaderStudy) -> Bank:
             "ImageModality": [img.modality for img in shown],
             "version": current.number,
             "is_changed": current.number > 1,
-            **({"change": _provenance(current)} if current.number > 1 else {}),
-            "history": [_version_record(v) for v in history[:-1]],
+            # Every version, whole, the last being this record's: empty while unchanged.
+            "history": [_version_record(v) for v in history] if current.number > 1 else [],
         }
         changelog.extend(_changes(question.source_id, history))
     return Bank(records, changelog, root)
@@ -295,8 +295,8 @@ def readme(study: ReaderStudy, bank: Bank) -> str:
             "",
             "bank.json: the ReXVQA shape (question id -> record), each question at its current "
             "version, with `version`, `is_changed`, `accepted_answers` (every option counted "
-            "correct, the key among them) and `history` (every earlier version, whole, with "
-            "its error type, how it was decided and when).",
+            "correct, the key among them) and `history` (every version, whole, with "
+            "its error type, how it was decided and when, the last being the record's own).",
             "bank.csv / bank.xlsx: the same as a question-bank spreadsheet (columns of "
             "import_questions, plus `accepted`, `version` and `history` as JSON).",
             "changelog.csv: one row per changed field of each version: question, version, "

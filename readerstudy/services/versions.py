@@ -11,6 +11,8 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from django.db import transaction
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from readerstudy.models import Question, ReaderStudy
 from readerstudy.question_versions import QuestionVersion, first_version
@@ -183,3 +185,51 @@ def reversal_changes(version: QuestionVersion) -> dict[str, str]:
     if "correct" in undo or "accepted" in undo:  # the key and its set go back together
         undo["correct"], undo["accepted"] = before["correct"], before["accepted"]
     return {name: value for name, value in undo.items() if value != current[name]}
+
+
+def released_versions(question: Question, history) -> list[QuestionVersion]:
+    """The versions of an imported corrected bank's question (readerstudy.rexvqa.
+    ParsedVersion, in order), unsaved: each as released, its wording and kind of change
+    worked out as version_create would."""
+    out: list[QuestionVersion] = []
+    for parsed in history:
+        content = checked_content(
+            {
+                "text": parsed.text,
+                **{
+                    f"option_{letter.lower()}": text
+                    for letter, text in zip(LETTERS, parsed.options, strict=True)
+                },
+                "correct": parsed.correct,
+                "accepted": parsed.accepted,
+                "explanation": parsed.explanation,
+            }
+        )
+        number = parsed.number
+        when = parse_datetime(parsed.decided_at) if parsed.decided_at else None
+        extra = {"created_at": when} if when is not None and timezone.is_aware(when) else {}
+        out.append(
+            QuestionVersion(
+                question=question,
+                number=number,
+                wording=_wording_of(out, content, number),
+                change=VersionChange.ORIGINAL
+                if number == 1
+                else change_of(out[-1].content(), content),
+                error_type=parsed.error_type if number > 1 else "",
+                rule=parsed.decided if number > 1 else "",
+                note=parsed.note,
+                **content,
+                **extra,
+            )
+        )
+    return out
+
+
+def link_reversals(versions: list[QuestionVersion], history) -> None:
+    """Point each saved released version at the version it reverses (by number)."""
+    by_number = {v.number: v for v in versions}
+    for version, parsed in zip(versions, history, strict=True):
+        if parsed.reverses and parsed.reverses in by_number:
+            version.reverses = by_number[parsed.reverses]
+            version.save(update_fields=["reverses"])
