@@ -112,6 +112,10 @@ class QuestionVersion(models.Model):
         return list(zip(LETTERS, self.options, strict=True))
 
     @property
+    def accepted_letters(self) -> list[str]:
+        return list(self.accepted)
+
+    @property
     def accepted_set(self) -> frozenset[str]:
         return frozenset(self.accepted)
 
