@@ -115,7 +115,7 @@ def proposal_rows(study: ReaderStudy, user, corrections) -> list[ProposalRow]:
                 f"({len(experts)} experts in the study)"
             )
         else:
-            standing = "A PI decides; the experts' votes are advice"
+            standing = "the experts' votes are advice"
         is_open = correction.is_open
         my_vote = next((v.agree for v in mine if v.voter_id == user.pk), None)
         rows.append(
