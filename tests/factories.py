@@ -139,3 +139,18 @@ def build_study(n_questions: int = 4, *, images_per_case: int = 1, **study_kwarg
         )
         StudyQuestionFactory(study=study, question=question, position=i)
     return study
+
+
+def imported_as(question: Question, **fields) -> Question:
+    """`question` as if imported with `fields` (text, options, key, explanation): the Question
+    row and its version 1, which hold the same (readerstudy.question_versions)."""
+    from readerstudy.question_versions import QuestionVersion
+
+    for name, value in fields.items():
+        setattr(question, name, value)
+    question.save()
+    words = {k: v for k, v in fields.items() if k != "case"}
+    if "correct" in words:
+        words["accepted"] = words["correct"]
+    QuestionVersion.objects.filter(question=question, number=1).update(**words)
+    return question

@@ -1,6 +1,6 @@
 """Fast review on the demo, as a new expert would do it on a 1280x720 screen: the extremity
-radiograph is at the top of the queue after the mis-keyed question; flagging it "image does not match" and rejecting it
-takes at most 5 key presses after opening it."""
+radiograph is at the top of the queue after the mis-keyed question; flagging it "image does not
+match" and rejecting it takes at most 5 key presses after opening it."""
 
 import pytest
 from django.urls import reverse
