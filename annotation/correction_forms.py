@@ -85,8 +85,10 @@ class CorrectionForm(forms.Form):
     def proposes(self) -> bool:
         """Did the expert change anything, or name what is wrong? (Else "Revise" is a review
         without a correction, as before corrections existed.)"""
+        if not self.is_bound or self.add_prefix("base") not in self.data:
+            return False  # a form sent without the correction (a page from before it)
         if not self.is_valid():
-            return True  # let the service or the form say what is wrong
+            return True  # let the form say what is wrong
         data = self.cleaned_data
         accepted = "".join(
             letter for letter in LETTERS if letter in {data["correct"], *data["accepted"]}
