@@ -36,6 +36,7 @@ from annotation.corrections import (
 from annotation.reviews import REVIEWERS
 from readerstudy import bank_export
 from readerstudy.downloads import attachment, content_version, export_filename
+from readerstudy.keys import KeyBook
 from readerstudy.models import Role
 from readerstudy.question_versions import QuestionVersion
 from readerstudy.selectors import roles_of, study_for_user
@@ -83,6 +84,8 @@ def corrections(request: HttpRequest, slug: str) -> HttpResponse:
         .order_by("-created_at")
     )
     earlier = earlier_words_answers(study)
+    versions = list(versions)
+    book = KeyBook.of({v.question_id for v in versions})
     context = {
         "study": study,
         "roles": roles,
@@ -91,10 +94,7 @@ def corrections(request: HttpRequest, slug: str) -> HttpResponse:
         "open_rows": open_rows,
         "decided_rows": [r for r in rows if not r.correction.is_open],
         "hidden": hidden,
-        "versions": [
-            (v, changes_of(_before(v), _changed(v)), earlier.get(v.question_id, 0))
-            for v in versions
-        ],
+        "versions": [(v, _changes(book, v), earlier.get(v.question_id, 0)) for v in versions],
         "earlier_total": sum(earlier.values()),
         "can_set_rule": Role.PI in roles,
         "experts_rule": AdjudicationRule.EXPERTS,
@@ -102,14 +102,11 @@ def corrections(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "annotation/corrections.html", context)
 
 
-def _before(version: QuestionVersion) -> dict:
-    before = QuestionVersion.objects.get(question_id=version.question_id, number=version.number - 1)
-    return before.content()
-
-
-def _changed(version: QuestionVersion) -> dict:
-    old, new = _before(version), version.content()
-    return {name: value for name, value in new.items() if old[name] != value}
+def _changes(book: KeyBook, version: QuestionVersion):
+    """What `version` changed against the one before it, in words."""
+    old = book.version(version.question_id, version.number - 1).content()
+    new = version.content()
+    return changes_of(old, {name: value for name, value in new.items() if old[name] != value})
 
 
 def _visible(request: HttpRequest, study, correction_id: int) -> Correction:
