@@ -9,7 +9,7 @@ import random
 from analysis.design import designed_study_create
 from analysis.services import predictions_import
 from annotation.demo import simulate_crossover
-from readerstudy.demo import AIDED_READERS
+from readerstudy.demo import AIDED_READERS, MISKEYED, MISKEYED_RIGHT
 from readerstudy.models import Dataset, ItemAid, ReaderStudy
 from readerstudy.services.design import Design
 from readerstudy.services.studies import study_create
@@ -19,7 +19,8 @@ MODELS = {"MedGemma-demo": 0.8, "Qwen-VL-demo": 0.65, "LLaVA-Med-demo": 0.5}
 
 
 def seed_predictions(dataset: Dataset) -> int:
-    """Three models with letters, free-text answers and a few failed extractions."""
+    """Three models with letters, free-text answers and a few failed extractions; on the
+    mis-keyed question (readerstudy.demo.MISKEYED) each answers the right option."""
     total = 0
     for name, skill in MODELS.items():
         rng = random.Random(f"demo-model:{name}")
@@ -29,6 +30,8 @@ def seed_predictions(dataset: Dataset) -> int:
         for question in dataset.questions.order_by("source_id"):
             letter = question.correct if rng.random() < skill else rng.choice("ABCD")
             style = rng.random()
+            if question.source_id == MISKEYED:  # every model gives the right option, B
+                letter, style = MISKEYED_RIGHT, min(style, 0.9)
             if style < 0.5:
                 text = letter
             elif style < 0.8:

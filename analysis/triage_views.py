@@ -25,8 +25,10 @@ from analysis.triage import (
     study_item_analysis,
     triage_queue,
 )
+from annotation.correction_selectors import open_counts, proposal_rows, proposals_visible_to
 from annotation.reviews import REVIEWERS, expert_agreement, may_see_others
 from readerstudy.downloads import attachment, export_filename
+from readerstudy.keys import current_versions
 from readerstudy.models import Role
 from readerstudy.selectors import roles_of, study_for_user
 from readerstudy.spreadsheets import XLSX, frame_csv, write_sheet, xlsx_writer
@@ -51,8 +53,32 @@ def queue(request: HttpRequest, slug: str) -> HttpResponse:
         "can_review": Role.EXPERT in roles,
         "show_who": show_who(roles),
         "readers_scope": readers_scope(study),
+        "corrections": corrections_by_item(study, request.user, [r.item for r in rows], seen),
     }
     return render(request, "analysis/expert_queue.html", context)
+
+
+def corrections_by_item(study, user, items, seen=None) -> dict[int, dict]:
+    """item id -> what the queue and the evidence panel say of its corrections: the open
+    proposals `user` may read (the review rule), how many more are open, and the version the
+    question is at when it was corrected."""
+    counts = open_counts(study)
+    visible = proposals_visible_to(study, user, seen).filter(
+        status="open", item__in=[item.pk for item in items]
+    )
+    rows = proposal_rows(study, user, visible.select_related("base", "proposer"))
+    versions = current_versions([item.question_id for item in items])
+    out: dict[int, dict] = {}
+    for item in items:
+        mine = [r for r in rows if r.correction.item_id == item.pk]
+        version = versions[item.question_id]
+        if counts.get(item.pk) or version.number > 1:
+            out[item.pk] = {
+                "open": mine,
+                "hidden": counts.get(item.pk, 0) - len(mine),
+                "version": version,
+            }
+    return out
 
 
 def show_who(roles) -> bool:
@@ -77,6 +103,7 @@ def evidence(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
         "total": study.items.count(),
         "show_who": show_who(roles_of(request.user, study)),
         "readers_scope": readers_scope(study),
+        "corrections": corrections_by_item(study, request.user, [row.item]).get(row.item.pk),
     }
     template = "analysis/_evidence.html" if request.htmx else "analysis/evidence.html"
     return render(request, template, context)

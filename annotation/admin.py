@@ -1,6 +1,13 @@
 from django.contrib import admin
 
-from annotation.models import Answer, AnswerRevision, ExpertReview, ReaderCompletion
+from annotation.models import (
+    Answer,
+    AnswerRevision,
+    Correction,
+    CorrectionVote,
+    ExpertReview,
+    ReaderCompletion,
+)
 from readerstudy.vocabulary import ANSWER_FIELDS
 
 
@@ -61,3 +68,27 @@ class ExpertReviewAdmin(admin.ModelAdmin):
     ]
     search_fields = ["expert__username", "item__question__source_id", "comment"]
     list_select_related = ["item__study", "expert"]
+
+
+class VoteInline(admin.TabularInline):
+    model = CorrectionVote
+    extra = 0
+    readonly_fields = ["voter", "agree", "note", "created_at"]
+    can_delete = False
+
+
+@admin.register(Correction)
+class CorrectionAdmin(admin.ModelAdmin):
+    """Proposals change only through their services (votes, decisions): read only here."""
+
+    list_display = ["item", "kind", "error_type", "proposer", "status", "created_at", "version"]
+    list_filter = ["status", "kind", "error_type", "item__study"]
+    search_fields = ["item__question__source_id", "proposer__username"]
+    list_select_related = ["item__study", "proposer", "version"]
+    inlines = [VoteInline]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

@@ -115,6 +115,7 @@ class AnswerView(GenericAPIView):
             # The client speaks the letters it was shown (shuffled options): stored canonically.
             mapping = selectors.screen_letters(study, reading, item.question_id)
             values["choice"] = mapping[values["choice"]]
+            values["words"] = values["words"] or None
             outcome = answer_submit(reader=request.user, item=item, **values)
         except AnswerRejected as exc:
             body = {"detail": str(exc)}

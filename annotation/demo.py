@@ -1,7 +1,8 @@
 """Simulated readers for the demo, so the PI's analysis and the expert queue have data.
 
 reader1 is left for a person to try; reader2 finishes the study, reader3 leaves a few
-cases open (missing answers). Both flag the extremity radiograph as not fitting.
+cases open (missing answers). Both flag the extremity radiograph as not fitting, and both
+answer the mis-keyed question (readerstudy.demo.MISKEYED) right, against its key.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import random
 from annotation.models import Answer
 from annotation.services import answer_submit, reader_finish
 from annotation.sessions import reading_of
+from readerstudy.demo import MISKEYED, MISKEYED_RIGHT
 from readerstudy.models import ReaderStudy
 
 MISMATCH_COMMENT = (
@@ -27,11 +29,15 @@ def simulate_readers(study: ReaderStudy, readers: dict) -> int:
         if Answer.objects.filter(item__study=study, reader=user).exists():
             continue
         rng = random.Random(f"demo:{user.username}")
-        for item in items[: len(items) - leave_open]:
+        # The cases left open are the last ones, never the mis-keyed question.
+        open_cases = [i for i in items if i.question.source_id != MISKEYED][-leave_open:]
+        for item in [i for i in items if not leave_open or i not in open_cases]:
             question = item.question
             mismatch = question.case.study_id == "demo-mismatch"
             right = rng.random() < skill and not mismatch
             choice = question.correct if right else rng.choice("ABCD")
+            if question.source_id == MISKEYED:  # everyone knows better than its key
+                choice = MISKEYED_RIGHT
             answer_submit(
                 reader=user,
                 item=item,

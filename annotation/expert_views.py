@@ -14,25 +14,35 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
+from annotation.correction_forms import CorrectionForm
+from annotation.correction_selectors import (
+    earlier_words_answers,
+    item_proposals,
+    rule_of,
+    version_rows,
+)
+from annotation.corrections import CorrectionRefused, review_with_correction_submit
 from annotation.models import ExpertReview
 from annotation.review_forms import ReviewForm
 from annotation.reviews import (
     REVIEWERS,
     ReviewRejected,
     reader_feedback,
-    review_submit,
     reviews_visible_to,
 )
 from annotation.selectors import case_images
 from readerstudy.http import wants_json
+from readerstudy.keys import current_versions
 from readerstudy.links import site_link
 from readerstudy.models import Role, StudyQuestion
 from readerstudy.selectors import roles_of, study_for_user
 from readerstudy.vocabulary import (
+    CORRECTION_PAGE_KEYS,
     PROBLEM_DECISIONS,
     REVIEW_DEFAULTS,
     REVIEW_DEFAULTS_KEY,
     REVIEW_PROBLEM_DEFAULTS,
+    Decision,
 )
 
 
@@ -48,27 +58,35 @@ def review_question(request: HttpRequest, slug: str, item_id: int) -> HttpRespon
     roles = roles_of(request.user, study)
     can_review = Role.EXPERT in roles
     mine = ExpertReview.objects.filter(item=item, expert=request.user).first()
+    current = current_versions([item.question_id])[item.question_id]
     form = ReviewForm(request.POST or None, initial=ReviewForm.initial_from(mine))
+    fix = CorrectionForm(request.POST or None, current=current)
     if request.method == "POST":
         if not can_review:
             raise Http404("Only the study's experts review questions.")
         if form.is_valid():
             data = form.cleaned_data
             try:
-                review_submit(
+                correction = _correction(fix) if data["decision"] == Decision.REVISE else None
+                review_with_correction_submit(
                     expert=request.user,
                     item=item,
-                    flags=data["flags"],
-                    other_text=data["other_text"],
-                    ratings=form.ratings(),
-                    difficulty=data["difficulty"],
-                    decision=data["decision"],
-                    comment=data["comment"],
+                    review={
+                        "flags": data["flags"],
+                        "other_text": data["other_text"],
+                        "ratings": form.ratings(),
+                        "difficulty": data["difficulty"],
+                        "decision": data["decision"],
+                        "comment": data["comment"],
+                    },
+                    correction=correction,
                 )
-            except ReviewRejected as exc:
+            except (ReviewRejected, CorrectionRefused) as exc:
                 form.add_error(None, str(exc))
             else:
                 saved = f"Review of {item.question.source_id} saved."
+                if correction:
+                    saved = f"Review and proposed correction of {item.question.source_id} saved."
                 if wants_json(request):
                     # The page's script shows the next question it fetched ahead (expert.js).
                     return JsonResponse({"saved": item.id, "message": saved})
@@ -84,6 +102,7 @@ def review_question(request: HttpRequest, slug: str, item_id: int) -> HttpRespon
         .select_related("expert")
     )
     case = item.question.case
+    proposals, proposals_hidden = item_proposals(item, request.user)
     context = {
         "study": study,
         "item": item,
@@ -100,5 +119,34 @@ def review_question(request: HttpRequest, slug: str, item_id: int) -> HttpRespon
         "problem_defaults_json": json.dumps(REVIEW_PROBLEM_DEFAULTS),
         "problem_decisions_json": json.dumps(list(PROBLEM_DECISIONS)),
         "defaults_key": REVIEW_DEFAULTS_KEY,
+        "current": current,
+        "original_key": item.question.correct,
+        "fix": fix,
+        "correction_keys": CORRECTION_PAGE_KEYS,
+        "proposals": proposals,
+        "proposals_hidden": proposals_hidden,
+        "versions": version_rows(item),
+        "rule": rule_of(study),
+        "earlier_words": earlier_words_answers(study, [item.question_id]).get(item.question_id, 0),
     }
     return render(request, "annotation/expert_review.html", context)
+
+
+def _correction(fix: CorrectionForm) -> dict | None:
+    """The proposal a "Revise" carries, or None when the expert changed nothing and named no
+    error (a revise without a correction); a bad field is refused in words."""
+    if not fix.proposes():
+        return None
+    if not fix.is_valid():
+        problems = "; ".join(
+            f"{fix[name].label if name in fix.fields else 'Correction'}: {' '.join(errors)}"
+            for name, errors in fix.errors.items()
+        )
+        raise CorrectionRefused(f"The correction is not complete: {problems}")
+    data = fix.cleaned_data
+    return {
+        "base": data["base"],
+        "error_type": data["error_type"],
+        "values": fix.values(),
+        "note": data["note"],
+    }

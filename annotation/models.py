@@ -11,6 +11,7 @@ from django.db import models
 from django.db.models import Q
 
 from readerstudy.models import ReaderStudy, StudyQuestion
+from readerstudy.question_versions import QuestionVersion
 from readerstudy.vocabulary import (
     LETTERS,
     RATING_FIELDS,
@@ -47,6 +48,11 @@ class Answer(models.Model):
     # Given in a practice set (the key shown after it): never data of a research analysis
     # (analysis.selectors.study_responses takes only the answers of its study's kind).
     practice = models.BooleanField(default=False)
+    # The version of the question whose words the reader was shown (readerstudy.keys scores
+    # the answer from it); set by the answer service, never changed by a correction.
+    question_version = models.ForeignKey(
+        QuestionVersion, on_delete=models.PROTECT, related_name="answers"
+    )
 
     class Meta:
         ordering = ["item__study", "reader", "session", "item__position"]
@@ -216,3 +222,7 @@ class ReadingPreference(models.Model):
 
     def __str__(self) -> str:
         return f"{self.reader} in {self.study}: {self.modality} at {self.preset}"
+
+
+# Corrections and votes live in their own module; imported here so Django finds the models.
+from annotation.correction_models import Correction, CorrectionVote  # noqa: E402, F401

@@ -123,8 +123,9 @@ def visible_items_q(study: ReaderStudy, user, prefix: str = "") -> Q:
 
 def audit_visible_to(study: ReaderStudy, user) -> QuerySet[AuditEvent]:
     """The study's audit events `user` may read: a review's event carries its decision and
-    flags, so a PI who is also an expert sees a colleague's only once they reviewed that
-    question themselves (issue 25, finding 2: the dashboard's audit list showed them)."""
+    flags (a correction's, what it proposes), so a PI who is also an expert sees a
+    colleague's only once they reviewed that question themselves (issue 25, finding 2: the
+    dashboard's audit list showed them)."""
     events = AuditEvent.objects.filter(study=study)
     seen = may_see_others(study, user)
     if seen is True:
@@ -132,9 +133,9 @@ def audit_visible_to(study: ReaderStudy, user) -> QuerySet[AuditEvent]:
     reviewed = StudyQuestion.objects.filter(id__in=seen).values_list(
         "question__source_id", flat=True
     )
-    return events.exclude(
-        Q(action__startswith="review.") & ~Q(actor=user) & ~Q(detail__question__in=list(reviewed))
-    )
+    # A proposed correction, a vote on one and its decision carry what the expert judged too.
+    judged = Q(action__startswith="review.") | Q(action__startswith="correction.")
+    return events.exclude(judged & ~Q(actor=user) & ~Q(detail__question__in=list(reviewed)))
 
 
 def reviews_visible_to(study: ReaderStudy, user) -> QuerySet[ExpertReview]:

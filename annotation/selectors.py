@@ -16,7 +16,9 @@ from annotation.models import Answer, ReaderCompletion
 from annotation.sessions import Reading, reading_of, washout_message
 from readerstudy.answer_keys import KEY_VERSION, is_right, question_key
 from readerstudy.blinding import may_see_answers
+from readerstudy.keys import current_versions
 from readerstudy.models import Image, ItemAid, ReaderStudy, StudyQuestion
+from readerstudy.question_versions import QuestionVersion
 from readerstudy.sampling import option_order, reader_order, session_order
 from readerstudy.vocabulary import ANSWER_FIELD_NAMES, LETTERS, NO_USABLE_AID, AidMode
 
@@ -113,16 +115,21 @@ class ReaderCase:
     layout: str = ""  # sessions.layout_stamp: the answer is refused if the design changed
     practice: bool = False  # a practice set: the key and explanation follow each answer
     feedback: Feedback | None = None
+    # The stamp of the question's words shown (QuestionVersion.words_stamp): the answer is
+    # recorded against the version with these words. It changes only with the words.
+    words: str = ""
 
     @property
     def answer_query(self) -> str:
         """The answer form's query: the session, the stage of a second read and the layout
         the page was made under, each checked by the server (annotation.services)."""
-        query = {"session": self.session} if self.sessions > 1 else {}
+        query: dict[str, object] = {"session": self.session} if self.sessions > 1 else {}
         if self.awaiting_first:
             query["stage"] = "first"
         if self.layout:
             query["layout"] = self.layout
+        if self.words:
+            query["words"] = self.words
         return "?" + urlencode(query) if query else ""
 
     @property
@@ -366,18 +373,21 @@ def _build_case(
     locked: bool,
     answered_count: int,
     reading: Reading,
+    words: QuestionVersion,
     preload: list[str] | None = None,
     next_open: int | None = None,
     reveal: bool = False,
 ) -> ReaderCase:
     """The one place that decides what a reader sees of a case: nothing of the truth, the
-    options in this reader's screen order, the AI's answer only in the aided arm (in a second
-    read, only once the reader's own first answer is fixed), and only this session's answer.
-    A practice set's answered case (`reveal`: the caller asked blinding) adds its feedback:
-    right or wrong, the key and the explanation."""
+    question's current words (`words`, its current version: no key, no explanation, no sign of
+    a correction but the words themselves), the options in this reader's screen order, the
+    AI's answer only in the aided arm (in a second read, only once the reader's own first
+    answer is fixed), and only this session's answer. A practice set's answered case
+    (`reveal`: the caller asked blinding) adds its feedback: right or wrong, the key and the
+    explanation."""
     question, case = item.question, item.question.case
     mapping = screen_letters(study, reading, question.id)
-    canonical = dict(question.labelled_options)
+    canonical = dict(words.labelled_options)
     first_choice = to_screen(mapping, mine.first_choice) if mine else ""
     final = mine if mine is not None and mine.choice else None
     show_aid = reading.aided and (reading.aid_mode == AidMode.CONCURRENT or bool(first_choice))
@@ -386,7 +396,7 @@ def _build_case(
         study_title=study.title,
         number=number,
         total=total,
-        question=question.text,
+        question=words.text,
         options=[(screen, canonical[c]) for screen, c in mapping.items()],
         images=images,
         indication=case.indication if study.show_indication else None,
@@ -425,6 +435,7 @@ def _build_case(
         layout=reading.layout,
         practice=study.practice,
         feedback=_feedback(question, final, mapping) if reveal and final else None,
+        words=words.words_stamp,
     )
 
 
@@ -487,6 +498,7 @@ def reader_case(
         locked=locked,
         answered_count=len(done),
         reading=reading,
+        words=current_versions([item.question_id])[item.question_id],
         preload=preload,
         next_open=next_open,
         reveal=reveals(study, reader, item.question.case),
@@ -556,6 +568,7 @@ def reader_cases(study: ReaderStudy, reader, numbers: list[int]) -> list[ReaderC
         images.setdefault(img.case_id, []).append(_reader_image(img))
     answers = {a.item_id: a for a in my_answers(study, reader, reading.session)}
     locked = is_locked(study, reader, reading.session)
+    words = current_versions([item.question_id for item in items])
     return [
         _build_case(
             study,
@@ -568,6 +581,7 @@ def reader_cases(study: ReaderStudy, reader, numbers: list[int]) -> list[ReaderC
             answered_count=sum(1 for a in answers.values() if a.choice),
             reading=reading,
             reveal=reveals(study, reader, item.question.case),
+            words=words[item.question_id],
         )
         for item in sorted(items, key=lambda i: wanted[i.id])
     ]

@@ -88,6 +88,10 @@ class ReaderCaseSerializer(serializers.Serializer):
         help_text="The design this case was shown under (its number and letters): send it "
         "back with the answer; one made under an earlier design is refused (409).",
     )
+    words = serializers.CharField(
+        help_text="A stamp of the question's words as shown: send it back with the answer, "
+        "which is recorded against the version of the question with these words.",
+    )
     # Only in a designed study (arms, sessions): absent from single-arm studies' cases, so
     # not required in the schema.
     session = serializers.IntegerField(required=False)
@@ -134,6 +138,14 @@ class AnswerInputSerializer(serializers.Serializer):
         max_length=64,
         help_text="The case's `layout` as it was shown: refused (409) if the PI changed the "
         "design since, as its number or letters may now stand for another case or option.",
+    )
+    words = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=64,
+        help_text="The case's `words` as shown: the answer is recorded against that version "
+        "of the question (empty: the current one).",
     )
 
     def get_fields(self):

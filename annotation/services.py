@@ -22,6 +22,8 @@ from annotation.models import Answer, AnswerRevision, ReaderCompletion
 from annotation.selectors import is_locked, screen_letters, to_screen
 from annotation.sessions import Reading, hold_design, reading_of, washout_message
 from readerstudy.models import ReaderStudy, StudyQuestion
+from readerstudy.question_versions import QuestionVersion
+from readerstudy.services.versions import ensure_first_version
 from readerstudy.signals import data_changed
 from readerstudy.vocabulary import ANSWER_FIELD_NAMES, ANSWER_FIELDS, AidMode
 
@@ -144,6 +146,7 @@ def answer_submit(
     session: int | None = None,
     stage: str | None = None,
     layout: str | None = None,
+    words: str | None = None,
     **values: str | None,
 ) -> AnswerOutcome:
     """Save `reader`'s answer to `item`: `values` are the answer's fields (`choice`,
@@ -154,7 +157,9 @@ def answer_submit(
     refused. `layout`: the page's `Reading.layout`; an answer from a page made under another
     design (changed before anyone answered) is refused. `stage`: "first" when the page was a
     second read before the AI was shown: a repeat of that submit (double click, second tab)
-    never becomes the final answer.
+    never becomes the final answer. `words`: the stamp of the question's words the page
+    showed (QuestionVersion.words_stamp); the answer is recorded against the version with
+    those words (None: the current version, for API clients).
 
     A second read (aided arm, aid mode second-read) takes two submits: the first stores the
     unaided answer, fixed from then on, and the page shows the AI; the second is the final
@@ -162,25 +167,54 @@ def answer_submit(
     values = _validate(values)
     spent = clamp_time(time_ms)
     outcome = _answer_save(
-        item, reader, values, spent, base, session=session, stage=stage, layout=layout
+        item, reader, values, spent, base, session=session, stage=stage, layout=layout, words=words
     )
     if outcome.created or outcome.revised:
         data_changed(item.study)  # the analysis is computed again (debounced)
     return outcome
 
 
+def shown_version(item: StudyQuestion, words: str | None) -> QuestionVersion:
+    """The version of `item`'s question whose words a page showed (`words`: its stamp), the
+    latest with those words; the current version when the page said nothing (API clients).
+    A stamp of no version of the question is refused: the page was not made here."""
+    versions = list(
+        QuestionVersion.objects.filter(question_id=item.question_id).order_by("-number")
+    )
+    if not versions:  # a question some path wrote without its version 1
+        versions = [ensure_first_version(item.question)]
+    if not words:
+        return versions[0]
+    found = next((v for v in versions if v.words_stamp == words), None)
+    if found is None:
+        raise AnswerRejected(
+            "This page showed the question in words the server does not know. Reload the "
+            "page; nothing was saved."
+        )
+    return found
+
+
 def _answer_save(
-    item, reader, values: dict, spent: int, base: dict | None, *, session, stage, layout=None
+    item, reader, values: dict, spent: int, base: dict | None, *, session, stage, layout, words
 ) -> AnswerOutcome:
     with transaction.atomic():
         hold_design(item.study)  # never under a design a PI replaced meanwhile
+        shown = shown_version(item, words)
         return _answer_save_locked(
-            item, reader, values, spent, base, session=session, stage=stage, layout=layout
+            item,
+            reader,
+            values,
+            spent,
+            base,
+            session=session,
+            stage=stage,
+            layout=layout,
+            shown=shown,
         )
 
 
 def _answer_save_locked(
-    item, reader, values: dict, spent: int, base: dict | None, *, session, stage, layout
+    item, reader, values: dict, spent: int, base: dict | None, *, session, stage, layout, shown
 ) -> AnswerOutcome:
     study = item.study
     reading = reading_of(study, reader)
@@ -217,6 +251,7 @@ def _answer_save_locked(
                     session=reading.session,
                     arm=reading.arm,
                     practice=study.practice,  # never data of a research analysis
+                    question_version=shown,
                     **stored,
                 )
                 created = "first" if second_read else ""
@@ -224,8 +259,8 @@ def _answer_save_locked(
             if stage == "first":  # the page never showed the AI: it cannot give a final
                 return _repeat_first(existing, values, mapping)
             if not existing.choice:
-                return _final(existing, values, spent)
-            return _revise(existing, reader, values, spent, study, base, screen)
+                return _final(existing, values, spent, shown)
+            return _revise(existing, reader, values, spent, study, base, screen, shown)
     except IntegrityError:
         # Two requests raced to create the same answer; the other one won. Treat this one as
         # a repeat of it, or as a revision if the values differ.
@@ -234,8 +269,8 @@ def _answer_save_locked(
             if stage == "first":  # the page never showed the AI: it cannot give a final
                 return _repeat_first(existing, values, mapping)
             if not existing.choice:
-                return _final(existing, values, spent)
-            return _revise(existing, reader, values, spent, study, base, screen)
+                return _final(existing, values, spent, shown)
+            return _revise(existing, reader, values, spent, study, base, screen, shown)
 
 
 OnScreen = Callable[[Answer], dict[str, str]]
@@ -264,17 +299,25 @@ def _repeat_first(existing: Answer, values: dict, mapping: dict[str, str]) -> An
     )
 
 
-def _final(existing: Answer, values: dict, spent: int) -> AnswerOutcome:
+def _final(existing: Answer, values: dict, spent: int, shown: QuestionVersion) -> AnswerOutcome:
     """A second read's final answer, given after the AI was shown; the first stays as it was."""
     for name, value in values.items():
         setattr(existing, name, value)
+    existing.question_version = shown
     existing.time_ms = min(existing.time_ms + spent, 2**31 - 1)
     existing.save()
     return AnswerOutcome(existing, created=True, revised=False, stage="final")
 
 
 def _revise(
-    existing: Answer, reader, values: dict, spent: int, study, base: dict | None, screen: OnScreen
+    existing: Answer,
+    reader,
+    values: dict,
+    spent: int,
+    study,
+    base: dict | None,
+    screen: OnScreen,
+    shown: QuestionVersion,
 ) -> AnswerOutcome:
     old = _values(existing)
     if old == values:
@@ -297,6 +340,7 @@ def _revise(
     )
     for name, value in values.items():
         setattr(existing, name, value)
+    existing.question_version = shown  # the revision answers the words now on screen
     existing.time_ms += counted
     existing.revisions_count += 1
     existing.save()

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation import practice_views, views
+from annotation import correction_views, practice_views, views
 
 # The reader's pages and the site's home. The PI's dashboard and the expert pages share their
 # paths with other layers' pages: the root urls.py lays those out, each in one list.
@@ -20,5 +20,22 @@ urlpatterns = [
         "practice/plans/<int:plan_id>/start/",
         practice_views.plan_start,
         name="practice-plan-start",
+    ),
+    # Corrections of the study's questions (experts and PIs), and the corrected bank.
+    path("s/<slug:slug>/corrections/", correction_views.corrections, name="corrections"),
+    path(
+        "s/<slug:slug>/corrections/<int:correction_id>/",
+        correction_views.correction,
+        name="correction",
+    ),
+    path(
+        "s/<slug:slug>/corrections/versions/<int:version_id>/reverse/",
+        correction_views.version_reverse,
+        name="version-reverse",
+    ),
+    path(
+        "s/<slug:slug>/corrections/bank.<str:fmt>",
+        correction_views.bank_download,
+        name="corrections-bank",
     ),
 ]

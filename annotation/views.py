@@ -248,6 +248,7 @@ def case_answer(request: HttpRequest, slug: str, number: int) -> HttpResponse:
             session=_page_session(request),
             stage="first" if request.GET.get("stage") == "first" else None,
             layout=request.GET.get("layout") or None,
+            words=request.GET.get("words", "")[:64] or None,
             **form.cleaned_data,
         )
     except AnswerRejected as exc:

@@ -299,6 +299,8 @@ def build_bulk(n_questions: int, n_readers: int, n_models: int) -> tuple:
         StudyQuestion,
         Task,
     )
+    from readerstudy.question_versions import QuestionVersion
+    from readerstudy.services.versions import first_versions_create
 
     rng = random.Random(0)
     tag = uuid.uuid4().hex[:6]
@@ -348,6 +350,12 @@ def build_bulk(n_questions: int, n_readers: int, n_models: int) -> tuple:
         ),
         batch_size=2000,
     )
+    first_versions_create(q.pk for q in questions)  # version 1 of each, as an import writes
+    shown = dict(
+        QuestionVersion.objects.filter(question__in=questions, number=1).values_list(
+            "question_id", "pk"
+        )
+    )
     study = ReaderStudy.objects.create(slug=f"bench-{tag}", title=f"Bench {tag}", dataset=dataset)
     items = StudyQuestion.objects.bulk_create(
         (StudyQuestion(study=study, question=q, position=i) for i, q in enumerate(questions)),
@@ -369,6 +377,7 @@ def build_bulk(n_questions: int, n_readers: int, n_models: int) -> tuple:
                     reader=reader,
                     choice=q.correct if rng.random() < 0.7 else "ABCD"[rng.randrange(4)],
                     time_ms=rng.randint(4000, 90000),
+                    question_version_id=shown[q.pk],
                 )
                 for item, q in zip(items, questions, strict=True)
             ),

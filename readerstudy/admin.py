@@ -14,6 +14,7 @@ from readerstudy.models import (
     ReaderStudy,
     StudyQuestion,
 )
+from readerstudy.question_versions import QuestionVersion
 from readerstudy.services.design import DESIGN_FIELDS
 
 
@@ -173,4 +174,23 @@ class ItemAidAdmin(admin.ModelAdmin):
     list_filter = ["item__study", "usable"]
 
     def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(QuestionVersion)
+class QuestionVersionAdmin(admin.ModelAdmin):
+    """Versions are made by decisions (annotation.corrections), never edited: read only."""
+
+    list_display = ["question", "number", "change", "correct", "accepted", "study", "created_at"]
+    list_filter = ["change", "error_type"]
+    search_fields = ["question__source_id"]
+    list_select_related = ["question", "study"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
         return False

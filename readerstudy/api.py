@@ -5,6 +5,7 @@ from __future__ import annotations
 import django_filters
 from rest_framework.generics import ListAPIView
 
+from readerstudy.keys import current_versions
 from readerstudy.models import Role, StudyQuestion, Task
 from readerstudy.selectors import study_for_user
 from readerstudy.serializers import ExpertQuestionSerializer
@@ -34,3 +35,12 @@ class ExpertQuestionList(ListAPIView):
             .select_related("question__case")
             .order_by("position")
         )
+
+    def list(self, request, *args, **kwargs):
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        context = {
+            **self.get_serializer_context(),
+            "current_versions": current_versions([item.question_id for item in page]),
+        }
+        data = self.get_serializer_class()(page, many=True, context=context).data
+        return self.get_paginated_response(data)

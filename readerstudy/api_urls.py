@@ -5,6 +5,7 @@ from django.urls import path
 from analysis import api as analysis_api
 from analysis import learning_api, triage_api
 from annotation import api as annotation_api
+from annotation import correction_api
 from readerstudy import api as core_api
 from readerstudy.api_auth import obtain_auth_token
 from readerstudy.api_docs import docs_view, schema_view
@@ -39,6 +40,21 @@ v1 = [
     ),
     path("studies/<slug:slug>/items/", triage_api.ItemAnalysis.as_view(), name="api-items"),
     path("studies/<slug:slug>/results/", learning_api.ReaderResults.as_view(), name="api-results"),
+    path(
+        "studies/<slug:slug>/corrections/",
+        correction_api.CorrectionList.as_view(),
+        name="api-corrections",
+    ),
+    path(
+        "studies/<slug:slug>/corrections/<int:pk>/vote/",
+        correction_api.CorrectionVoteView.as_view(),
+        name="api-correction-vote",
+    ),
+    path(
+        "studies/<slug:slug>/corrections/<int:pk>/decision/",
+        correction_api.CorrectionDecisionView.as_view(),
+        name="api-correction-decision",
+    ),
 ]
 
 urlpatterns = [

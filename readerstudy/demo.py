@@ -181,7 +181,7 @@ CHEST_QUESTIONS = [
         "Lung",
         "Where is the largest concentration of lesions?",
         ["Lung apices", "Mid and lower zones", "Retrocardiac only", "Pleural surfaces"],
-        "B",
+        "A",  # mis-keyed on purpose (MISKEYED): the explanation and the report say B
         "Lesions are most numerous in the mid and lower zones.",
     ),
     (
@@ -268,6 +268,13 @@ USERS = {
     "expert1": "expert",
     "pi1": "pi",
 }
+# The question the demo keys wrongly, as banks sometimes do (its explanation and the report say
+# mid and lower zones, option B; the key says A): the simulated readers and the demo models
+# all answer the right option, so the expert queue ranks it first and an expert can propose
+# "wrong key, B" (issue 35).
+MISKEYED = "demo-cxr-05-q3"
+MISKEYED_RIGHT = "B"
+
 # The readers of the AI-assisted demo study (analysis.demo), other people than the demo's: it
 # holds the same X-rays, and someone reading them unaided may not be shown the AI's answers
 # on them in another study (readerstudy.blinding). reader4 is left for a person to try.

@@ -16,6 +16,7 @@ from readerstudy.vocabulary import (
     LETTERS,
     MAX_UNSEEN_PER_MISS,
     PRACTICE_INTERVALS,
+    AdjudicationRule,
     AidMode,
     Arm,
     ResultsVisibility,
@@ -280,6 +281,14 @@ class ReaderStudy(models.Model):
         "PracticePlan", null=True, blank=True, on_delete=models.CASCADE, related_name="sittings"
     )
     sitting = models.PositiveSmallIntegerField(default=0)
+    # Who turns a proposed correction into the key (annotation.corrections): a PI, or
+    # `adjudication_votes` of the study's experts agreeing.
+    adjudication = models.CharField(
+        max_length=10, choices=AdjudicationRule.choices, default=AdjudicationRule.PI
+    )
+    adjudication_votes = models.PositiveSmallIntegerField(
+        default=2, help_text="With the experts' rule: how many agreeing experts make a key."
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -324,6 +333,11 @@ class ReaderStudy(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(anchor_size=0) | Q(reader_groups__gte=2), name="study_anchor_groups"
+            ),
+            models.CheckConstraint(
+                condition=Q(adjudication__in=AdjudicationRule.values)
+                & Q(adjudication_votes__gte=1),
+                name="study_adjudication_rule",
             ),
         ]
 
@@ -618,3 +632,7 @@ class Invitation(models.Model):
 
     def __str__(self) -> str:
         return f"invitation of {self.user} to {self.study.slug}"
+
+
+# Versions of a question live in their own module; imported here so Django finds the model.
+from readerstudy.question_versions import QuestionVersion  # noqa: E402, F401

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from typing import IO, Any
 
 from readerstudy.rexvqa import RawRecord, RexvqaError, parse_record, quote
+from readerstudy.spreadsheets import TRIGGERS
 
 MAX_ROWS = 100_000  # questions; rows in the sheet, empty ones included, at most one more
 MAX_COLUMNS = 256  # cells in one row (the template has 21 columns)
@@ -48,6 +49,11 @@ COLUMNS: dict[str, str] = {
     "indication": "Indication",
     "findings": "Findings",
     "impression": "Impression",
+    # A corrected bank (readerstudy.bank_export): the accepted answers, the version, and every
+    # version as JSON.
+    "accepted": "accepted_answers",
+    "version": "version",
+    "history": "history",
 }
 REQUIRED_COLUMNS = ("id", "question", "option_a", "option_b", "option_c", "option_d", "correct")
 REQUIRED_COLUMNS += ("task",)
@@ -195,10 +201,12 @@ def _csv_rows(handle: IO[bytes]) -> Iterable[tuple[int, list[str]]]:
         ) from exc
     first_line = text.split("\n", 1)[0]
     try:
-        dialect: Any = csv.Sniffer().sniff(first_line, delimiters=",;\t")
+        delimiter = csv.Sniffer().sniff(first_line, delimiters=",;\t").delimiter
     except csv.Error:
-        dialect = csv.excel
-    reader = csv.reader(io.StringIO(text, newline=""), dialect)
+        delimiter = ","
+    # Only the delimiter is guessed (from the header, which holds no quotes): the rest is
+    # Excel's CSV, where a quote inside a quoted cell is written twice ("say ""no""").
+    reader = csv.reader(io.StringIO(text, newline=""), csv.excel, delimiter=delimiter)
     try:
         for row, cells in enumerate(reader, start=1):
             _check_row(row)
@@ -206,7 +214,7 @@ def _csv_rows(handle: IO[bytes]) -> Iterable[tuple[int, list[str]]]:
             yield (
                 row,
                 [
-                    _check_length(cell, row, f"column {i}").strip()
+                    _text_marker_dropped(_check_length(cell, row, f"column {i}").strip())
                     for i, cell in enumerate(cells, 1)
                 ],
             )
@@ -214,6 +222,14 @@ def _csv_rows(handle: IO[bytes]) -> Iterable[tuple[int, list[str]]]:
         raise RexvqaError(
             f"the CSV file cannot be read near line {reader.line_num}: {exc}"
         ) from exc
+
+
+def _text_marker_dropped(text: str) -> str:
+    """A cell our CSV exports wrote as text ("'=..."; readerstudy.spreadsheets.neutralise,
+    against formula injection) reads as what it holds, so an exported bank imports as it was."""
+    if len(text) > 1 and text[0] == "'" and text[1] in TRIGGERS:
+        return text[1:]
+    return text
 
 
 def _xlsx_parts_checked(handle: IO[bytes]) -> None:

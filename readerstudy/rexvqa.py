@@ -25,7 +25,7 @@ from typing import Any, Protocol
 from readerstudy.imaging import DEFAULT_MAX_PIXELS, ImagingError, check_source
 from readerstudy.models import Task
 from readerstudy.storable import unstorable_text
-from readerstudy.vocabulary import LETTERS
+from readerstudy.vocabulary import LETTERS, ErrorType
 
 REQUIRED_FIELDS = ("question", "options", "correct_answer", "task_name", "study_id")
 _OPTION_PREFIX = re.compile(r"^\s*\(?([A-Da-d])\s*[.):\]]\s*")
@@ -138,6 +138,23 @@ class ParsedCase:
 
 
 @dataclass(frozen=True)
+class ParsedVersion:
+    """One version of a question in a corrected bank's `history` (readerstudy.bank_export)."""
+
+    number: int
+    text: str
+    options: tuple[str, str, str, str]
+    correct: str
+    accepted: str
+    explanation: str
+    error_type: str = ""
+    decided: str = ""
+    decided_at: str = ""
+    reverses: int | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class ParsedQuestion:
     source_id: str
     text: str
@@ -149,6 +166,24 @@ class ParsedQuestion:
     subcategory: str
     klass: str
     study_id: str
+    # A corrected bank: the accepted answers (letters, the key among them) and every version,
+    # the last being the record's own (empty: the question as first released).
+    accepted: str = ""
+    history: tuple[ParsedVersion, ...] = ()
+
+    @property
+    def first(self) -> ParsedVersion:
+        """Version 1: what the Question row holds."""
+        if self.history:
+            return self.history[0]
+        return ParsedVersion(
+            1,
+            self.text,
+            self.options,
+            self.correct,
+            self.accepted or self.correct,
+            self.explanation,
+        )
 
 
 def load_json(path: Path) -> dict[str, Any]:
@@ -428,6 +463,109 @@ def parse_case(record: dict[str, Any], qid: str, source: ImageSource) -> ParsedC
     )
 
 
+def parse_accepted(value: Any, key: str, qid: str, field: str = "accepted_answers") -> str:
+    """Accepted answers: a list of letters or "B|C" (the key among them); empty: the key."""
+    if value is None or value == "" or value == []:
+        return key
+    items = value.split("|") if isinstance(value, str) else as_list(value, qid, field)
+    letters = set()
+    for item in items:
+        if not isinstance(item, str) or item.strip().upper() not in LETTERS:
+            raise RexvqaError(
+                f"accepted answers are letters A-D, got {quote(item)}", question_id=qid, field=field
+            )
+        letters.add(item.strip().upper())
+    if key not in letters:
+        raise RexvqaError(
+            f"the accepted answers {quote('|'.join(sorted(letters)))} leave out the key {key}",
+            question_id=qid,
+            field=field,
+        )
+    return "".join(letter for letter in LETTERS if letter in letters)
+
+
+def _version_number(value: Any, qid: str, field: str) -> int:
+    text = str(value).strip() if value is not None else ""
+    if isinstance(value, bool) or not text.isdigit() or not 1 <= int(text) <= 10_000:
+        raise RexvqaError(
+            f"a version is a whole number from 1, got {quote(value)}", question_id=qid, field=field
+        )
+    return int(text)
+
+
+def parse_history(record: dict[str, Any], qid: str, current: ParsedVersion) -> tuple:
+    """The `version` and `history` of a corrected bank's record: every version, whole, the
+    last being the record itself; none for a question as first released."""
+    raw_version = record.get("version")
+    number = 1 if raw_version in (None, "") else _version_number(raw_version, qid, "version")
+    raw = record.get("history")
+    if isinstance(raw, str) and raw.strip():
+        try:
+            raw = json.loads(raw)
+        except (ValueError, RecursionError) as exc:
+            raise RexvqaError("is not JSON", question_id=qid, field="history") from exc
+    if raw in (None, "", []):
+        if number != 1:
+            raise RexvqaError(
+                f"version {number} needs its history (versions 1 to {number})",
+                question_id=qid,
+                field="history",
+            )
+        return ()
+    if not isinstance(raw, list) or not all(isinstance(entry, dict) for entry in raw):
+        raise RexvqaError("must be a list of versions", question_id=qid, field="history")
+    versions = []
+    for index, entry in enumerate(raw, start=1):
+        where = f"history {index}"
+        if _version_number(entry.get("version"), qid, where) != index:
+            raise RexvqaError(
+                "versions must be numbered 1, 2, ... in order", question_id=qid, field=where
+            )
+        options = parse_options(entry.get("options"), qid)
+        key = parse_answer(entry.get("correct_answer"), qid)
+        error_type = str(entry.get("error_type") or "")
+        if error_type not in ErrorType.values and error_type:
+            raise RexvqaError(
+                f"unknown error type {quote(error_type)}", question_id=qid, field=where
+            )
+        reverses = entry.get("reverses")
+        versions.append(
+            ParsedVersion(
+                number=index,
+                text=_text(entry, "question", qid, required=True),
+                options=options,
+                correct=key,
+                accepted=parse_accepted(entry.get("accepted_answers"), key, qid, where),
+                explanation=_text(entry, "correct_answer_explanation", qid),
+                error_type="" if index == 1 else error_type,
+                decided=_text(entry, "decided", qid)[:200],
+                decided_at=_text(entry, "decided_at", qid)[:40],
+                reverses=None if reverses in (None, "") else _version_number(reverses, qid, where),
+                note=_text(entry, "note", qid),
+            )
+        )
+    if len(versions) != number:
+        raise RexvqaError(
+            f"version {number} but {len(versions)} versions in its history",
+            question_id=qid,
+            field="history",
+        )
+    last = versions[-1]
+    if (last.text, last.options, last.correct, last.accepted, last.explanation) != (
+        current.text,
+        current.options,
+        current.correct,
+        current.accepted,
+        current.explanation,
+    ):
+        raise RexvqaError(
+            "the last version of the history is not the question as the record gives it",
+            question_id=qid,
+            field="history",
+        )
+    return tuple(versions)
+
+
 def _empty(value: Any) -> bool:
     return value is None or (isinstance(value, str | list | tuple | dict) and not value)
 
@@ -444,17 +582,25 @@ def parse_record(qid: str, record: Any, *, paths_required: bool = True) -> Parse
         paths_required or _empty(record.get("StudyInstanceUid"))
     ):
         raise RexvqaError("missing or empty", question_id=qid, field="ImagePath")
+    text = _text(record, "question", qid, required=True)
+    options = parse_options(record["options"], qid)
+    correct = parse_answer(record["correct_answer"], qid)
+    explanation = _text(record, "correct_answer_explanation", qid)
+    accepted = parse_accepted(record.get("accepted_answers"), correct, qid)
+    current = ParsedVersion(0, text, options, correct, accepted, explanation)
     return ParsedQuestion(
         source_id=qid,
-        text=_text(record, "question", qid, required=True),
-        options=parse_options(record["options"], qid),
-        correct=parse_answer(record["correct_answer"], qid),
-        explanation=_text(record, "correct_answer_explanation", qid),
+        text=text,
+        options=options,
+        correct=correct,
+        explanation=explanation,
         task=parse_task(record["task_name"], qid),
         category=_text(record, "category", qid)[:200],
         subcategory=_text(record, "subcategory", qid)[:200],
         klass=_text(record, "class", qid)[:200],
         study_id=_text(record, "study_id", qid, required=True)[:200],
+        accepted=accepted,
+        history=parse_history(record, qid, current),
     )
 
 

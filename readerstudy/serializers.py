@@ -1,5 +1,7 @@
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from readerstudy.keys import current_versions
 from readerstudy.models import StudyQuestion
 
 
@@ -37,8 +39,19 @@ class CaseReportSerializer(serializers.Serializer):
     patient_sex = serializers.CharField(allow_blank=True)
 
 
+class CurrentVersionSerializer(serializers.Serializer):
+    version = serializers.IntegerField(source="number")
+    text = serializers.CharField()
+    options = serializers.ListField(child=serializers.CharField())
+    key = serializers.CharField(source="correct")
+    accepted = serializers.ListField(child=serializers.CharField(), source="accepted_letters")
+    explanation = serializers.CharField(allow_blank=True)
+
+
 class ExpertQuestionSerializer(serializers.ModelSerializer):
-    """A study question with its truth: only for the study's experts and PIs."""
+    """A study question with its truth: only for the study's experts and PIs. `text`,
+    `options`, `correct` and `explanation` are as imported (version 1); `current` is the
+    question at its current version, the key as adjudicated."""
 
     item_id = serializers.IntegerField(source="id")
     question_id = serializers.CharField(source="question.source_id")
@@ -49,6 +62,7 @@ class ExpertQuestionSerializer(serializers.ModelSerializer):
     task = serializers.CharField(source="question.get_task_display")
     category = serializers.CharField(source="question.category")
     case = CaseReportSerializer(source="question.case")
+    current = serializers.SerializerMethodField()
 
     class Meta:
         model = StudyQuestion
@@ -65,4 +79,10 @@ class ExpertQuestionSerializer(serializers.ModelSerializer):
             "case",
             "excluded",
             "excluded_reason",
+            "current",
         ]
+
+    @extend_schema_field(CurrentVersionSerializer)
+    def get_current(self, item) -> dict:
+        versions = self.context.get("current_versions") or current_versions([item.question_id])
+        return CurrentVersionSerializer(versions[item.question_id]).data

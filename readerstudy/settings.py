@@ -316,6 +316,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # The four option letters are one choice set wherever a field takes one (an answer's
+    # choice, a proposed key): one name in the schema.
+    "ENUM_NAME_OVERRIDES": {"LetterEnum": "readerstudy.vocabulary.Letter"},
 }
 
 # Security: secure by default when DEBUG is off.

@@ -239,7 +239,8 @@ REVIEW_DEFAULTS: dict[str, str] = {
 # ...and for one with a problem (a flag checked, or one of these decisions): only what the
 # expert judged — the ratings a checked flag speaks against, and the difficulty. The other
 # ratings stay "not rated": a 4 nobody gave would be data.
-PROBLEM_DECISIONS: tuple[str, ...] = (Decision.REJECT,)
+# "Revise" says the question needs a correction: a problem, like a reject.
+PROBLEM_DECISIONS: tuple[str, ...] = (Decision.REJECT, Decision.REVISE)
 REVIEW_PROBLEM_DEFAULTS: dict[str, str] = {"difficulty": Difficulty.MEDIUM}
 # A review of a question judged fine (accepted, nothing flagged) rates all four qualities;
 # with a problem, ratings are optional.
@@ -254,3 +255,104 @@ FLAG_RATING_DEFAULTS: dict[str, dict[str, str]] = {
 def labelled(choices: type[models.TextChoices]) -> dict[str, str]:
     """value -> human label, for exports and pages that show stored codes."""
     return dict(choices.choices)
+
+
+# ---------- corrections, adjudication and key versions (issue 35) ----------
+
+
+class ErrorType(models.TextChoices):
+    """What a proposed correction says is wrong with a question: the fixed taxonomy every
+    form, API, page and export of a correction speaks (after MMLU-Redux's and the ReXVQA
+    expert review's categories)."""
+
+    WRONG_KEY = "wrong_key", "Wrong key"
+    SEVERAL_VALID = "several_valid", "Several valid answers"
+    NO_VALID = "no_valid", "No valid answer"
+    UNCLEAR_QUESTION = "unclear_question", "Unclear question"
+    UNCLEAR_OPTIONS = "unclear_options", "Unclear options"
+    COMPARISON = "comparison", "Unnecessary comparison content"
+    IMAGE_MISMATCH = "image_mismatch", "Image does not match"
+    OTHER = "other", "Other"
+
+
+class AdjudicationRule(models.TextChoices):
+    """Who turns a proposed correction into the key, set per study."""
+
+    PI = "pi", "A PI decides"
+    EXPERTS = "experts", "N of the study's experts agree"
+
+
+class ProposalStatus(models.TextChoices):
+    OPEN = "open", "Open"
+    ACCEPTED = "accepted", "Accepted"
+    REJECTED = "rejected", "Rejected"
+    WITHDRAWN = "withdrawn", "Withdrawn"
+
+
+class ProposalKind(models.TextChoices):
+    CORRECTION = "correction", "Correction"
+    REVERSAL = "reversal", "Reversal of a decision"
+
+
+class VersionChange(models.TextChoices):
+    """What a version of a question changed against the one before it. Only words shown to
+    readers (the stem, the options) make a new wording: a version that changes only the key or
+    the accepted answers re-scores every answer, one that changes the words leaves earlier
+    answers scored against the words their readers saw (readerstudy.keys)."""
+
+    ORIGINAL = "original", "As imported"
+    KEY = "key", "Key or accepted answers"
+    WORDING = "wording", "Words shown to readers"
+    EXPLANATION = "explanation", "Explanation only"
+
+
+class KeyPolicy(models.TextChoices):
+    """Which keys score answers (readerstudy.keys.KeyBook)."""
+
+    ORIGINAL = "original", "Original keys (as imported)"
+    ADJUDICATED = "adjudicated", "Keys as adjudicated"
+
+
+class WordingRule(models.TextChoices):
+    """Under adjudicated keys: whether an answer given to earlier words keeps the key of those
+    words (the default) or is scored against the latest version all the same."""
+
+    AS_SHOWN = "as_shown", "Each answer against the words its reader saw"
+    LATEST = "latest", "Every answer against the latest version"
+
+
+# The fields of a question a correction may change, in the order forms and exports show them;
+# WORDING_FIELDS are those readers see.
+WORDING_FIELDS: tuple[str, ...] = ("text", "option_a", "option_b", "option_c", "option_d")
+KEY_FIELDS: tuple[str, ...] = ("correct", "accepted")
+VERSION_FIELDS: tuple[str, ...] = (*WORDING_FIELDS, *KEY_FIELDS, "explanation")
+VERSION_FIELD_LABELS: dict[str, str] = {
+    "text": "Question",
+    "option_a": "Option A",
+    "option_b": "Option B",
+    "option_c": "Option C",
+    "option_d": "Option D",
+    "correct": "Key",
+    "accepted": "Accepted answers",
+    "explanation": "Explanation",
+}
+
+# Every set of accepted answers a version may hold, written as its letters in order ("B",
+# "BC", ...): the key among them (a database constraint checks both).
+ACCEPTED_SETS: tuple[str, ...] = tuple(
+    "".join(letter for index, letter in enumerate(LETTERS) if mask >> index & 1)
+    for mask in range(1, 2 ** len(LETTERS))
+)
+
+# The review form's correction keys (static/js/expert.js reads them from the markup): `v`
+# (Revise) opens the correction and its keys until Esc. In it a letter is the new key (as a
+# reader chooses), Shift + a letter toggles a further accepted answer, a digit the error type
+# (in the taxonomy's order), `t` moves into the words to edit them.
+CORRECTION_SHORTCUTS: dict[str, dict[str, tuple[str, ...]]] = {
+    "key": {letter: (letter.lower(),) for letter in LETTERS},
+    "accepted": {letter: (letter,) for letter in LETTERS},  # Shift + the letter
+    "error_type": {value: (str(number),) for number, value in enumerate(ErrorType.values, start=1)},
+}
+CORRECTION_PAGE_KEYS: dict[str, str] = {"edit": "t", "leave": "Escape"}
+# A proposal's page: agree / accept and disagree / reject, as the review's decision keys.
+PROPOSAL_SHORTCUTS: dict[str, str] = {"yes": "a", "no": "r"}

@@ -72,6 +72,7 @@ class ImageFactory(factory.django.DjangoModelFactory):
 class QuestionFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Question
+        skip_postgeneration_save = True
 
     dataset = factory.SubFactory(DatasetFactory)
     case = factory.SubFactory(CaseFactory, dataset=factory.SelfAttribute("..dataset"))
@@ -85,6 +86,14 @@ class QuestionFactory(factory.django.DjangoModelFactory):
     explanation = "Because."
     task = Task.PRESENCE
     category = "Lung"
+
+    @factory.post_generation
+    def versions(self, create, extracted, **kwargs):
+        """Version 1, as every import writes it (readerstudy.question_versions)."""
+        if create:
+            from readerstudy.services.versions import ensure_first_version
+
+            ensure_first_version(self)
 
 
 class ReaderStudyFactory(factory.django.DjangoModelFactory):
@@ -143,3 +152,18 @@ def touch_display_files() -> None:
     for display in Image.objects.exclude(display="").values_list("display", flat=True):
         (root / display).parent.mkdir(parents=True, exist_ok=True)
         (root / display).touch()
+
+
+def imported_as(question: Question, **fields) -> Question:
+    """`question` as if imported with `fields` (text, options, key, explanation): the Question
+    row and its version 1, which hold the same (readerstudy.question_versions)."""
+    from readerstudy.question_versions import QuestionVersion
+
+    for name, value in fields.items():
+        setattr(question, name, value)
+    question.save()
+    words = {k: v for k, v in fields.items() if k != "case"}
+    if "correct" in words:
+        words["accepted"] = words["correct"]
+    QuestionVersion.objects.filter(question=question, number=1).update(**words)
+    return question

@@ -28,6 +28,7 @@ from readerstudy.dicomweb import (
 )
 from readerstudy.models import Case, Dataset, Image, Question, Task
 from readerstudy.question_bank import read_question_bank
+from readerstudy.question_versions import QuestionVersion
 from readerstudy.rexvqa import (
     FolderSource,
     ImageSource,
@@ -40,6 +41,7 @@ from readerstudy.rexvqa import (
     load_json,
 )
 from readerstudy.services.studies import StudyCreated, study_create
+from readerstudy.services.versions import first_versions_create, link_reversals, released_versions
 
 BATCH = 2000
 
@@ -81,14 +83,16 @@ def _reported(iterable, total: int, report: Report, stage: str):
 
 
 def _question_fields(parsed: ParsedQuestion) -> dict:
+    """The Question row: version 1 (a corrected bank's later versions are its versions)."""
+    first = parsed.first
     return {
-        "text": parsed.text,
-        "option_a": parsed.options[0],
-        "option_b": parsed.options[1],
-        "option_c": parsed.options[2],
-        "option_d": parsed.options[3],
-        "correct": parsed.correct,
-        "explanation": parsed.explanation,
+        "text": first.text,
+        "option_a": first.options[0],
+        "option_b": first.options[1],
+        "option_c": first.options[2],
+        "option_d": first.options[3],
+        "correct": first.correct,
+        "explanation": first.explanation,
         "task": parsed.task,
         "category": parsed.category,
         "subcategory": parsed.subcategory,
@@ -270,6 +274,9 @@ def _write_questions(dataset, questions, case_ids, summary: ImportSummary) -> No
             "source_id", "case__study_id", *_question_fields(questions[0]).keys()
         )
     }
+    stored_versions = _stored_versions(
+        dataset, [q.source_id for q in questions if q.source_id in existing]
+    )
     new = []
     for parsed in questions:
         fields = _question_fields(parsed)
@@ -287,6 +294,8 @@ def _write_questions(dataset, questions, case_ids, summary: ImportSummary) -> No
         changed = [k for k, v in fields.items() if current[k] != v]
         if current["case__study_id"] != parsed.study_id:
             changed.append("study_id")
+        if not changed and _versions_of(parsed) != stored_versions.get(parsed.source_id):
+            changed.append("versions")
         if changed:
             raise RexvqaError(
                 f"already imported with different {', '.join(changed)}; answers may refer to "
@@ -297,6 +306,50 @@ def _write_questions(dataset, questions, case_ids, summary: ImportSummary) -> No
         summary.questions_unchanged += 1
     summary.questions_created = len(new)
     Question.objects.bulk_create(new, batch_size=BATCH)
+    released = {q.source_id: q for q in questions if q.history or q.accepted != q.correct}
+    created = dataset.questions.filter(source_id__in=[q.source_id for q in new])
+    first_versions_create(
+        created.exclude(source_id__in=list(released)).values_list("pk", flat=True)
+    )
+    for question in created.filter(source_id__in=list(released)):
+        parsed = released[question.source_id]
+        history = parsed.history or (parsed.first,)
+        versions = QuestionVersion.objects.bulk_create(released_versions(question, history))
+        link_reversals(versions, history)
+
+
+def _versions_of(parsed: ParsedQuestion) -> list[tuple]:
+    """A parsed question's versions as compared with stored ones (number, content, error)."""
+    return [
+        (v.number, v.text, *v.options, v.correct, v.accepted, v.explanation, v.error_type)
+        for v in (parsed.history or (parsed.first,))
+    ]
+
+
+def _stored_versions(dataset, source_ids: list[str]) -> dict[str, list[tuple]]:
+    out: dict[str, list[tuple]] = {}
+    rows = (
+        QuestionVersion.objects.filter(
+            question__dataset=dataset, question__source_id__in=source_ids
+        )
+        .order_by("question_id", "number")
+        .values_list(
+            "question__source_id",
+            "number",
+            "text",
+            "option_a",
+            "option_b",
+            "option_c",
+            "option_d",
+            "correct",
+            "accepted",
+            "explanation",
+            "error_type",
+        )
+    )
+    for source_id, *version in rows:
+        out.setdefault(source_id, []).append(tuple(version))
+    return out
 
 
 def configured_dicomweb() -> DicomwebConfig | None:

@@ -58,3 +58,9 @@ def flag_labels(values) -> list[str]:
     """Review flag codes as people read them (audit entries store the codes)."""
     labels = labelled(ReviewFlag)
     return [labels.get(v, v) for v in values or []]
+
+
+@register.filter
+def at(mapping, key):
+    """`{{ corrections|at:row.item.id }}`: a dict's value for a key (None when absent)."""
+    return mapping.get(key) if hasattr(mapping, "get") else None

@@ -11,6 +11,13 @@
  * server has it, swaps the next question in; a review the server refuses is sent again as an
  * ordinary form, which shows why beside the fields. Without that ahead (or JavaScript), the
  * form posts and the server redirects, as before.
+ *
+ * The proposed correction (fieldset#correction, shown with "Revise"): `v` chooses Revise and
+ * moves the focus into it, and while the focus is there its own keys apply (each control's
+ * data-keys: a letter the key, Shift + a letter also correct, a digit the error type; the
+ * fieldset's data-edit-key opens the words); Esc leaves it. The first key given without an
+ * error type chosen picks the one it implies (a new key: wrong key; another accepted answer:
+ * several valid), visibly, which the expert can change.
  */
 (function () {
   "use strict";
@@ -263,6 +270,12 @@
   });
 
   document.addEventListener("click", (e) => {
+    const helpButton = e.target.closest && e.target.closest('[data-action="help"], [data-action="help-close"]');
+    if (helpButton) {
+      const help = document.getElementById("help");
+      if (help) help.hidden = helpButton.dataset.action === "help-close";
+      return;
+    }
     const button = e.target.closest && e.target.closest('[data-action="defaults"]');
     const f = form();
     if (button && f && f.contains(button)) { acceptDefaults(f); changed(f); }
@@ -278,14 +291,85 @@
     if (workspace && f) requestAnimationFrame(() => setTimeout(() => fetchAhead(workspace), 0));
   });
 
+  /* ---------- the proposed correction's keys ---------- */
+  function correctionBox() { return document.getElementById("correction"); }
+
+  function inCorrection(t) {
+    const box = correctionBox();
+    return Boolean(box && t && box.contains(t));
+  }
+
+  function impliedErrorType(box, value) {
+    if (box.querySelector('input[name="fix-error_type"]:checked')) return;
+    const input = box.querySelector(`input[name="fix-error_type"][value="${CSS.escape(value)}"]`);
+    if (input) input.checked = true;
+  }
+
+  function openCorrection(f) {
+    const box = correctionBox();
+    if (!box) return;
+    requestAnimationFrame(() => box.focus({ preventScroll: false }));
+    changed(f);
+  }
+
+  /** A key while the focus is in the correction: true when it was one of its keys. */
+  function correctionKey(f, box, e) {
+    if (e.key === "Escape") {  // back to the review keys; the correction stays as filled
+      if (document.activeElement) document.activeElement.blur();
+      return true;
+    }
+    if (e.key.length !== 1) return false;
+    if (e.key === box.dataset.editKey || e.key === (box.dataset.editKey || "").toUpperCase()) {
+      const words = box.querySelector("details.fix-words");
+      if (words) words.open = true;
+      const first = box.querySelector('textarea[name="fix-text"]');
+      if (first) first.focus();
+      return true;
+    }
+    if (e.shiftKey && /^[A-Z]$/.test(e.key)) {
+      const also = box.querySelector(`input[name="fix-accepted"][data-keys~="${CSS.escape(e.key)}"]`);
+      if (!also) return false;
+      also.checked = !also.checked;
+      impliedErrorType(box, "several_valid");
+      return true;
+    }
+    const key = e.key.toLowerCase();
+    const radio = box.querySelector(`input[name="fix-correct"][data-keys~="${CSS.escape(key)}"]`);
+    if (radio) {
+      const was = box.querySelector('input[name="fix-correct"]:checked');
+      radio.checked = true;
+      // The new key is no longer "also correct".
+      const same = box.querySelector(`input[name="fix-accepted"][value="${CSS.escape(radio.value)}"]`);
+      if (same) same.checked = false;
+      if (!radio.defaultChecked && (!was || was.value !== radio.value)) impliedErrorType(box, "wrong_key");
+      return true;
+    }
+    const type = box.querySelector(`input[name="fix-error_type"][data-keys~="${CSS.escape(key)}"]`);
+    if (type) { type.checked = true; return true; }
+    return false;
+  }
+
   document.addEventListener("keydown", (e) => {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const t = e.target;
-    if (window.ReaderViewer.typing(t)) {
-      if (e.key === "Escape") t.blur();
+    const help = document.getElementById("help");
+    if (help && !help.hidden) {
+      if (e.key === "Escape" || e.key === "?") { help.hidden = true; e.preventDefault(); }
       return;
     }
+    if (window.ReaderViewer.typing(t)) {
+      if (e.key === "Escape") {
+        // Leaving a correction's text box goes back to the correction's keys.
+        const box = correctionBox();
+        if (box && box.contains(t)) box.focus({ preventScroll: true }); else t.blur();
+      }
+      return;
+    }
+    if (e.key === "?" && help) { help.hidden = false; e.preventDefault(); return; }
     const f = form();
+    if (f && e.key !== "Enter" && inCorrection(t)) {
+      if (correctionKey(f, correctionBox(), e)) { changed(f); e.preventDefault(); return; }
+    }
     const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
     if (f && key === "Enter") {
       if (t && (t.tagName === "BUTTON" || t.tagName === "A" || t.tagName === "SUMMARY")) return;
@@ -296,10 +380,11 @@
     if (f && key.length === 1) {
       if (key === f.dataset.defaultsKey) { acceptDefaults(f); changed(f); e.preventDefault(); return; }
       if (rate(f, key, t)) { changed(f); e.preventDefault(); return; }
-      const input = f.querySelector(`input[data-keys~="${CSS.escape(key)}"]:not(fieldset[data-rating] input)`);
+      const input = f.querySelector(`input[data-keys~="${CSS.escape(key)}"]:not(fieldset[data-rating] input):not(#correction input)`);
       if (input) {
         if (input.type === "checkbox") input.checked = !input.checked;
         else input.checked = true;
+        if (input.name === "decision" && input.value === "revise") { openCorrection(f); e.preventDefault(); return; }
         if (input.value === "other" && input.checked) {
           const text = f.querySelector('input[name="other_text"]');
           if (text) { text.focus(); changed(f); e.preventDefault(); return; }

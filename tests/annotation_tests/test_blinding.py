@@ -13,6 +13,7 @@ from django.urls import reverse
 from analysis.services import predictions_import
 from annotation.services import answer_submit
 from readerstudy.models import Case, Question
+from readerstudy.question_versions import QuestionVersion
 
 pytestmark = pytest.mark.django_db
 
@@ -29,6 +30,9 @@ CSRF = re.compile(r'(csrfmiddlewaretoken" value="|X-CSRFToken": ")[^"]+')
 @pytest.fixture
 def sentinel_study(study, other_reader):
     Question.objects.filter(dataset=study.dataset).update(explanation="SENTINEL-EXPLANATION")
+    QuestionVersion.objects.filter(question__dataset=study.dataset).update(
+        explanation="SENTINEL-EXPLANATION"
+    )
     Case.objects.filter(dataset=study.dataset).update(
         findings="SENTINEL-FINDINGS",
         impression="SENTINEL-IMPRESSION",
@@ -99,6 +103,9 @@ def test_case_page_is_identical_whichever_option_is_correct(reader_client, senti
     pages = []
     for letter in "ABCD":
         Question.objects.filter(dataset=sentinel_study.dataset).update(correct=letter)
+        QuestionVersion.objects.filter(question__dataset=sentinel_study.dataset).update(
+            correct=letter, accepted=letter
+        )
         pages.append(CSRF.sub("", reader_client.get(url).content.decode()))
     assert pages[0] == pages[1] == pages[2] == pages[3]
 

@@ -9,6 +9,7 @@ from annotation.models import ExpertReview, ReviewFlag
 from annotation.reviews import ReviewRejected, expert_agreement, review_submit
 from annotation.services import answer_submit
 from readerstudy.models import Case, Question, Role
+from readerstudy.question_versions import QuestionVersion
 from tests.factories import MembershipFactory, UserFactory, build_study
 
 pytestmark = pytest.mark.django_db
@@ -69,6 +70,9 @@ def test_expert_page_shows_truth_report_and_anonymous_reader_feedback(
 ):
     item = study.items.first()
     Question.objects.filter(pk=item.question_id).update(explanation="EXPLAINED-HERE")
+    QuestionVersion.objects.filter(question_id=item.question_id).update(
+        explanation="EXPLAINED-HERE"
+    )
     Case.objects.filter(pk=item.question.case_id).update(
         findings="FINDINGS-HERE", impression="IMPRESSION-HERE"
     )

@@ -9,7 +9,7 @@ from readerstudy.models import Role
 from tests.factories import MembershipFactory, UserFactory, build_study
 
 pytestmark = pytest.mark.django_db
-CASE_PAGE_MAX = 14
+CASE_PAGE_MAX = 15  # one of them the question's current words (its version)
 SUBMIT_MAX = 24
 
 

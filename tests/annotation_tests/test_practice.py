@@ -101,7 +101,11 @@ def test_a_practice_set_draws_by_task_category_and_difficulty(pi):
     item1 = StudyQuestionFactory(study=research, question=questions[1], position=1)
     for name, vote in (("r1", "easy"), ("r2", "easy"), ("r3", "hard")):
         Answer.objects.create(
-            item=item1, reader=UserFactory(username=name), choice="A", difficulty=vote
+            item=item1,
+            reader=UserFactory(username=name),
+            choice="A",
+            difficulty=vote,
+            question_version=questions[1].versions.get(number=1),
         )
     judged = question_difficulty([q.id for q in questions])
     assert judged == {questions[0].id: "hard", questions[1].id: "easy"}
@@ -231,8 +235,13 @@ def test_no_research_analysis_counts_a_practice_answer(pi, resident):
     study = _practice_set(dataset, pi, n=4)
     for item in study.items.all():
         answer_submit(reader=resident, item=item, choice="B")
+    first = research.items.first()
     stuck = Answer.objects.create(
-        item=research.items.first(), reader=resident, choice="C", practice=True
+        item=first,
+        reader=resident,
+        choice="C",
+        practice=True,
+        question_version=first.question.versions.get(number=1),
     )
     frame = study_responses(research, include_models=False)
     assert set(frame["rater_id"]) == {f"reader:{colleague.pk}"}

@@ -15,6 +15,7 @@ from annotation.sessions import reading_of
 from readerstudy.models import ReaderAssignment
 from tests.browser.helpers import reader_of, sign_in, study_with_radiographs, wait_seen
 from tests.design_tests.conftest import add_model, crossover
+from tests.factories import imported_as
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -35,10 +36,8 @@ def _answer_first_on_screen(page, study, reader, number: int, total: int) -> str
 def test_crossover_read_in_both_arms_with_shuffled_options(page, live_server):
     study = study_with_radiographs(2)
     for item in study.items.select_related("question"):
-        q = item.question
-        q.option_a, q.option_b, q.option_c, q.option_d = TEXTS
-        q.correct = "C"
-        q.save()
+        a, b, c, d = TEXTS
+        imported_as(item.question, option_a=a, option_b=b, option_c=c, option_d=d, correct="C")
     add_model(study)
     reader = reader_of(study)
     study_design_set(study=study, design=crossover(washout_days=7, shuffle_options=True))

@@ -1,11 +1,12 @@
 """Fast review on the demo, as a new expert would do it on a 1280x720 screen: the extremity
-radiograph is at the top of the queue; flagging it "image does not match" and rejecting it
-takes at most 5 key presses after opening it."""
+radiograph is at the top of the queue after the mis-keyed question; flagging it "image does not
+match" and rejecting it takes at most 5 key presses after opening it."""
 
 import pytest
 from django.urls import reverse
 
 from annotation.models import ExpertReview
+from readerstudy.demo import MISKEYED
 from readerstudy.models import StudyQuestion
 from tests.browser.helpers import sign_in, wait_for_image
 
@@ -35,9 +36,12 @@ def test_expert1_rejects_the_extremity_radiograph_in_five_keys_or_fewer(
     page.set_viewport_size(SCREEN)
     sign_in(page, live_server, "expert1")
     page.goto(live_server.url + reverse("expert-queue", args=[demo.slug]))
-    top = page.locator("table.queue tbody tr").first
+    # First the mis-keyed question (readerstudy.demo.MISKEYED), then the leg radiograph's two.
+    rows = page.locator("table.queue tbody tr")
+    assert "5 of 5 raters chose B, 0 the key A" in rows.first.inner_text()
+    top = rows.nth(1)
     assert "demo-mismatch" in top.inner_text()
-    assert "2 of 2 readers: question does not fit" in top.inner_text()  # why it is first
+    assert "2 of 2 readers: question does not fit" in top.inner_text()  # why it ranks here
     # The thumbnail loads lazily, so the page's load event does not wait for it: wait until it
     # has arrived and decoded (a broken image never gets a natural width, and this times out).
     page.wait_for_function(
@@ -55,8 +59,8 @@ def test_expert1_rejects_the_extremity_radiograph_in_five_keys_or_fewer(
     for control in (
         "#evidence h3",  # issue 34: the evidence started below the fold
         "#evidence table.evidence-shares",
-        "input[value=image_mismatch]",
-        "input[value=reject]",
+        "input[name=flags][value=image_mismatch]",
+        "input[name=decision][value=reject]",
         "button.primary",
     ):
         assert visible_without_scrolling(page, control), control
@@ -83,8 +87,8 @@ def test_expert1_rejects_the_extremity_radiograph_in_five_keys_or_fewer(
     assert review.factual_correctness is None
     assert review.difficulty == "medium"
     next_item = int(page.url.rstrip("/").rsplit("/", 1)[1])
-    # The next in the queue: the other question on the leg radiograph.
-    assert StudyQuestion.objects.get(id=next_item).question.case.study_id == "demo-mismatch"
+    # The next: the queue's best-ranked question not reviewed yet, the mis-keyed one.
+    assert StudyQuestion.objects.get(id=next_item).question.source_id == MISKEYED
     assert page.locator("text=Review of").count() == 1
 
 

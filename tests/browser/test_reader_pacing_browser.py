@@ -202,7 +202,13 @@ def test_the_top_bar_never_overlaps_on_a_laptop(page, live_server, size, case_ms
     reader = reader_of(study)
     if case_ms:  # three answers at this pace, three cases left
         for item in study.items.order_by("position")[:3]:
-            Answer.objects.create(item=item, reader=reader, choice="A", time_ms=case_ms)
+            Answer.objects.create(
+                item=item,
+                reader=reader,
+                choice="A",
+                time_ms=case_ms,
+                question_version=item.question.versions.get(number=1),
+            )
     sign_in(page, live_server, "resident")
     page.set_viewport_size({"width": size[0], "height": size[1]})
     open_case(page, live_server, study, 4 if case_ms else 1)

@@ -173,13 +173,13 @@ def test_second_read_keeps_the_first_answer_fixed_once_the_ai_is_shown(db, set_d
 
 
 def test_shuffled_options_are_answered_on_screen_and_stored_canonically(db, set_design, client):
-    from tests.factories import build_study
+    from tests.factories import build_study, imported_as
 
     study = build_study(6)
     for item in study.items.select_related("question"):
-        q = item.question
-        q.option_a, q.option_b, q.option_c, q.option_d = "Alpha", "Bravo", "Charlie", "Delta"
-        q.save()
+        imported_as(
+            item.question, option_a="Alpha", option_b="Bravo", option_c="Charlie", option_d="Delta"
+        )
     add_model(study)
     reader = add_readers(study, 1)[0]
     set_design(study, crossover(arms="aided", shuffle_options=True))

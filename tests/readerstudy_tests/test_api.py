@@ -79,6 +79,7 @@ def test_cases_are_blinded_and_paginated(study, reader):
         "answer",
         "editable",
         "layout",  # a stamp of the design the case was shown under (sent back with answers)
+        "words",  # a stamp of the question's words shown (sent back: the answer's version)
     }
     assert [o["letter"] for o in first["options"]] == ["A", "B", "C", "D"]
     assert len(first["images"]) == 2

@@ -15,6 +15,8 @@ from rest_framework.test import APIClient
 
 from analysis.models import RaterLabel
 from analysis.services import predictions_import
+from annotation.correction_models import Correction, CorrectionVote
+from annotation.corrections import correction_decide, correction_propose
 from annotation.models import Answer, ExpertReview
 from annotation.reviews import review_submit
 from annotation.services import answer_submit
@@ -27,6 +29,7 @@ from readerstudy.models import (
     ReaderStudy,
     Role,
 )
+from readerstudy.question_versions import QuestionVersion
 from tests.factories import MembershipFactory, UserFactory, build_study
 
 pytestmark = pytest.mark.django_db
@@ -42,6 +45,8 @@ PERSONAS = [
 ]
 READERS = {"reader", "other_reader"}
 TRUTH_SENTINELS = [
+    "SENTINEL-PROPOSAL",
+    "SENTINEL-CORRECTED",
     "SENTINEL-EXPLANATION",
     "SENTINEL-FINDINGS",
     "SENTINEL-IMPRESSION",
@@ -101,6 +106,7 @@ def world(study, reader, other_reader, expert, pi, outsider):
         model_name="SENTINEL-MODEL-NAME",
         content=f"question_id,prediction\n{rows}\n".encode(),
     )
+    _corrections(study, items, expert, pi)
     other = build_study(1)
     foreign = UserFactory(username="foreign_reader")
     MembershipFactory(study=other, user=foreign, role=Role.READER)
@@ -117,11 +123,48 @@ def world(study, reader, other_reader, expert, pi, outsider):
     return study, items[0], users
 
 
+def _corrections(study, items, expert, pi) -> None:
+    """A colleague's open proposal on the first question (which `expert` reviewed), and a
+    correction the PI accepted on the second (a new key and explanation): what no reader may
+    see anywhere."""
+    colleague = UserFactory(username="colleague_expert")
+    MembershipFactory(study=study, user=colleague, role=Role.EXPERT)
+    for item in items[:2]:
+        review_submit(
+            expert=colleague,
+            item=item,
+            flags=[],
+            ratings=RATINGS,
+            difficulty="easy",
+            decision="revise",
+        )
+    correction_propose(
+        expert=colleague,
+        item=items[0],
+        base=1,
+        error_type="several_valid",
+        values={"accepted": ["A", "B", "C"], "explanation": "SENTINEL-PROPOSAL"},
+        note="SENTINEL-PROPOSAL note",
+    )
+    accepted = correction_propose(
+        expert=colleague,
+        item=items[1],
+        base=1,
+        error_type="wrong_key",
+        values={"correct": "D", "explanation": "SENTINEL-CORRECTED"},
+    )
+    correction_decide(pi=pi, correction=accepted, accept=True)
+
+
 def endpoints(study, item) -> list[Endpoint]:
     s = study.slug
     readers, reviewers, pis = frozenset(READERS), frozenset({"expert", "pi"}), frozenset({"pi"})
     none = frozenset()
     review = {**RATINGS, "difficulty": "hard", "decision": "reject"}
+    proposal = Correction.objects.filter(item__study=study, status="open").order_by("id").first()
+    proposal_id = proposal.pk if proposal else 0
+    decided = QuestionVersion.objects.filter(study=study).order_by("id").first()
+    decided_id = decided.pk if decided else 0
     return [
         Endpoint("reader start", "get", reverse("reader-start", args=[s]), readers),
         Endpoint("reader case", "get", reverse("reader-case", args=[s, 1]), readers),
@@ -294,6 +337,58 @@ def endpoints(study, item) -> list[Endpoint]:
         ),
         Endpoint("programme", "get", reverse("programme"), pis),
         Endpoint("programme csv", "get", reverse("programme-csv"), pis),
+        Endpoint("corrections page", "get", reverse("corrections", args=[s]), reviewers),
+        Endpoint("correction page", "get", reverse("correction", args=[s, proposal_id]), reviewers),
+        Endpoint(
+            "correction vote",
+            "post",
+            reverse("correction", args=[s, proposal_id]),
+            reviewers,
+            {"choice": "no", "note": "matrix"},
+        ),
+        Endpoint(
+            "correction rule",
+            "post",
+            reverse("corrections", args=[s]),
+            pis,
+            {"rule": "experts", "votes": "1"},
+        ),
+        Endpoint(
+            "version reverse",
+            "post",
+            reverse("version-reverse", args=[s, decided_id]),
+            reviewers,
+            {"note": "matrix"},
+        ),
+        Endpoint("bank zip", "get", reverse("corrections-bank", args=[s, "zip"]), reviewers),
+        Endpoint("bank json", "get", reverse("corrections-bank", args=[s, "json"]), reviewers),
+        Endpoint(
+            "api corrections", "get", f"/api/v1/studies/{s}/corrections/", reviewers, api=True
+        ),
+        Endpoint(
+            "api correction create",
+            "post",
+            f"/api/v1/studies/{s}/corrections/",
+            frozenset({"expert"}),
+            {"item_id": item.id, "base_version": 1, "error_type": "wrong_key", "correct": "C"},
+            api=True,
+        ),
+        Endpoint(
+            "api correction vote",
+            "post",
+            f"/api/v1/studies/{s}/corrections/{proposal_id}/vote/",
+            frozenset({"expert"}),
+            {"agree": False},
+            api=True,
+        ),
+        Endpoint(
+            "api correction decision",
+            "post",
+            f"/api/v1/studies/{s}/corrections/{proposal_id}/decision/",
+            pis,
+            {"agree": False},
+            api=True,
+        ),
     ]
 
 
@@ -325,6 +420,11 @@ def state():
             )
         ),
         sorted(PracticePlan.objects.values_list("owner__username", "source__slug")),
+        sorted(ReaderStudy.objects.values_list("slug", "default_window", "break_minutes")),
+        sorted(ReaderStudy.objects.values_list("slug", "adjudication", "adjudication_votes")),
+        sorted(Correction.objects.values_list("id", "status")),
+        sorted(CorrectionVote.objects.values_list("voter__username", "agree")),
+        QuestionVersion.objects.count(),
     )
 
 
@@ -376,6 +476,17 @@ ENDPOINT_NAMES = [
     "close reading",
     "programme",
     "programme csv",
+    "corrections page",
+    "correction page",
+    "correction vote",
+    "correction rule",
+    "version reverse",
+    "bank zip",
+    "bank json",
+    "api corrections",
+    "api correction create",
+    "api correction vote",
+    "api correction decision",
 ]
 
 

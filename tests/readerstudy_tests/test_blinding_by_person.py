@@ -19,6 +19,7 @@ from rest_framework.test import APIClient
 
 from analysis.design import study_design_set
 from analysis.services import predictions_import
+from annotation.corrections import correction_propose
 from annotation.models import ReaderCompletion
 from annotation.reviews import review_submit
 from annotation.services import answer_submit, reader_finish
@@ -26,6 +27,7 @@ from readerstudy.blinding import Sight, may_see_answers, membership_conflict
 from readerstudy.models import Case, Membership, Question, ReaderStudy, Role
 from readerstudy.services.design import Design, DesignError
 from readerstudy.services.studies import StudyError, membership_add
+from readerstudy.services.versions import version_create
 from tests.factories import (
     CaseFactory,
     DatasetFactory,
@@ -50,6 +52,9 @@ SENTINELS = [
     "B-REVIEW",
     "B-AI-RATIONALE",
     "C-AI-RATIONALE",
+    "B-PROPOSAL-NOTE",
+    "B-PROPOSED-EXPLANATION",
+    "D-CORRECTED-EXPLANATION",
 ]
 AID_MODEL = "Aid-Model"
 
@@ -129,6 +134,23 @@ def world(db):
     )
     for study in (a, b, c, d):
         MembershipFactory(study=study, user=UserFactory(username=f"pi_{study.slug}"), role="pi")
+    # Corrections (issue 35): an open proposal in B on another question of A's X-ray, and a
+    # correction D accepted on A's own first question (a new key and explanation).
+    correction_propose(
+        expert=b_expert,
+        item=b.items.order_by("position").first(),
+        base=1,
+        error_type="wrong_key",
+        values={"correct": "D", "explanation": "B-PROPOSED-EXPLANATION"},
+        note="B-PROPOSAL-NOTE",
+    )
+    version_create(
+        question=a.items.order_by("position").first().question,
+        changes={"correct": "D", "accepted": "D", "explanation": "D-CORRECTED-EXPLANATION"},
+        study=d,
+        rule="a PI's decision",
+        error_type="wrong_key",
+    )
     return {"a": a, "b": b, "c": c, "d": d}
 
 
@@ -223,7 +245,15 @@ def test_the_same_crawl_reaches_the_answers_once_the_reading_is_final(world, peo
     a, d = world["a"], world["d"]
     for name in ("blind_pi", "unaided_aided"):
         ReaderCompletion.objects.create(study=a, reader=people[name], locked=False)
-    keys = ["api questions", "expert review page", "feedback csv", "reviews csv", "dashboard"]
+    keys = [
+        "api questions",
+        "expert review page",
+        "feedback csv",
+        "reviews csv",
+        "dashboard",
+        "api corrections",
+        "bank json",
+    ]
     assert crawl(people["blind_pi"], [world["b"]], keys)[("study-b", "api questions")][0] == 403
     ReaderCompletion.objects.filter(study=a).update(locked=True)
     opened = crawl(people["blind_pi"], [world["b"]], keys)
@@ -233,7 +263,13 @@ def test_the_same_crawl_reaches_the_answers_once_the_reading_is_final(world, peo
         "A-XRAY-FINDINGS",
         "B-READER-COMMENT",
         "B-REVIEW",
+        "B-PROPOSAL-NOTE",
+        "B-PROPOSED-EXPLANATION",
     }
+    # D's correction of A's question is reachable where it may be: D's own bank.
+    pi_d = Membership.objects.get(study=d, role=Role.PI).user
+    bank = crawl(pi_d, [d], ["bank json"])[("study-d", "bank json")]
+    assert bank[0] == 200 and "D-CORRECTED-EXPLANATION" in bank[1]
     seen = crawl(people["unaided_aided"], [world["c"]], ["reader case", "api cases"])
     assert seen[("study-c", "reader case")][0] == 200
     assert "C-AI-RATIONALE" in seen[("study-c", "reader case")][1]
