@@ -33,6 +33,10 @@ from readerstudy.models import ReaderStudy, StudyQuestion, Task
 from readerstudy.vocabulary import LETTERS
 
 COUNTING = AnalysisSettings()  # the analysis's default policy: the learning pages' rules
+# A panel figure (median accuracy, share per option) of fewer readers gives one colleague's
+# numbers away: with two, yours and the median tell the other's accuracy and answers exactly.
+PANEL_MIN_READERS = 3
+PANEL_TOO_SMALL = f"shown with {PANEL_MIN_READERS} or more readers"
 TASK_LABELS = dict(Task.choices)
 ALL = stats.ALL
 
@@ -70,6 +74,13 @@ class TaskAccuracy:
     panel_n: int  # readers in the median (you included)
     models: list[tuple[str, float | None]] = field(default_factory=list)
 
+    @property
+    def panel_note(self) -> str:
+        """Why no median is shown ("" : it is)."""
+        if self.panel_median is not None:
+            return ""
+        return "you alone" if self.panel_n <= 1 else f"{self.panel_n} readers: {PANEL_TOO_SMALL}"
+
 
 @dataclass(frozen=True)
 class StudyAccuracy:
@@ -102,7 +113,9 @@ class StudyAccuracy:
                     ci_low=_num(row["ci_low"]),
                     ci_high=_num(row["ci_high"]),
                     note=str(row["note"] or ""),
-                    panel_median=float(statistics.median(panel)) if len(panel) else None,
+                    panel_median=(
+                        float(statistics.median(panel)) if len(panel) >= PANEL_MIN_READERS else None
+                    ),
                     panel_n=len(panel),
                     models=[
                         (self.names.get(m["rater_id"], m["rater"]), _num(m["accuracy"]))
@@ -152,8 +165,8 @@ def study_accuracy(study: ReaderStudy, *, include_models: bool) -> StudyAccuracy
 class DebriefOption:
     letter: str
     text: str
-    share: float | None  # of the panel's readers who answered this question
-    chosen_by: int
+    share: float | None  # of the panel's readers who answered (None: fewer than the minimum)
+    chosen_by: int | None
     is_key: bool
     is_choice: bool
 
@@ -173,6 +186,11 @@ class DebriefCase:
     too_fast: bool
     ai: list[tuple[str, str]]  # (model, letter or "no usable answer")
     case_id: int  # the X-ray (readerstudy.Case), for the viewer
+
+    @property
+    def panel_note(self) -> str:
+        """Why no share per option is shown ("" : they are)."""
+        return "" if self.answered_by >= PANEL_MIN_READERS else f"shares {PANEL_TOO_SMALL}"
 
 
 @dataclass(frozen=True)
@@ -233,6 +251,7 @@ def debrief(study: ReaderStudy, reader, *, with_accuracy: bool = True) -> Debrie
         choice = answer.choice if answer else ""
         counts = shares.get(item_id, dict.fromkeys(LETTERS, 0))
         total = sum(counts.values())
+        panel_shown = total >= PANEL_MIN_READERS
         cases.append(
             DebriefCase(
                 number=number_of.get(item_id, 0),
@@ -242,8 +261,8 @@ def debrief(study: ReaderStudy, reader, *, with_accuracy: bool = True) -> Debrie
                     DebriefOption(
                         letter=letter,
                         text=text,
-                        share=counts[letter] / total if total else None,
-                        chosen_by=counts[letter],
+                        share=counts[letter] / total if panel_shown else None,
+                        chosen_by=counts[letter] if panel_shown else None,
                         is_key=letter == key,
                         is_choice=letter == choice,
                     )

@@ -31,7 +31,7 @@ _OPTION = {
     "letter": serializers.CharField(),
     "text": serializers.CharField(),
     "share": serializers.FloatField(allow_null=True),
-    "chosen_by": serializers.IntegerField(),
+    "chosen_by": serializers.IntegerField(allow_null=True),
     "is_key": serializers.BooleanField(),
     "is_choice": serializers.BooleanField(),
 }

@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 from analysis import stats
 from analysis.learning import debrief
 from analysis.services import predictions_import
+from annotation.models import Answer
 from annotation.services import answer_submit, reader_finish
 from readerstudy.models import Role, Task
 from readerstudy.services.studies import study_question_set_excluded, study_results_set
@@ -107,15 +108,20 @@ def test_every_case_with_answer_key_explanation_and_the_panels_share(client, wor
     assert [c.number for c in result.cases] == list(range(1, 9))
     last = result.cases[7]
     assert (last.choice, last.key, last.right, last.explanation) == ("A", "D", False, "Why 7")
-    # Question 7: ana A, ben D, cy no answer: 2 answered, half each.
+    # Question 0: ana A, ben A, cy B. Question 7: ana A, ben D, cy no answer: two answered,
+    # and beside her own A a share would tell anastasia benedikt's answer, so none is shown.
+    first = {o.letter: (o.chosen_by, o.share) for o in result.cases[0].options}
+    assert first == {"A": (2, 2 / 3), "B": (1, 1 / 3), "C": (0, 0.0), "D": (0, 0.0)}
     shares = {o.letter: (o.chosen_by, o.share) for o in last.options}
-    assert shares == {"A": (1, 0.5), "B": (0, 0.0), "C": (0, 0.0), "D": (1, 0.5)}
+    assert shares == dict.fromkeys("ABCD", (None, None))
+    assert "3 or more readers" in last.panel_note and result.cases[0].panel_note == ""
     assert [c.number for c in result.misses] == [8]
     client.force_login(users["anastasia"])
     page = client.get(reverse("reader-results", args=[study.slug])).content.decode()
     assert "Why 7" in page and "Model-X" not in page
     for name in ("benedikt", "cyrilla"):
         assert name not in page  # no other reader named
+    assert "shares shown with 3 or more readers" in page
 
 
 def test_accuracy_per_task_is_the_analysis_count_with_its_clustered_interval(world):
@@ -135,6 +141,7 @@ def test_accuracy_per_task_is_the_analysis_count_with_its_clustered_interval(wor
     assert (overall.correct, overall.n) == (7, 8)
     assert presence.panel_median == 3 / 4 and location.panel_median == 3 / 4
     assert overall.panel_median == 6 / 8 and overall.panel_n == 3
+
     # Model-X answers A on 0-3 (right on 0 only) and the key on 4-7: 5/8.
     assert overall.models == [("Model-X", 5 / 8)]
     frame = study.items.order_by("position")
@@ -182,7 +189,8 @@ def test_the_csv_and_the_api_say_the_same_and_refuse_alike(world):
     body = api.get(reverse("reader-results-csv", args=[study.slug])).content.decode()
     rows = list(csv.DictReader(io.StringIO(body)))
     assert len(rows) == 8 and rows[7]["your_answer"] == "A" and rows[7]["key"] == "D"
-    assert rows[7]["share_A"] == "0.5000" and rows[7]["explanation"] == "Why 7"
+    assert rows[0]["share_A"] == "0.6667" and rows[7]["share_A"] == ""  # 2 answered: none
+    assert rows[7]["explanation"] == "Why 7"
 
 
 def test_a_missed_case_opens_in_the_viewer_with_the_explanation(client, world):
@@ -220,3 +228,21 @@ def test_my_progress_shows_open_results_only_and_names_no_one_else(client, world
     page = client.get(reverse("my-progress")).content.decode()
     assert "Trial" in page and "88%" in page
     assert "benedikt" not in page and "cyrilla" not in page
+
+
+def test_a_panel_of_two_gives_nobody_away(client, world):
+    """With two readers, your accuracy and the panel's median (or a share per option) would
+    tell the other reader's exactly: the debrief says why it shows neither."""
+    study, pi, users = world
+    study.memberships.filter(user=users["cyrilla"]).delete()
+    Answer.objects.filter(reader=users["cyrilla"]).delete()
+    _open(study, pi)
+    result = debrief(study, users["anastasia"])
+    overall = {r.task: r for r in result.accuracy}["All"]
+    assert overall.panel_n == 2 and overall.panel_median is None
+    assert all(o.share is None for c in result.cases for o in c.options)
+    client.force_login(users["anastasia"])
+    page = client.get(reverse("reader-results", args=[study.slug])).content.decode()
+    assert "2 readers: shown with 3 or more readers" in page
+    table = page.split("data-accuracy", 1)[1].split("</table>", 1)[0]
+    assert "81%" not in table  # the median of anastasia's 7/8 and benedikt's 6/8
