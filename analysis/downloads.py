@@ -74,7 +74,13 @@ def export_info(analysis: StudyAnalysis) -> ExportInfo:
     """The study and data version an export is of, dated today (UTC): README.txt's first
     lines and every download's file name."""
     study = analysis.study
-    return ExportInfo(study.slug, study.title, analysis.version, dt.datetime.now(dt.UTC).date())
+    return ExportInfo(
+        study.slug,
+        study.title,
+        analysis.version,
+        dt.datetime.now(dt.UTC).date(),
+        practice=study.practice,
+    )
 
 
 def build_zip(analysis: StudyAnalysis) -> bytes:

@@ -106,6 +106,13 @@ def all_tables(result: AnalysisResult) -> dict[str, pd.DataFrame]:
     }
 
 
+PRACTICE_WORDS = (
+    "A practice set: every answer was given with feedback (right or wrong, the key and the "
+    "explanation shown after it). These numbers describe practice, not a reader study; no "
+    "research study's analysis counts these answers."
+)
+
+
 @dataclass(frozen=True)
 class ExportInfo:
     """Which study and data the files are of: README.txt's first lines and the file names."""
@@ -114,6 +121,11 @@ class ExportInfo:
     title: str = ""
     version: str = ""  # the data version (analysis.cache.data_version)
     date: dt.date | None = None  # when the files were written (UTC)
+    practice: bool = False  # a practice set: every answer was given with feedback
+
+    @property
+    def kind_words(self) -> str:
+        return PRACTICE_WORDS if self.practice else ""
 
     def filename(self, stem: str, ext: str) -> str:
         """`<slug>-<stem>-v<version>-<date>.<ext>` (readerstudy.downloads.export_filename)."""
@@ -191,6 +203,8 @@ def readme_txt(
         if info.version:
             lines.append(f"Data version: {info.version}")
         lines.append(f"Written: {(info.date or dt.datetime.now(dt.UTC).date()).isoformat()}")
+        if info.kind_words:
+            lines.append(info.kind_words)
     lines += [
         f"Policy in force: {s.describe()}.",
         f"Fast answers: {s.fast_means()} (fast_answer_ms = {s.fast_answer_ms}, "

@@ -22,7 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from analysis import downloads, tasks
 from analysis.cache import StudyAnalysis, cached_template_version
-from analysis.exports import all_tables, figure_builders, table_csv, table_xlsx
+from analysis.exports import PRACTICE_WORDS, all_tables, figure_builders, table_csv, table_xlsx
 from analysis.forms import AnalysisSettingsForm, PowerForm, RaterNamesForm
 from analysis.pipeline import DESIGN_TABLES, records
 from analysis.prediction_views import PredictionUploadForm
@@ -93,6 +93,7 @@ def analysis_page(request: HttpRequest, slug: str) -> HttpResponse:
         "roles": roles_of(request.user, study),
         "form": form,
         "describe": analysis.settings.describe(),
+        "practice_words": PRACTICE_WORDS if study.practice else "",
         "policy": analysis.settings.policy(),
         "results_html": mark_safe(results_html),  # rendered by Django's escaping templates
         "names_form": RaterNamesForm(

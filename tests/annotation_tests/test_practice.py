@@ -369,3 +369,27 @@ def test_unseen_questions_of_the_same_task_and_category_as_the_pi_allows(pi, res
     added = Question.objects.filter(id__in=held - {q.id for q in misses})
     assert added.exists()
     assert {(q.task, q.category) for q in added} <= {(q.task, q.category) for q in misses}
+
+
+def test_a_practice_sets_own_analysis_says_it_is_practice(client, pi, resident):
+    """Its page and the README of every download say the answers were given with feedback:
+    nobody should publish them as a reader study's accuracy."""
+    from analysis.cache import StudyAnalysis
+    from analysis.downloads import export_info
+    from analysis.exports import all_tables, readme_txt
+    from analysis.pipeline import AnalysisSettings
+
+    dataset, _ = _bank(4)
+    study = _practice_set(dataset, pi, n=4)
+    answer_submit(reader=resident, item=item_at(study, resident, 1), choice="A", time_ms=9000)
+    research = build_study(n_questions=2, slug="research")
+    MembershipFactory(study=research, user=pi, role=Role.PI)
+    client.force_login(pi)
+    page = client.get(reverse("analysis", args=[study.slug]))
+    assert page.status_code == 200 and "given with feedback" in page.content.decode()
+    other = client.get(reverse("analysis", args=[research.slug]))
+    assert other.status_code == 200 and "given with feedback" not in other.content.decode()
+    analysis = StudyAnalysis(study, AnalysisSettings())
+    result = analysis.result
+    readme = readme_txt(result, all_tables(result), [], export_info(analysis)).decode()
+    assert "A practice set: every answer was given with feedback" in readme
