@@ -76,10 +76,10 @@ def truncation_notes(pilot: Pilot) -> tuple[str, ...]:
     notes = []
     if pilot.var_tr < 0:
         notes.append(
-            f"the pilot's Var(T×R) estimate is negative ({_number(pilot.var_tr)}); the power "
-            "uses 0 in its place (Hillis, Obuchowski & Berbaum 2011; RJafroc), the most "
-            "favourable value: with random readers these powers are the most this pilot "
-            "allows, not powers it supports (any modality × reader variance lowers them)"
+            "power with random readers not supported by this pilot: its Var(T×R) estimate is "
+            f"negative ({_number(pilot.var_tr)}) and is set to 0, as Hillis, Obuchowski & "
+            "Berbaum (2011) and RJafroc do; 0 is the most favourable value, so these powers "
+            "are the most this pilot allows, and any modality × reader variance lowers them"
         )
     if pilot.cov2 - pilot.cov3 < 0:
         notes.append(

@@ -488,3 +488,27 @@ def test_a_lower_bound_next_to_0_or_the_margin_is_shown_on_its_side(low, shown, 
     conclusion = non_inferiority(comparison, 0.05, "aided", "unaided")["conclusion"]
     assert f"(95% CI {shown} to 0.090): " in conclusion
     assert says in conclusion, conclusion
+
+
+def test_a_comparison_without_se_names_its_true_cause():
+    """Both readers gain exactly 0.25 from the AI (MS(T×R) = 0), on different X-rays (Cov2 −
+    Cov3 < 0): the random-readers denominator MS(T×R) + r max(Cov2 − Cov3, 0) is 0. The note
+    says so, not that the accuracies do not vary over X-rays (they do); the fixed-readers row,
+    whose denominator is positive, has an interval."""
+    frame = simulate_frame(np.random.default_rng(1), LatentModel(), 2, 4, 1)
+    gained = {("r1", "x001"), ("r2", "x002")}  # the one X-ray each reader gets right aided
+    right = frame["correct_answer"]
+    wrong = right.map(lambda letter: "ABCD"[("ABCD".index(letter) + 1) % 4])
+    cells = list(zip(frame["reader"], frame["case_id"], strict=True))
+    aided_right = [c in gained or c[1] == "x003" for c in cells]
+    unaided_right = [c[1] in {"x003"} for c in cells]
+    is_right = np.where(frame["arm"] == "aided", aided_right, unaided_right)
+    frame = frame.assign(answer=np.where(is_right, right, wrong))
+    table = design_results(frame)["tables"]["mrmc_difference"].data.set_index("analysis")
+    random_row = table.loc[table.index.str.startswith("random")].iloc[0]
+    fixed_row = table.loc[table.index.str.startswith("fixed")].iloc[0]
+    assert random_row["difference"] == pytest.approx(0.25)
+    assert np.isnan(random_row["se"])
+    assert "MS(T×R) = 0" in random_row["note"] and "Cov2 − Cov3 = −" in random_row["note"]
+    assert "do not vary over X-rays" not in random_row["note"]
+    assert np.isfinite(fixed_row["ci_low"]) and "these readers only" in fixed_row["note"]
