@@ -163,9 +163,7 @@ def sample_size_table(
                 "x_rays": k,
                 "questions": None if k is None else int(np.ceil(k * pilot.questions_per_case)),
                 "power": None if k is None else power(pilot, effect, j, k, alpha, analysis),
-                "note": "; ".join(
-                filter(None, ["" if k is not None else NOT_REACHABLE, said])
-            ),
+                "note": "; ".join(filter(None, ["" if k is not None else NOT_REACHABLE, said])),
             }
         )
     return pd.DataFrame(rows)
