@@ -53,6 +53,7 @@ RATE_PARTS = {
     "_ci_low": "CI low",
     "_ci_high": "CI high",
 }
+SWITCH_PARTS = RATE_PARTS | {"_k": "count"}
 CHANGE_PARTS = {"": "aided − unaided", "_ci_low": "CI low", "_ci_high": "CI high", "_p": "p"}
 AGREEMENT_RATES = {
     "agree_when_ai_wrong": "Aided: agreed with the AI when it was wrong",
@@ -90,8 +91,7 @@ LABELS = {
     "no_ai_answer": "Reads without an AI answer (left out)",
     **_labels(AGREEMENT_RATES, RATE_PARTS),
     **_labels(AGREEMENT_CHANGES, CHANGE_PARTS),
-    **_labels(SWITCH_RATES, RATE_PARTS),
-    "note": "Note",
+    **_labels(SWITCH_RATES, SWITCH_PARTS),
 }
 
 
