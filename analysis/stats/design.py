@@ -276,6 +276,11 @@ def _note(comparison: Comparison, readers: int, components: Components) -> str:
         return _not_estimable(fixed, components)
     if fixed:
         return "generalises to these readers only (new X-rays, not new readers)"
+    if np.isinf(comparison.df):  # random readers: MS(T×R) = 0
+        return (
+            "every reader's aided − unaided difference is the same (MS(T×R) = 0): the Hillis "
+            "df are infinite and the interval rests on Cov2 − Cov3 alone"
+        )
     if readers < 4:
         return f"only {readers} readers: few df, a wide interval; see the fixed-readers row"
     return ""

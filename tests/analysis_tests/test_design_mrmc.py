@@ -512,3 +512,15 @@ def test_a_comparison_without_se_names_its_true_cause():
     assert "MS(T×R) = 0" in random_row["note"] and "Cov2 − Cov3 = −" in random_row["note"]
     assert "do not vary over X-rays" not in random_row["note"]
     assert np.isfinite(fixed_row["ci_low"]) and "these readers only" in fixed_row["note"]
+
+
+def test_readers_with_the_same_difference_are_said_to_give_infinite_df():
+    """Two readers answering alike: MS(T×R) = 0 but Cov2 − Cov3 > 0, so the random-readers
+    row has an interval on infinite df; its note says why, not "these readers only"."""
+    frame = simulate_frame(np.random.default_rng(4), LatentModel(effect=0.3), 2, 20, 2)
+    first = frame[frame["reader"] == "r1"]
+    frame = pd.concat([first, first.assign(reader="r2")], ignore_index=True)
+    table = design_results(frame)["tables"]["mrmc_difference"].data
+    random_row = table[table["analysis"].str.startswith("random")].iloc[0]
+    assert np.isinf(random_row["df"]) and np.isfinite(random_row["ci_low"])
+    assert "MS(T×R) = 0" in random_row["note"] and "these readers only" not in random_row["note"]
