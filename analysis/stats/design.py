@@ -27,7 +27,7 @@ from analysis.stats.design_frame import (
 )
 from analysis.stats.distributions import norm_sf, t_sf
 from analysis.stats.frame import ALL, AnalysisInputError, Missing
-from analysis.stats.or_design import Comparison, ORDesignResult, or_design
+from analysis.stats.or_design import Comparison, Components, ORDesignResult, or_design
 
 
 @dataclass(frozen=True)
@@ -264,20 +264,46 @@ def comparison_table(result: ORDesignResult, cube: Cube) -> pd.DataFrame:
                 "readers": len(cube.readers),
                 "x_rays": len(cube.case_ids),
                 "questions": cube.n_questions,
-                "note": _note(comparison, len(cube.readers)),
+                "note": _note(comparison, len(cube.readers), result.components),
             }
         )
     return pd.DataFrame(rows)
 
 
-def _note(comparison: Comparison, readers: int) -> str:
+def _note(comparison: Comparison, readers: int, components: Components) -> str:
+    fixed = comparison.analysis.startswith("fixed readers")
     if not np.isfinite(comparison.se):
-        return "not estimable: the accuracies do not vary over X-rays (no variance estimate)"
-    if comparison.df == float("inf"):
+        return _not_estimable(fixed, components)
+    if fixed:
         return "generalises to these readers only (new X-rays, not new readers)"
+    if np.isinf(comparison.df):  # random readers: MS(T×R) = 0
+        return (
+            "every reader's aided − unaided difference is the same (MS(T×R) = 0): the Hillis "
+            "df are infinite and the interval rests on Cov2 − Cov3 alone"
+        )
     if readers < 4:
         return f"only {readers} readers: few df, a wide interval; see the fixed-readers row"
     return ""
+
+
+def _not_estimable(fixed: bool, c: Components) -> str:
+    """Why a comparison has no SE, from the terms of its denominator (OR/Hillis)."""
+    between = c.cov2 - c.cov3
+
+    def _g(value: float) -> str:
+        return f"{value:.3g}".replace("-", "−")
+
+    if fixed:
+        den = c.var - c.cov1 + (c.r_tilde - 1) * between
+        return (
+            "not estimable: the readers' aided − unaided difference does not vary over X-rays "
+            f"(Var − Cov1 + (r − 1)(Cov2 − Cov3) = {_g(den)} ≤ 0)"
+        )
+    return (
+        "not estimable with random readers: every reader's aided − unaided difference is the "
+        f"same (MS(T×R) = 0) and Cov2 − Cov3 = {_g(between)} ≤ 0, so the OR/Hillis "
+        "denominator MS(T×R) + r·max(Cov2 − Cov3, 0) is 0"
+    )
 
 
 def components_table(result: ORDesignResult) -> pd.DataFrame:

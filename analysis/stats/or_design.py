@@ -210,7 +210,7 @@ def or_design(
         alpha,
         f=float((t - 1) * ms_t / fixed_den) if fixed_den > 0 else float("nan"),
     )
-    means = tuple(_modality_mean(fom[i], cov, ti == i, ri, rg, r_tilde, alpha) for i in range(t))
+    means = tuple(modality_mean(fom[i], cov, ti == i, ri, rg, r_tilde, alpha) for i in range(t))
     return ORDesignResult(fom, cov, components, random, fixed, means)
 
 
@@ -228,7 +228,7 @@ def _comparison(
     )
 
 
-def _modality_mean(
+def modality_mean(
     theta: np.ndarray,
     cov: np.ndarray,
     in_t: np.ndarray,

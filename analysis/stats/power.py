@@ -11,9 +11,17 @@ pilot of K* cases whose error variance and covariances scale by K*/K:
 
 Fixed readers: chi-square(1, ncp) with den = (K*/K)(Var - Cov1 + (J - 1) max(Cov2 - Cov3, 0)).
 Random readers, fixed cases: F(1, J - 1) with den = Var(T×R) + (K*/K)(Var - Cov1 -
-max(Cov2 - Cov3, 0)). A negative Var(T×R) estimate is set to 0 (as the paper and RJafroc).
-The tests reproduce RJafroc's documented powers for the Van Dyke pilot and check the
-prediction against simulated studies. Factorial designs only (not split-plot).
+max(Cov2 - Cov3, 0)). The pilot's Var(T×R) is RJafroc's (HOB 2011 eq. 9),
+MS(T×R) - Var + Cov1 + max(Cov2 - Cov3, 0).
+
+A negative Var(T×R) estimate is set to 0, as the paper and RJafroc's `SsPowerGivenJK` do, so
+the powers equal RJafroc's. Power falls as Var(T×R) grows, so 0 is the most favourable value
+there is: with random readers the powers are then the most the pilot allows, not an estimate
+it supports (a pilot of few readers often estimates a negative Var(T×R) when readers do differ
+in their aided - unaided difference, and studies planned on 0 fall short). `truncation_notes`
+says so in words, and every output (`describe`, the table's `note`) carries it. The tests
+reproduce RJafroc's documented powers for the Van Dyke pilot and RJafroc itself on a negative
+pilot, and check the prediction against simulated studies. Factorial designs only.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ import pandas as pd
 from analysis.stats.or_design import Components
 
 ANALYSES = ("random", "fixed-readers", "fixed-cases")
+NOT_REACHABLE = "not reachable: reader variability dominates"
 
 
 @dataclass(frozen=True)
@@ -42,9 +51,12 @@ class Pilot:
 
     @classmethod
     def from_components(cls, components: Components, questions: int | None = None) -> Pilot:
+        """The pilot as RJafroc takes it from a dataset: Var(T×R) by HOB 2011 eq. 9 (with
+        max(Cov2 - Cov3, 0)), which differs from MRMCaov's when Cov2 < Cov3."""
         per_case = questions / components.cases if questions else 1.0
+        c = components
         return cls(
-            components.var_tr,
+            c.ms_tr - c.var + c.cov1 + max(c.cov2 - c.cov3, 0.0),
             components.var,
             components.cov1,
             components.cov2,
@@ -52,6 +64,29 @@ class Pilot:
             components.cases,
             per_case,
         )
+
+
+def _number(value: float) -> str:
+    return f"{value:.3g}".replace("-", "−")
+
+
+def truncation_notes(pilot: Pilot) -> tuple[str, ...]:
+    """What the power formulas set to 0, with the pilot's estimates, in words (empty when
+    nothing was)."""
+    notes = []
+    if pilot.var_tr < 0:
+        notes.append(
+            "power with random readers not supported by this pilot: its Var(T×R) estimate is "
+            f"negative ({_number(pilot.var_tr)}) and is set to 0, as Hillis, Obuchowski & "
+            "Berbaum (2011) and RJafroc do; 0 is the most favourable value, so these powers "
+            "are the most this pilot allows, and any modality × reader variance lowers them"
+        )
+    if pilot.cov2 - pilot.cov3 < 0:
+        notes.append(
+            f"the pilot's Cov2 − Cov3 is negative ({_number(pilot.cov2 - pilot.cov3)}); the "
+            "power uses 0 in its place"
+        )
+    return tuple(notes)
 
 
 def power(
@@ -116,7 +151,9 @@ def sample_size_table(
     readers: range = range(3, 21),
     analysis: str = "random",
 ) -> pd.DataFrame:
-    """Per number of readers: X-rays (and questions) needed and the power they give."""
+    """Per number of readers: X-rays (and questions) needed and the power they give; `note`
+    carries the pilot's truncation notes on every row, so no row is read without them."""
+    said = "; ".join(truncation_notes(pilot))
     rows = []
     for j in readers:
         k = cases_needed(pilot, effect, j, target, alpha, analysis)
@@ -126,17 +163,21 @@ def sample_size_table(
                 "x_rays": k,
                 "questions": None if k is None else int(np.ceil(k * pilot.questions_per_case)),
                 "power": None if k is None else power(pilot, effect, j, k, alpha, analysis),
-                "note": "" if k is not None else "not reachable: reader variability dominates",
+                "note": "; ".join(filter(None, ["" if k is not None else NOT_REACHABLE, said])),
             }
         )
     return pd.DataFrame(rows)
 
 
 def describe(pilot: Pilot, effect: float, target: float, alpha: float) -> str:
-    """The method sentence every power output carries."""
-    return (
-        f"Hillis–Obuchowski–Berbaum (2011) OR power for a difference of {effect:g} in accuracy, "
-        f"two-sided alpha {alpha:g}, target power {target:g}; variance components from a pilot "
-        f"of {pilot.cases} X-rays ({pilot.questions_per_case:.2g} questions per X-ray, assumed "
-        "the same in the planned study); random readers and X-rays unless stated"
+    """The method sentence every power output carries, with what was set to 0."""
+    return "; ".join(
+        [
+            f"Hillis–Obuchowski–Berbaum (2011) OR power for a difference of {effect:g} in "
+            f"accuracy, two-sided alpha {alpha:g}, target power {target:g}, as RJafroc's "
+            'SsPowerGivenJK(method = "OR"); variance components from a pilot of '
+            f"{pilot.cases} X-rays ({pilot.questions_per_case:.2g} questions per X-ray, "
+            "assumed the same in the planned study); random readers and X-rays unless stated",
+            *truncation_notes(pilot),
+        ]
     )

@@ -32,27 +32,6 @@ class AucPilot:
     notes: tuple[str, ...]  # negative components set to 0, in words (empty when none)
 
 
-def truncation_notes(var_tr: float, cov2: float, cov3: float) -> tuple[str, ...]:
-    """What the power formulas set to 0, with the pilot's estimates, in words."""
-    notes = []
-
-    def number(value: float) -> str:
-        return f"{value:.3g}".replace("-", "−")
-
-    if var_tr < 0:
-        notes.append(
-            f"the pilot's Var(T×R) estimate is negative ({number(var_tr)}); the power uses 0 in "
-            "its place (Hillis, Obuchowski & Berbaum 2011; RJafroc), so it rests on less "
-            "modality × reader variability than the pilot can show"
-        )
-    if cov2 - cov3 < 0:
-        notes.append(
-            f"the pilot's Cov2 − Cov3 is negative ({number(cov2 - cov3)}); the power uses 0 in "
-            "its place"
-        )
-    return tuple(notes)
-
-
 def auc_pilot(pilot: AucMrmc) -> AucPilot:
     """The pilot's OR components (RJafroc's Var(T×R)) and the notes on what was set to 0."""
     result: ORHillisResult = pilot.result
@@ -66,18 +45,10 @@ def auc_pilot(pilot: AucMrmc) -> AucPilot:
     c = result.components
     var_tr = c.ms_tr - c.var + c.cov1 + max(c.cov2 - c.cov3, 0.0)
     cases = len(pilot.cube.case_ids)
-    return AucPilot(
-        power.Pilot(
-            var_tr,
-            c.var,
-            c.cov1,
-            c.cov2,
-            c.cov3,
-            cases,
-            len(pilot.cube.question_ids) / cases,
-        ),
-        truncation_notes(var_tr, c.cov2, c.cov3),
+    planned = power.Pilot(
+        var_tr, c.var, c.cov1, c.cov2, c.cov3, cases, len(pilot.cube.question_ids) / cases
     )
+    return AucPilot(planned, power.truncation_notes(planned))
 
 
 def auc_power(
@@ -114,11 +85,7 @@ def auc_sample_size_table(
     analysis: str = "random",
 ) -> pd.DataFrame:
     """Per number of readers: the X-rays (and questions) needed for `target` power; `note`
-    repeats the pilot's truncation notes on every row, so no row is read without them."""
+    repeats the pilot's truncation notes on every row (`power.sample_size_table`)."""
     if not np.isfinite(effect) or effect == 0:
         raise AnalysisInputError("the effect must be a nonzero AUC difference")
-    table = power.sample_size_table(pilot.pilot, effect, target, alpha, readers, analysis)
-    if pilot.notes:
-        extra = "; ".join(pilot.notes)
-        table["note"] = [f"{n}; {extra}" if n else extra for n in table["note"]]
-    return table
+    return power.sample_size_table(pilot.pilot, effect, target, alpha, readers, analysis)

@@ -488,3 +488,39 @@ def test_a_lower_bound_next_to_0_or_the_margin_is_shown_on_its_side(low, shown, 
     conclusion = non_inferiority(comparison, 0.05, "aided", "unaided")["conclusion"]
     assert f"(95% CI {shown} to 0.090): " in conclusion
     assert says in conclusion, conclusion
+
+
+def test_a_comparison_without_se_names_its_true_cause():
+    """Both readers gain exactly 0.25 from the AI (MS(T×R) = 0), on different X-rays (Cov2 −
+    Cov3 < 0): the random-readers denominator MS(T×R) + r max(Cov2 − Cov3, 0) is 0. The note
+    says so, not that the accuracies do not vary over X-rays (they do); the fixed-readers row,
+    whose denominator is positive, has an interval."""
+    frame = simulate_frame(np.random.default_rng(1), LatentModel(), 2, 4, 1)
+    gained = {("r1", "x001"), ("r2", "x002")}  # the one X-ray each reader gets right aided
+    right = frame["correct_answer"]
+    wrong = right.map(lambda letter: "ABCD"[("ABCD".index(letter) + 1) % 4])
+    cells = list(zip(frame["reader"], frame["case_id"], strict=True))
+    aided_right = [c in gained or c[1] == "x003" for c in cells]
+    unaided_right = [c[1] in {"x003"} for c in cells]
+    is_right = np.where(frame["arm"] == "aided", aided_right, unaided_right)
+    frame = frame.assign(answer=np.where(is_right, right, wrong))
+    table = design_results(frame)["tables"]["mrmc_difference"].data.set_index("analysis")
+    random_row = table.loc[table.index.str.startswith("random")].iloc[0]
+    fixed_row = table.loc[table.index.str.startswith("fixed")].iloc[0]
+    assert random_row["difference"] == pytest.approx(0.25)
+    assert np.isnan(random_row["se"])
+    assert "MS(T×R) = 0" in random_row["note"] and "Cov2 − Cov3 = −" in random_row["note"]
+    assert "do not vary over X-rays" not in random_row["note"]
+    assert np.isfinite(fixed_row["ci_low"]) and "these readers only" in fixed_row["note"]
+
+
+def test_readers_with_the_same_difference_are_said_to_give_infinite_df():
+    """Two readers answering alike: MS(T×R) = 0 but Cov2 − Cov3 > 0, so the random-readers
+    row has an interval on infinite df; its note says why, not "these readers only"."""
+    frame = simulate_frame(np.random.default_rng(4), LatentModel(effect=0.3), 2, 20, 2)
+    first = frame[frame["reader"] == "r1"]
+    frame = pd.concat([first, first.assign(reader="r2")], ignore_index=True)
+    table = design_results(frame)["tables"]["mrmc_difference"].data
+    random_row = table[table["analysis"].str.startswith("random")].iloc[0]
+    assert np.isinf(random_row["df"]) and np.isfinite(random_row["ci_low"])
+    assert "MS(T×R) = 0" in random_row["note"] and "these readers only" not in random_row["note"]

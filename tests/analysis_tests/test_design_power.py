@@ -1,12 +1,20 @@
 """Power and sample size (Hillis-Obuchowski-Berbaum 2011) against RJafroc's documented values
-for the Van Dyke pilot, and against simulated studies."""
+for the Van Dyke pilot, RJafroc itself on a pilot with a negative Var(T×R), and simulated
+studies (a non-degenerate pilot's power is what studies reach; a negative pilot's is flagged)."""
 
 import numpy as np
 import pytest
 
-from analysis.stats.design import design_results
+from analysis.stats.design import design_results, power_table
 from analysis.stats.or_design import or_design
-from analysis.stats.power import Pilot, cases_needed, power, sample_size_table
+from analysis.stats.power import (
+    Pilot,
+    cases_needed,
+    describe,
+    power,
+    sample_size_table,
+    truncation_notes,
+)
 from analysis.stats.simulate import LatentModel, simulate_cube, simulate_frame
 
 # RJafroc's SsPowerGivenJK example 4A: OR components of the Van Dyke data (Wilcoxon AUC, 5
@@ -61,6 +69,7 @@ def test_predicted_power_matches_simulated_studies():
         *(float(np.mean([getattr(p.components, name) for p in pilots])) for name in names),
         cases=50,
     )
+    assert truncation_notes(pilot) == ()  # non-degenerate: nothing set to 0
     effect = float(np.mean([p.random.estimate for p in pilots]))
     observed = np.mean([p.random.p_value < 0.05 for p in pilots])
     assert power(pilot, effect, 6, 50) == pytest.approx(observed, abs=0.07)
@@ -75,3 +84,99 @@ def test_pilot_from_a_study_frame():
     pilot = Pilot.from_components(results["result"].components, results["cube"].n_questions)
     assert pilot.cases == 20 and pilot.questions_per_case == 3
     assert 0 < power(pilot, 0.05, 6, 100) < 1
+
+
+# A latent model in which readers differ in their aided - unaided difference (arm x reader sd
+# 0.35), and its population accuracy difference (probit: Phi(mean / total sd) per arm).
+INTERACTION = LatentModel(effect=0.3, arm_reader=0.35)
+
+
+def population_effect(model: LatentModel) -> float:
+    from scipy.stats import norm
+
+    sd = np.sqrt(
+        1
+        + model.reader**2
+        + model.arm_reader**2
+        + model.xray**2
+        + model.arm_xray**2
+        + model.reader_xray**2
+        + model.question**2
+    )
+    return float(norm.cdf((model.mu + model.effect) / sd) - norm.cdf(model.mu / sd))
+
+
+def negative_pilot():
+    """A seeded 3-reader x 30-X-ray pilot (3 questions each) of INTERACTION whose Var(T×R)
+    estimate falls below 0, as it often does with few readers."""
+    frame = simulate_frame(np.random.default_rng(3), INTERACTION, 3, 30, 3)
+    return frame, design_results(frame)
+
+
+def test_a_negative_pilot_component_is_stated_wherever_the_power_is_given():
+    """The pilot's Var(T×R) is negative: the method sentence (page, ZIP README, `mrmc_power`
+    header, methods) and every row's note (page, power.csv, API) say so, with the estimate,
+    and that the random-readers power is not supported by the pilot."""
+    _, results = negative_pilot()
+    pilot = Pilot.from_components(results["result"].components, results["cube"].n_questions)
+    assert pilot.var_tr < 0
+    table = power_table(results, 0.05, 0.8)
+    said = f"Var(T×R) estimate is negative ({pilot.var_tr:.3g})".replace("-", "−")
+    assert said in table.method and "not supported by this pilot" in table.method
+    assert table.data["note"].str.contains(said, regex=False).all()
+    assert said in describe(pilot, 0.05, 0.8, 0.05)
+    assert truncation_notes(VANDYKE) == ()  # a pilot with nothing set to 0 says nothing
+
+
+def test_a_negative_pilots_power_is_the_most_it_allows_not_what_studies_reach():
+    """Simulation from the model the negative pilot came from: the X-rays the formula says
+    give 3 readers 0.80 power give far less (200 seeded studies), which is why the output
+    says the power is not supported; the pilot's numbers are still RJafroc's (Var(T×R) = 0)."""
+    _, results = negative_pilot()
+    pilot = Pilot.from_components(results["result"].components, results["cube"].n_questions)
+    effect = population_effect(INTERACTION)
+    k = cases_needed(pilot, effect, 3)
+    assert k is not None and power(pilot, effect, 3, k) >= 0.8
+    clipped = Pilot(0.0, pilot.var, pilot.cov1, pilot.cov2, pilot.cov3, pilot.cases)
+    assert power(pilot, effect, 3, k) == power(clipped, effect, 3, k)
+    rng = np.random.default_rng(100)
+    studies = [or_design(*simulate_cube(rng, INTERACTION, 3, k, 3)[:2]) for _ in range(200)]
+    observed = np.mean([s.random.p_value < 0.05 for s in studies])
+    assert observed < 0.5
+
+
+@pytest.mark.roracle
+def test_power_from_a_negative_pilot_is_rjafrocs_on_the_exported_file(tmp_path):
+    """RJafroc on the pilot's exported rjafroc.xlsx (St's OR components with AFROC1 =
+    proportion correct, jackknife by X-ray, then SsPowerGivenJK) gives our powers for every
+    analysis, and our Var(T×R) (RJafroc's MS(T×R) − Var + Cov1 + max(Cov2 − Cov3, 0))."""
+    from analysis.stats.mrmc_formats import to_rjafroc
+    from tests.analysis_tests.roc import r_oracle
+
+    r_oracle.require("RJafroc")
+    frame, results = negative_pilot()
+    (tmp_path / "pilot.xlsx").write_bytes(to_rjafroc(frame))
+    pilot = Pilot.from_components(results["result"].components, results["cube"].n_questions)
+    designs = [(3, 142), (5, 60), (10, 200)]
+    # SsPowerGivenJK takes only ROC datasets: St's OR components of the file are passed to it.
+    script = (
+        "suppressPackageStartupMessages(library(RJafroc)); "
+        f"ds <- DfReadDataFile('{tmp_path / 'pilot.xlsx'}', newExcelFileFormat = TRUE); "
+        "vc <- St(ds, FOM = 'AFROC1', method = 'OR')$ANOVA$VarCom; "
+        "say <- function(x) cat(sprintf('%.15g', x), ''); say(vc['VarTR', 1]); "
+        "p <- list(KStar = length(ds$ratings$NL[1, 1, , 1]), VarTR = vc['VarTR', 1], "
+        "Cov1 = vc['Cov1', 1], Cov2 = vc['Cov2', 1], Cov3 = vc['Cov3', 1], Var = vc['Var', 1]); "
+        + " ".join(
+            "for (a in c('RRRC', 'FRRC', 'RRFC')) say(SsPowerGivenJK(NULL, p, FOM = 'AFROC1', "
+            f"J = {j}, K = {k}, effectSize = 0.05, analysisOption = a)[[1]]); "
+            for j, k in designs
+        )
+    )
+    values = [float(v) for v in r_oracle.rscript("-e", script).split()]
+    assert values[0] == pytest.approx(pilot.var_tr, abs=1e-12) and pilot.var_tr < 0
+    ours = [
+        power(pilot, 0.05, j, k, analysis=analysis)
+        for j, k in designs
+        for analysis in ("random", "fixed-readers", "fixed-cases")
+    ]
+    assert ours == pytest.approx(values[1:], abs=1e-9)

@@ -249,10 +249,14 @@ def test_demo_aided_page_and_zip(client, demo):
     for name in ("arm_accuracy", "mrmc_difference", "reliance_agreement", "power"):
         assert f'data-design-table="{name}"' in html, name
     assert "data-conclusions" in html and "non-inferior" in html
+    # The demo's pilot Var(T×R) estimate is negative: the power section says so.
+    assert "Var(T×R) estimate is negative" in html and "not supported by this pilot" in html
     archive = zipfile.ZipFile(
         io.BytesIO(client.get(reverse("analysis-zip", args=[study.slug])).content)
     )
     assert set(archive.namelist()) >= PACKAGE_FILES
+    power_csv = archive.read("power.csv").decode()
+    assert "Var(T×R) estimate is negative" in power_csv
 
 
 def test_design_tables_leave_out_the_questions_every_other_table_leaves_out(two_arm):
