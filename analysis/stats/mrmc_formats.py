@@ -55,26 +55,27 @@ from analysis.stats.design_frame import (
 )
 from analysis.stats.frame import AnalysisInputError, Missing
 
-README_LINES = {
-    "mrmcaov.csv": (
-        "MRMCaov long format (reader, treatment, case = X-ray, question, truth = 1, rating = "
-        "1 correct / 0 wrong). In R: d <- read.csv('mrmcaov.csv'); accuracy <- function(truth,"
-        " rating) mean(rating); summary(MRMCaov::mrmc(accuracy(truth, rating), treatment, "
-        "reader, case, data = d))"
-    ),
-    "imrmc.imrmc": (
-        "iMRMC input (readerID,caseID,modalityID,score after 'BEGIN DATA:'; score = proportion "
-        "of the X-ray's questions correct). In R: read the rows after 'BEGIN DATA:' with "
-        "read.csv(header = FALSE), drop the truth rows with iMRMC::undoIMRMCdf and pass them to "
-        "iMRMC::uStat11.conditionalD(kernelFlag = 1)"
-    ),
-    "rjafroc.xlsx": (
-        "RJafroc JAFROC Excel (TRUTH/FP/TP, X-ray = case, question = lesion marked when "
-        "correct; AFROC1 = proportion correct). In R: ds <- RJafroc::DfReadDataFile("
-        "'rjafroc.xlsx', newExcelFileFormat = TRUE); RJafroc::St(ds, FOM = 'AFROC1', "
-        "method = 'OR')"
-    ),
-}
+
+def package_names(modalities: Modalities) -> tuple[str, str]:
+    """The two modalities as the package files name them, test first.
+
+    MRMCaov and RJafroc sort the modality names they read and print the first minus the
+    second (RJafroc reads a file's modality list in that sorted order whatever order the file
+    gives: a list "unaided,aided" came out as aided - unaided = -0.0857 where aided was
+    better by 0.0857). Named so that they sort test first, every package prints the page's
+    difference, test - reference, with its sign: the names themselves when they already sort
+    so (aided < unaided, final < first), else numbered."""
+    reference, test = modalities.names
+    if str(test) < str(reference):
+        return str(test), str(reference)
+    return f"1-{test}", f"2-{reference}"
+
+
+def _names_back(values: pd.Series, modalities: Modalities) -> pd.Series:
+    """A package file's modality names -> the study's (names not written by us stay)."""
+    reference, test = modalities.names
+    back = dict(zip(package_names(modalities), (test, reference), strict=True))
+    return values.astype(str).map(lambda v: back.get(v, v))
 
 
 def _codes(rows: pd.DataFrame) -> dict[str, dict]:
@@ -117,11 +118,12 @@ def id_map(frame: pd.DataFrame, missing: Missing = "wrong") -> pd.DataFrame:
 
 
 def to_mrmcaov(frame: pd.DataFrame, missing: Missing = "wrong") -> str:
-    _, rows = _rows(frame, missing)
+    modalities, rows = _rows(frame, missing)
+    names = dict(zip(modalities.names[::-1], package_names(modalities), strict=True))
     out = pd.DataFrame(
         {
             "reader": rows["reader"],
-            "treatment": rows["modality"],
+            "treatment": rows["modality"].map(names),
             "case": rows["case_id"],
             "question": rows["question_id"],
             "truth": 1,
@@ -144,7 +146,7 @@ def read_mrmcaov(text: str, modalities: Modalities) -> Cube:
     rows = pd.DataFrame(
         {
             "reader": data["reader"].astype(str),
-            "modality": data["treatment"].astype(str),
+            "modality": _names_back(data["treatment"], modalities),
             "case_id": data["case"].astype(str),
             "question_id": data["question"] if "question" in data else np.arange(len(data)),
             "right": data["rating"].astype(bool),
@@ -161,6 +163,9 @@ def read_mrmcaov(text: str, modalities: Modalities) -> Cube:
 
 def to_imrmc(frame: pd.DataFrame, missing: Missing = "wrong") -> str:
     modalities, rows = _rows(frame, missing)
+    test, reference = package_names(modalities)
+    names = dict(zip(modalities.names[::-1], (test, reference), strict=True))
+    rows = rows.assign(modality=rows["modality"].map(names))
     cells = rows.groupby(["reader", "modality", "case_id"]).agg(
         right=("right", "sum"), counted=("counted", "size")
     )
@@ -170,7 +175,7 @@ def to_imrmc(frame: pd.DataFrame, missing: Missing = "wrong") -> str:
     lines = [
         "ReaderStudy export for iMRMC: score = proportion of the X-ray's questions answered "
         "correctly; truth = 1 for every X-ray (accuracy, not ROC).",
-        f"Modalities compared: {modalities.names[1]} - {modalities.names[0]}.",
+        f"Modalities compared: {test} - {reference}.",
         (
             f"Every X-ray has {int(per_cell.iloc[0])} question(s) counted for every reader and "
             "modality: the mean score equals the per-question accuracy."
@@ -214,7 +219,7 @@ def read_imrmc(text: str, modalities: Modalities | None = None) -> tuple[Cube, p
     rows = pd.DataFrame(
         {
             "reader": scores["readerID"],
-            "modality": scores["modalityID"],
+            "modality": _names_back(scores["modalityID"], modalities),
             "case_id": scores["caseID"],
             "question_id": scores["caseID"],
             "right": scores["score"].astype(float),
@@ -258,7 +263,12 @@ def to_rjafroc(frame: pd.DataFrame, missing: Missing = "wrong") -> bytes:
     truth.title = "TRUTH"
     truth.append(["CaseID", "LesionID", "Weight", "ReaderID", "ModalityID", "Paradigm"])
     reader_list = ",".join(readers)
-    modality_list = ",".join(modalities.names)
+    # Test first, in the order RJafroc sorts them (package_names): its "trt<test>-trt<reference>"
+    # is then the page's difference with its sign.
+    order = package_names(modalities)
+    names = dict(zip(modalities.names[::-1], order, strict=True))
+    rows = rows.assign(modality=rows["modality"].map(names))
+    modality_list = ",".join(order)
     for i, (question, case) in enumerate(
         zip(questions["question_id"], questions["case_id"], strict=True)
     ):
@@ -270,14 +280,15 @@ def to_rjafroc(frame: pd.DataFrame, missing: Missing = "wrong") -> bytes:
     # wrong order), so the FROC sheets carry their older names.
     nl = book.create_sheet("FP")
     nl.append(["ReaderID", "ModalityID", "CaseID", "FP_Rating"])
-    for modality in modalities.names:
+    for modality in order:
         for reader in readers:
             for case in cases:
                 nl.append([reader, modality, case_number[case], 1])
     ll = book.create_sheet("TP")
     ll.append(["ReaderID", "ModalityID", "CaseID", "LesionID", "TP_Rating"])
     marked = rows[rows["right"].astype(bool)]
-    for row in marked.sort_values(["modality", "reader", "case_id"]).itertuples():
+    marked = marked.assign(arm=marked["modality"].map(order.index))
+    for row in marked.sort_values(["arm", "reader", "case_id"]).itertuples():
         ll.append(
             [row.reader, row.modality, case_number[row.case_id], lesion_of[row.question_id], 2]
         )
@@ -331,7 +342,10 @@ def read_rjafroc(content: bytes, modalities: Modalities) -> Cube:
                         "case_group": "",
                     }
                 )
-    return cube_from_rows(modalities, pd.DataFrame(rows))
+    rows = pd.DataFrame(rows)
+    return cube_from_rows(
+        modalities, rows.assign(modality=_names_back(rows["modality"], modalities))
+    )
 
 
 def package_files(frame: pd.DataFrame, missing: Missing = "wrong") -> dict[str, bytes]:
@@ -346,3 +360,107 @@ def package_files(frame: pd.DataFrame, missing: Missing = "wrong") -> dict[str, 
     except AnalysisInputError as error:
         files["rjafroc_not_written.txt"] = (str(error) + "\n").encode()
     return files
+
+
+# README ------------------------------------------------------------------------------------
+
+R_BLOCK = "In R (in this folder, R_LIBS holding the package):"
+
+
+def _recipe(lines: list[str]) -> list[str]:
+    """An R program as README lines: the `R_BLOCK` line, then the commands indented by four
+    spaces (the tests run exactly these lines)."""
+    return [f"  {R_BLOCK}", *(f"    {line}" for line in lines)]
+
+
+def readme_lines(
+    modalities: Modalities, files: set[str], split_plot: bool, cov2_below_cov3: bool = False
+) -> list[str]:
+    """mrmc/README.txt's part on the package files: per file, what it holds and the R
+    commands that print the page's numbers, with the page's sign (or, where no package
+    command gives the page's numbers, why not, in words)."""
+    test, reference = package_names(modalities)
+    lines = [
+        f"Every file names the two modalities {test!r} and {reference!r}: the packages sort "
+        f"them and print the first minus the second, {test} - {reference}, which is the page's "
+        f"{modalities.comparison} with its sign.",
+        "",
+        "mrmcaov.csv: MRMCaov long format (reader, treatment, case = X-ray, question, truth = "
+        "1, rating = 1 correct / 0 wrong; MRMCaov's percent-correct metric is the mean rating, "
+        "its jackknife leaves out whole X-rays).",
+    ]
+    mrmcaov = [
+        "library(MRMCaov)",
+        'd <- read.csv("mrmcaov.csv")',
+        "accuracy <- function(truth, rating) mean(rating)",
+    ]
+    if split_plot:
+        lines += [
+            "  Split-plot study: MRMCaov 0.3.0 has no split-plot design. On this file it "
+            "analyses a 'partially paired' design, whose standard error, df, CI and p are NOT "
+            "the page's (the page pools MS(T×R) within the reader groups and takes Cov2/Cov3 "
+            "over readers of the same group), and no command of MRMCaov or RJafroc gives the "
+            "page's split-plot analysis. MRMCaov gives the page's per-reader accuracies and "
+            f"the difference {test} - {reference} only:",
+            *_recipe(
+                [
+                    *mrmcaov,
+                    "fit <- mrmc(accuracy(truth, rating), treatment, reader, case, data = d)",
+                    "print(fit$data)",
+                    "print(summary(fit)$test_diffs[, c('Comparison', 'Estimate')])",
+                ]
+            ),
+        ]
+    else:
+        lines += [
+            f"  MRMCaov 0.3.0 prints the page's random-readers row as its comparison "
+            f"'{test} - {reference}' (Estimate, StdErr, df, CI, t, p-value), its F test and "
+            "variance components; with fixed(reader), the fixed-readers row (z, X2).",
+            *_recipe(
+                [
+                    *mrmcaov,
+                    "random_readers <- mrmc(accuracy(truth, rating), treatment, reader, case, "
+                    "data = d)",
+                    "print(summary(random_readers))",
+                    "fixed_readers <- mrmc(accuracy(truth, rating), treatment, fixed(reader), "
+                    "case, data = d)",
+                    "print(summary(fixed_readers))",
+                ]
+            ),
+        ]
+    lines += [
+        "",
+        "imrmc.imrmc: iMRMC input (readerID,caseID,modalityID,score after 'BEGIN DATA:'; score "
+        "= proportion of the X-ray's questions correct). It is read by iMRMC (the FDA's Java "
+        "program, or its R package iMRMC), which this project does not install: no test here "
+        "runs iMRMC on it. In iMRMC compare modalities "
+        f"{test!r} and {reference!r} in that order for {test} - {reference}"
+        + (" (split-plot: not the page's analysis, as above)." if split_plot else "."),
+    ]
+    if "rjafroc.xlsx" in files:
+        lines += [
+            "",
+            "rjafroc.xlsx: RJafroc JAFROC Excel (TRUTH/FP/TP, X-ray = case, question = lesion "
+            "marked when correct; its AFROC1 figure of merit is then the proportion correct).",
+            f"  RJafroc 2.1.3 prints the page's difference as 'trt{test}-trt{reference}': RRRC "
+            '(analysisOption "RRRC") is the random-readers row, FRRC the fixed-readers row '
+            "(its Chisq is the page's X2); ANOVA$TRanova holds MS(T), MS(R), MS(T×R).",
+            *_recipe(
+                [
+                    'ds <- RJafroc::DfReadDataFile("rjafroc.xlsx", newExcelFileFormat = TRUE)',
+                    'random_readers <- RJafroc::St(ds, FOM = "AFROC1", method = "OR", '
+                    'analysisOption = "RRRC")',
+                    "print(random_readers)",
+                    'fixed_readers <- RJafroc::St(ds, FOM = "AFROC1", method = "OR", '
+                    'analysisOption = "FRRC")',
+                    "print(fixed_readers$FRRC)",
+                ]
+            ),
+        ]
+        if cov2_below_cov3:
+            lines.append(
+                "  Here Cov2 < Cov3: RJafroc replaces Cov2 - Cov3 by 0 in its fixed-readers "
+                "(FRRC) analysis and in VarTR and VarR, so those differ from the page's, which "
+                "are MRMCaov's (Cov2 - Cov3 as estimated). Its RRRC row is the page's."
+            )
+    return lines

@@ -13,12 +13,13 @@ from analysis.stats.design import DesignPolicy, design_results
 from analysis.stats.design_frame import CROSSOVER, Modalities
 from analysis.stats.frame import AnalysisInputError
 from analysis.stats.mrmc_formats import (
-    README_LINES,
+    R_BLOCK,
     id_map,
     package_files,
     read_imrmc,
     read_mrmcaov,
     read_rjafroc,
+    readme_lines,
     to_imrmc,
     to_mrmcaov,
     to_rjafroc,
@@ -121,11 +122,13 @@ def test_rjafroc_is_not_written_for_split_plot():
     assert "rjafroc.xlsx" not in files and b"split-plot" in files["rjafroc_not_written.txt"]
 
 
-def test_every_file_has_a_readme_line():
+def test_every_file_has_a_readme_part_with_r_commands_where_r_reads_it():
     files = package_files(study())
-    assert set(files) == set(README_LINES)
-    for line in README_LINES.values():
-        assert "In R:" in line
+    lines = readme_lines(CROSSOVER, set(files), split_plot=False)
+    for name in files:
+        assert any(line.startswith(f"{name}: ") for line in lines), name
+    assert sum(line.strip() == R_BLOCK for line in lines) == 2  # MRMCaov, RJafroc
+    assert any("does not install" in line for line in lines if line.startswith("imrmc"))
 
 
 def test_names_reach_the_files_only_as_codes():
