@@ -367,7 +367,9 @@ def design_files(result: AnalysisResult) -> dict[str, bytes]:
     ]
     cube = result.design["cube"]
     c = result.design["result"].components
-    lines += ["", *readme_lines(cube.modalities, set(packaged), cube.split_plot, c.cov2 < c.cov3)]
+    alpha = result.settings.alpha
+    below = c.cov2 < c.cov3
+    lines += ["", *readme_lines(cube.modalities, set(packaged), cube.split_plot, below, alpha)]
     if "rjafroc_not_written.txt" in packaged:
         lines.append("rjafroc_not_written.txt: why RJafroc's file is not written for this design.")
     files["mrmc/README.txt"] = ("\n".join(lines) + "\n").encode()

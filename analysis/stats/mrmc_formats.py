@@ -8,36 +8,34 @@ missing-answer policy applied), with the X-ray as the case, so the package's ana
 rest on the same data. Each reader turns the file back into the cube `or_design` reads; the
 tests round-trip every file to the same result.
 
+The two modalities are named so that the test one sorts first (`package_names`): MRMCaov and
+RJafroc sort the names they read (RJafroc reads a file's modality list in that order, whatever
+order the file gives) and print the first minus the second, so each prints the page's
+difference, test - reference, with its sign.
+
 - MRMCaov (`mrmcaov.csv`): its long format (the layout of its VanDyke data: reader,
   treatment, case, truth, rating), one row per question read: case = X-ray, rating = 1 if
-  correct else 0, truth = 1, plus a `question` column. MRMCaov has no percent-correct metric
-  but accepts a user-defined one; its jackknife leaves out every row of a case (the X-ray):
-      library(MRMCaov); d <- read.csv("mrmcaov.csv")
-      accuracy <- function(truth, rating) mean(rating)
-      summary(mrmc(accuracy(truth, rating), treatment, reader, case, data = d))
+  correct else 0, truth = 1, plus a `question` column (and `group` in a split-plot study).
+  MRMCaov has no percent-correct metric but accepts a user-defined one (the mean rating); its
+  jackknife leaves out every row of a case (the X-ray).
 - iMRMC (`imrmc.imrmc`): its documented input (free text, "BEGIN DATA:", then rows
   readerID,caseID,modalityID,score with a "truth" row per case). One score per reader, X-ray
   and modality is all iMRMC accepts, so the score is the proportion of the X-ray's questions
   answered correctly: iMRMC's mean is then the X-ray-averaged accuracy, equal to ours only
-  when every X-ray has the same number of questions (the file's header says which).
-      lines <- readLines("imrmc.imrmc"); d <- read.csv(text = lines[-seq_len(grep("BEGIN
-      DATA:", lines))], header = FALSE, col.names = c("readerID", "caseID", "modalityID",
-      "score")); iMRMC::uStat11.conditionalD(iMRMC::undoIMRMCdf(d), kernelFlag = 1,
-      keyColumns = c("readerID", "caseID", "modalityID", "score"),
-      modalitiesToCompare = c(<reference>, <test>))
+  when every X-ray has the same number of questions (the file's header says which). iMRMC is
+  not installed here: only our reader reads it back.
 - RJafroc (`rjafroc.xlsx`): its JAFROC Excel format (sheets TRUTH, FP, TP; FROC paradigm,
   factorial "FCTRL" design). RJafroc has no percent-correct figure of merit for ROC data;
   with each X-ray a case and each question a "lesion" marked (rating 2) when answered
   correctly, plus one rating-1 FP (NL) mark per X-ray as a floor, its AFROC1 FOM equals the
-  proportion correct and its jackknife leaves out whole X-rays:
-      ds <- RJafroc::DfReadDataFile("rjafroc.xlsx", newExcelFileFormat = TRUE)
-      RJafroc::St(ds, FOM = "AFROC1", method = "OR")
-  RJafroc withdrew its split-plot analysis, so no file is written for split-plot studies.
-Split-plot studies: the MRMCaov and iMRMC files hold the same rows, but neither package has
-this design (MRMCaov would treat the file as partially paired), so their results there are
-not our split-plot analysis; the files carry no group labels.
-R is not installed here: the formats follow the packages' documentation and published example
-files (MRMCaov's VanDyke data, iMRMC's input.imrmc), which the tests read.
+  proportion correct and its jackknife leaves out whole X-rays. RJafroc withdrew its
+  split-plot analysis, so no file is written for split-plot studies.
+
+`readme_lines` gives mrmc/README.txt's R commands per file; the `roracle` tests run exactly
+those lines with MRMCaov 0.3.0 and RJafroc 2.1.3 and compare every number with the page.
+Split-plot studies: MRMCaov has no such design (it would analyse the file as partially
+paired); the README says so and gives lines that run MRMCaov per group and combine its
+components as `or_design` does.
 """
 
 from __future__ import annotations
@@ -130,6 +128,8 @@ def to_mrmcaov(frame: pd.DataFrame, missing: Missing = "wrong") -> str:
             "rating": rows["right"].astype(int),
         }
     ).sort_values(["treatment", "reader", "case", "question"], key=lambda s: s.astype(str))
+    if (rows["reader_group"] != "").any():  # split-plot: the README's recipe analyses by group
+        out["group"] = rows["reader_group"].reindex(out.index)
     return out.to_csv(index=False, lineterminator="\n")
 
 
@@ -151,8 +151,8 @@ def read_mrmcaov(text: str, modalities: Modalities) -> Cube:
             "question_id": data["question"] if "question" in data else np.arange(len(data)),
             "right": data["rating"].astype(bool),
             "counted": True,
-            "reader_group": "",
-            "case_group": "",
+            "reader_group": data["group"].astype(str) if "group" in data else "",
+            "case_group": data["group"].astype(str) if "group" in data else "",
         }
     )
     return cube_from_rows(modalities, rows)
@@ -362,6 +362,40 @@ def package_files(frame: pd.DataFrame, missing: Missing = "wrong") -> dict[str, 
     return files
 
 
+def _split_plot_recipe(alpha: float) -> list[str]:
+    """R lines combining MRMCaov's per-group OR components as `or_design` does for a split-plot
+    design; they leave a data frame `split_plot` with the page's two rows."""
+    return [
+        "per_group <- NULL",
+        "for (g in split(d, d$group)) {",
+        "  s <- summary(mrmc(accuracy(truth, rating), treatment, reader, case, data = g))",
+        "  v <- setNames(s$vcov_comps$Estimate, rownames(s$vcov_comps))",
+        "  per_group <- rbind(per_group, data.frame(r = length(unique(g$reader)),",
+        "    var = v[['Error']], cov1 = v[['Cov1']], cov2 = v[['Cov2']], cov3 = v[['Cov3']],",
+        "    ms_tr = s$test_equality[['MS(T:R)']]))",
+        "}",
+        "pooled <- function(x, w) sum(x * w) / sum(w)",
+        "p <- per_group; pairs <- p$r * (p$r - 1)",
+        "var <- pooled(p$var, p$r); cov1 <- pooled(p$cov1, p$r)",
+        "cov2 <- pooled(p$cov2, pairs); cov3 <- pooled(p$cov3, pairs)",
+        "ms_tr <- pooled(p$ms_tr, p$r - 1); df_tr <- sum(p$r - 1)",
+        "r <- sum(p$r); r_tilde <- sum(p$r^2) / r",
+        "foms <- tapply(d$rating, list(d$treatment, d$reader), mean)",
+        "m <- rowMeans(foms); estimate <- m[[1]] - m[[2]]",
+        "den <- ms_tr + r_tilde * max(cov2 - cov3, 0)",
+        "fixed_den <- var - cov1 + (r_tilde - 1) * (cov2 - cov3)",
+        "se <- sqrt(2 / r * c(den, fixed_den)); df <- c(den^2 / (ms_tr^2 / df_tr), Inf)",
+        f"q <- ifelse(is.finite(df), qt(1 - {alpha:g} / 2, df), qnorm(1 - {alpha:g} / 2))",
+        "split_plot <- data.frame(",
+        "  analysis = c('random readers', 'fixed readers'),",
+        "  comparison = paste(names(m), collapse = ' - '), estimate = estimate, se = se, df = df,",
+        "  ci_low = estimate - q * se, ci_high = estimate + q * se,",
+        "  p_value = ifelse(is.finite(df), 2 * pt(-abs(estimate / se), df),",
+        "                   2 * pnorm(-abs(estimate / se))))",
+        "print(split_plot)",
+    ]
+
+
 # README ------------------------------------------------------------------------------------
 
 R_BLOCK = "In R (in this folder, R_LIBS holding the package):"
@@ -374,7 +408,11 @@ def _recipe(lines: list[str]) -> list[str]:
 
 
 def readme_lines(
-    modalities: Modalities, files: set[str], split_plot: bool, cov2_below_cov3: bool = False
+    modalities: Modalities,
+    files: set[str],
+    split_plot: bool,
+    cov2_below_cov3: bool = False,
+    alpha: float = 0.05,
 ) -> list[str]:
     """mrmc/README.txt's part on the package files: per file, what it holds and the R
     commands that print the page's numbers, with the page's sign (or, where no package
@@ -396,20 +434,14 @@ def readme_lines(
     ]
     if split_plot:
         lines += [
-            "  Split-plot study: MRMCaov 0.3.0 has no split-plot design. On this file it "
-            "analyses a 'partially paired' design, whose standard error, df, CI and p are NOT "
-            "the page's (the page pools MS(T×R) within the reader groups and takes Cov2/Cov3 "
-            "over readers of the same group), and no command of MRMCaov or RJafroc gives the "
-            "page's split-plot analysis. MRMCaov gives the page's per-reader accuracies and "
-            f"the difference {test} - {reference} only:",
-            *_recipe(
-                [
-                    *mrmcaov,
-                    "fit <- mrmc(accuracy(truth, rating), treatment, reader, case, data = d)",
-                    "print(fit$data)",
-                    "print(summary(fit)$test_diffs[, c('Comparison', 'Estimate')])",
-                ]
-            ),
+            "  Split-plot study (readers and X-rays in groups; `group` column): MRMCaov 0.3.0 has "
+            "no split-plot design. Its own command on the whole file analyses a 'partially "
+            "paired' design, whose standard error, df, CI and p are NOT the page's, and no "
+            "command of MRMCaov or RJafroc gives the page's split-plot analysis. The lines "
+            "below run MRMCaov in each group and combine its components as the page does "
+            "(Obuchowski, Gallas & Hillis 2012: MS(T×R) pooled within groups, Cov2/Cov3 over "
+            "readers of the same group, r~ = sum(r_g^2) / r); they print the page's two rows.",
+            *_recipe([*mrmcaov, *_split_plot_recipe(alpha)]),
         ]
     else:
         lines += [
