@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import math
 
+import pandas as pd
 import pytest
 from django.contrib.auth import get_user_model
 
@@ -33,6 +34,31 @@ from tests.design_tests.roracle_zip import (
 pytestmark = [pytest.mark.django_db, pytest.mark.roracle]
 
 
+def check_power(archive, folder) -> None:
+    """power.csv (this study as the pilot) against RJafroc's SsPowerGivenJK from the ZIP's
+    own rjafroc.xlsx, for the first rows with a number of X-rays (effect 0.05, power.csv's)."""
+    table = pd.read_csv(io.BytesIO(archive.read("power.csv")))
+    rows = table.dropna(subset=["x_rays"]).head(6)
+    assert len(rows) >= 2, table
+    (folder / "rjafroc.xlsx").write_bytes(archive.read("mrmc/rjafroc.xlsx"))
+    calls = ", ".join(f"c({int(r.readers)}, {int(r.x_rays)})" for r in rows.itertuples())
+    # SsPowerGivenJK takes an ROC dataset or OR variance components: the components RJafroc
+    # estimates from the ZIP's (FROC-format) file, its pilot of KStar X-rays.
+    program = f"""
+ds <- RJafroc::DfReadDataFile("rjafroc.xlsx", newExcelFileFormat = TRUE)
+vc <- RJafroc::St(ds, FOM = "AFROC1", method = "OR")$ANOVA$VarCom
+pilot <- list(KStar = length(ds$ratings$NL[1, 1, , 1]), VarTR = vc["VarTR", "Estimates"],
+  Cov1 = vc["Cov1", "Estimates"], Cov2 = vc["Cov2", "Estimates"],
+  Cov3 = vc["Cov3", "Estimates"], Var = vc["Var", "Estimates"])
+for (jk in list({calls})) cat(sprintf("%.17g\\n", RJafroc::SsPowerGivenJK(NULL, pilot,
+  FOM = "Wilcoxon", J = jk[1], K = jk[2], effectSize = 0.05, method = "OR",
+  analysisOption = "RRRC")$powerRRRC))
+"""
+    powers = [float(x) for x in roracle.run_r(program, folder).split()]
+    assert powers == pytest.approx(list(rows["power"]), abs=1e-9)
+    assert all(math.isfinite(p) for p in powers)
+
+
 # The studies --------------------------------------------------------------------------------
 
 
@@ -47,10 +73,13 @@ def read_crossover(db):
     return study, with_pi(study)
 
 
-def test_crossover_packages_print_the_pages_numbers_with_its_sign(client, read_crossover, tmp_path):
+def test_crossover_packages_print_the_pages_numbers_with_its_sign_and_its_power(
+    client, read_crossover, tmp_path
+):
     study, pi = read_crossover
     archive, design = download(client, study, pi)
     out = check_packages(archive, design, tmp_path)
+    check_power(archive, tmp_path)
     # the page's difference is aided better (the sign the packages must keep)
     assert out["mrmcaov.csv"]["random_readers"]["test_diffs"]["Estimate"] > 0
     assert design["tables"]["mrmc_difference"]["rows"][0]["comparison"] == "aided − unaided"
@@ -120,33 +149,3 @@ def test_split_plot_readme_recipe_prints_the_pages_split_plot_rows(client, db, t
     # what the README refuses: MRMCaov's own command on the whole file gives another SE
     assert abs(one(out["fit"]["test_diffs"]["StdErr"]) - page[0]["se"]) > 1e-4
     assert abs(one(out["fit"]["test_diffs"]["Estimate"]) - page[0]["difference"]) <= TOLERANCE
-
-
-def test_power_table_is_rjafrocs_ss_power_given_jk(client, read_crossover, tmp_path):
-    """power.csv (this study as the pilot) against RJafroc's SsPowerGivenJK from the ZIP's
-    own rjafroc.xlsx, for the first rows with a number of X-rays (effect 0.05, power.csv's)."""
-    roracle.require("RJafroc")
-    import pandas as pd
-
-    study, pi = read_crossover
-    archive, _ = download(client, study, pi)
-    table = pd.read_csv(io.BytesIO(archive.read("power.csv")))
-    rows = table.dropna(subset=["x_rays"]).head(6)
-    assert len(rows) >= 2, table
-    (tmp_path / "rjafroc.xlsx").write_bytes(archive.read("mrmc/rjafroc.xlsx"))
-    calls = ", ".join(f"c({int(r.readers)}, {int(r.x_rays)})" for r in rows.itertuples())
-    # SsPowerGivenJK takes an ROC dataset or OR variance components: the components RJafroc
-    # estimates from the ZIP's (FROC-format) file, its pilot of KStar X-rays.
-    program = f"""
-ds <- RJafroc::DfReadDataFile("rjafroc.xlsx", newExcelFileFormat = TRUE)
-vc <- RJafroc::St(ds, FOM = "AFROC1", method = "OR")$ANOVA$VarCom
-pilot <- list(KStar = length(ds$ratings$NL[1, 1, , 1]), VarTR = vc["VarTR", "Estimates"],
-  Cov1 = vc["Cov1", "Estimates"], Cov2 = vc["Cov2", "Estimates"],
-  Cov3 = vc["Cov3", "Estimates"], Var = vc["Var", "Estimates"])
-for (jk in list({calls})) cat(sprintf("%.17g\\n", RJafroc::SsPowerGivenJK(NULL, pilot,
-  FOM = "Wilcoxon", J = jk[1], K = jk[2], effectSize = 0.05, method = "OR",
-  analysisOption = "RRRC")$powerRRRC))
-"""
-    powers = [float(x) for x in roracle.run_r(program, tmp_path).split()]
-    assert powers == pytest.approx(list(rows["power"]), abs=1e-9)
-    assert all(math.isfinite(p) for p in powers)
