@@ -109,7 +109,7 @@ bench: $(STAMP)
 
 # Issue 32's acceptance at full size: a crossover of 6 readers x 60 X-rays (3-4 questions each)
 # made through the commands; MRMCaov and RJafroc (R_LIBS, default /opt/r-oracles) on the
-# exported files print the page's aided - unaided. `make test` runs it on 12 X-rays.
+# exported files print the page's aided - unaided. `make test` runs it on 4 readers x 8 X-rays.
 bench-roracle: $(STAMP)
 	RORACLE_FULL=1 $(BIN)/pytest -q -n 0 -p no:randomly tests/design_tests/test_roracle_acceptance.py
 

@@ -218,6 +218,13 @@ def mrmcaov_pairs(design: dict, ref: dict, test: str, reference: str) -> list:
         ("Cov3", c["Cov3"], component["Cov3"]),
         ("MS(T)", c["MS(T)"], one(equality["MS(T)"])),
         ("MS(T×R)", c["MS(T×R)"], one(equality["MS(T:R)"])),
+        # MRMCaov prints Var(R) = (MS(R) - MS(T:R)) / 2 - Cov1 + Cov3, not MS(R) itself
+        (
+            "MS(R)",
+            c["MS(R)"],
+            2 * (component["reader"] + component["Cov1"] - component["Cov3"])
+            + one(equality["MS(T:R)"]),
+        ),
     ]
 
 
