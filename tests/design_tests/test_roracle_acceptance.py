@@ -26,6 +26,13 @@ from tests.factories import UserFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.roracle]
 
+
+@pytest.fixture(autouse=True)
+def _r_packages():
+    """Skip, saying why, before a study is built where R or a package is absent."""
+    roracle.require("MRMCaov", "RJafroc")
+
+
 RESOURCES = Path(__file__).resolve().parents[1] / "resources"
 FULL = bool(os.environ.get("RORACLE_FULL"))
 XRAYS, READERS = (60, 6) if FULL else (8, 4)

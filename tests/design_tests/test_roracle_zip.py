@@ -34,6 +34,12 @@ from tests.design_tests.roracle_zip import (
 pytestmark = [pytest.mark.django_db, pytest.mark.roracle]
 
 
+@pytest.fixture(autouse=True)
+def _r_packages():
+    """Skip, saying why, before a study is built where R or a package is absent."""
+    roracle.require("MRMCaov", "RJafroc")
+
+
 def check_power(archive, folder) -> None:
     """power.csv (this study as the pilot) against RJafroc's SsPowerGivenJK from the ZIP's
     own rjafroc.xlsx, for the first rows with a number of X-rays (effect 0.05, power.csv's)."""
