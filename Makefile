@@ -15,7 +15,7 @@ WITH_WORKER = trap 'kill $$WORKER 2>/dev/null; wait $$WORKER' EXIT INT TERM; \
 	$(DEMO_ENV) $(BIN)/python manage.py db_worker --no-reload --interval 0.5 -v0 & WORKER=$$!;
 
 .PHONY: install migrate serve demo demo-pacs test test-js test-python test-fast coverage fuzz lint \
-	format bench bench-load bench-scale bench-viewer bench-reader bench-expert clean
+	format bench bench-roracle bench-load bench-scale bench-viewer bench-reader bench-expert clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found; run: make PYTHON=python3 ..."; exit 1; }
@@ -106,6 +106,12 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/analysis_bench.py
 	$(BIN)/python benchmarks/uncertainty_bench.py
 	$(BIN)/python benchmarks/design_type1_bench.py
+
+# Issue 32's acceptance at full size: a crossover of 6 readers x 60 X-rays (3-4 questions each)
+# made through the commands; MRMCaov and RJafroc (R_LIBS, default /opt/r-oracles) on the
+# exported files print the page's aided - unaided. `make test` runs it on 4 readers x 8 X-rays.
+bench-roracle: $(STAMP)
+	RORACLE_FULL=1 $(BIN)/pytest -q -n 0 -p no:randomly tests/design_tests/test_roracle_acceptance.py
 
 # Headless Debian Chromium; about 2 minutes.
 bench-viewer: $(STAMP)

@@ -34,7 +34,7 @@ from analysis.selectors import COLUMNS
 from analysis.stats.design import conclusions, power_table
 from analysis.stats.figure_formats import FORMATS
 from analysis.stats.flow import fast_mask
-from analysis.stats.mrmc_formats import README_LINES, id_map, package_files
+from analysis.stats.mrmc_formats import id_map, package_files, readme_lines
 from readerstudy.downloads import export_filename
 from readerstudy.spreadsheets import frame_csv, write_frame_csv, write_sheet, xlsx_writer
 
@@ -379,7 +379,11 @@ def design_files(result: AnalysisResult) -> dict[str, bytes]:
         "id_map.csv: the key from the ids in these files to the study's readers, X-rays and "
         "questions (keep it with the files; the files themselves carry no names).",
     ]
-    lines += [f"{name}: {line}" for name, line in README_LINES.items() if name in packaged]
+    cube = result.design["cube"]
+    c = result.design["result"].components
+    alpha = result.settings.alpha
+    below = c.cov2 < c.cov3
+    lines += ["", *readme_lines(cube.modalities, set(packaged), cube.split_plot, below, alpha)]
     if "rjafroc_not_written.txt" in packaged:
         lines.append("rjafroc_not_written.txt: why RJafroc's file is not written for this design.")
     files["mrmc/README.txt"] = ("\n".join(lines) + "\n").encode()

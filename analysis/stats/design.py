@@ -260,7 +260,10 @@ def comparison_table(result: ORDesignResult, cube: Cube) -> pd.DataFrame:
                 "ci_high": comparison.ci_high,
                 "statistic": comparison.statistic,
                 "p_value": comparison.p_value,
-                "F": comparison.f,
+                # The random-readers test is an F (1, df) and the fixed-readers one a
+                # chi-square (1 df): each in its own column, named as MRMCaov prints them.
+                "F": comparison.f if np.isfinite(comparison.df) else float("nan"),
+                "X2": comparison.f if not np.isfinite(comparison.df) else float("nan"),
                 "readers": len(cube.readers),
                 "x_rays": len(cube.case_ids),
                 "questions": cube.n_questions,

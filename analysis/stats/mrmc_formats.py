@@ -8,36 +8,34 @@ missing-answer policy applied), with the X-ray as the case, so the package's ana
 rest on the same data. Each reader turns the file back into the cube `or_design` reads; the
 tests round-trip every file to the same result.
 
+The two modalities are named so that the test one sorts first (`package_names`): MRMCaov and
+RJafroc sort the names they read (RJafroc reads a file's modality list in that order, whatever
+order the file gives) and print the first minus the second, so each prints the page's
+difference, test - reference, with its sign.
+
 - MRMCaov (`mrmcaov.csv`): its long format (the layout of its VanDyke data: reader,
   treatment, case, truth, rating), one row per question read: case = X-ray, rating = 1 if
-  correct else 0, truth = 1, plus a `question` column. MRMCaov has no percent-correct metric
-  but accepts a user-defined one; its jackknife leaves out every row of a case (the X-ray):
-      library(MRMCaov); d <- read.csv("mrmcaov.csv")
-      accuracy <- function(truth, rating) mean(rating)
-      summary(mrmc(accuracy(truth, rating), treatment, reader, case, data = d))
+  correct else 0, truth = 1, plus a `question` column (and `group` in a split-plot study).
+  MRMCaov has no percent-correct metric but accepts a user-defined one (the mean rating); its
+  jackknife leaves out every row of a case (the X-ray).
 - iMRMC (`imrmc.imrmc`): its documented input (free text, "BEGIN DATA:", then rows
   readerID,caseID,modalityID,score with a "truth" row per case). One score per reader, X-ray
   and modality is all iMRMC accepts, so the score is the proportion of the X-ray's questions
   answered correctly: iMRMC's mean is then the X-ray-averaged accuracy, equal to ours only
-  when every X-ray has the same number of questions (the file's header says which).
-      lines <- readLines("imrmc.imrmc"); d <- read.csv(text = lines[-seq_len(grep("BEGIN
-      DATA:", lines))], header = FALSE, col.names = c("readerID", "caseID", "modalityID",
-      "score")); iMRMC::uStat11.conditionalD(iMRMC::undoIMRMCdf(d), kernelFlag = 1,
-      keyColumns = c("readerID", "caseID", "modalityID", "score"),
-      modalitiesToCompare = c(<reference>, <test>))
+  when every X-ray has the same number of questions (the file's header says which). iMRMC is
+  not installed here: only our reader reads it back.
 - RJafroc (`rjafroc.xlsx`): its JAFROC Excel format (sheets TRUTH, FP, TP; FROC paradigm,
   factorial "FCTRL" design). RJafroc has no percent-correct figure of merit for ROC data;
   with each X-ray a case and each question a "lesion" marked (rating 2) when answered
   correctly, plus one rating-1 FP (NL) mark per X-ray as a floor, its AFROC1 FOM equals the
-  proportion correct and its jackknife leaves out whole X-rays:
-      ds <- RJafroc::DfReadDataFile("rjafroc.xlsx", newExcelFileFormat = TRUE)
-      RJafroc::St(ds, FOM = "AFROC1", method = "OR")
-  RJafroc withdrew its split-plot analysis, so no file is written for split-plot studies.
-Split-plot studies: the MRMCaov and iMRMC files hold the same rows, but neither package has
-this design (MRMCaov would treat the file as partially paired), so their results there are
-not our split-plot analysis; the files carry no group labels.
-R is not installed here: the formats follow the packages' documentation and published example
-files (MRMCaov's VanDyke data, iMRMC's input.imrmc), which the tests read.
+  proportion correct and its jackknife leaves out whole X-rays. RJafroc withdrew its
+  split-plot analysis, so no file is written for split-plot studies.
+
+`readme_lines` gives mrmc/README.txt's R commands per file; the `roracle` tests run exactly
+those lines with MRMCaov 0.3.0 and RJafroc 2.1.3 and compare every number with the page.
+Split-plot studies: MRMCaov has no such design (it would analyse the file as partially
+paired); the README says so and gives lines that run MRMCaov per group and combine its
+components as `or_design` does.
 """
 
 from __future__ import annotations
@@ -55,26 +53,27 @@ from analysis.stats.design_frame import (
 )
 from analysis.stats.frame import AnalysisInputError, Missing
 
-README_LINES = {
-    "mrmcaov.csv": (
-        "MRMCaov long format (reader, treatment, case = X-ray, question, truth = 1, rating = "
-        "1 correct / 0 wrong). In R: d <- read.csv('mrmcaov.csv'); accuracy <- function(truth,"
-        " rating) mean(rating); summary(MRMCaov::mrmc(accuracy(truth, rating), treatment, "
-        "reader, case, data = d))"
-    ),
-    "imrmc.imrmc": (
-        "iMRMC input (readerID,caseID,modalityID,score after 'BEGIN DATA:'; score = proportion "
-        "of the X-ray's questions correct). In R: read the rows after 'BEGIN DATA:' with "
-        "read.csv(header = FALSE), drop the truth rows with iMRMC::undoIMRMCdf and pass them to "
-        "iMRMC::uStat11.conditionalD(kernelFlag = 1)"
-    ),
-    "rjafroc.xlsx": (
-        "RJafroc JAFROC Excel (TRUTH/FP/TP, X-ray = case, question = lesion marked when "
-        "correct; AFROC1 = proportion correct). In R: ds <- RJafroc::DfReadDataFile("
-        "'rjafroc.xlsx', newExcelFileFormat = TRUE); RJafroc::St(ds, FOM = 'AFROC1', "
-        "method = 'OR')"
-    ),
-}
+
+def package_names(modalities: Modalities) -> tuple[str, str]:
+    """The two modalities as the package files name them, test first.
+
+    MRMCaov and RJafroc sort the modality names they read and print the first minus the
+    second (RJafroc reads a file's modality list in that sorted order whatever order the file
+    gives: a list "unaided,aided" came out as aided - unaided = -0.0857 where aided was
+    better by 0.0857). Named so that they sort test first, every package prints the page's
+    difference, test - reference, with its sign: the names themselves when they already sort
+    so (aided < unaided, final < first), else numbered."""
+    reference, test = modalities.names
+    if str(test) < str(reference):
+        return str(test), str(reference)
+    return f"1-{test}", f"2-{reference}"
+
+
+def _names_back(values: pd.Series, modalities: Modalities) -> pd.Series:
+    """A package file's modality names -> the study's (names not written by us stay)."""
+    reference, test = modalities.names
+    back = dict(zip(package_names(modalities), (test, reference), strict=True))
+    return values.astype(str).map(lambda v: back.get(v, v))
 
 
 def _codes(rows: pd.DataFrame) -> dict[str, dict]:
@@ -117,17 +116,20 @@ def id_map(frame: pd.DataFrame, missing: Missing = "wrong") -> pd.DataFrame:
 
 
 def to_mrmcaov(frame: pd.DataFrame, missing: Missing = "wrong") -> str:
-    _, rows = _rows(frame, missing)
+    modalities, rows = _rows(frame, missing)
+    names = dict(zip(modalities.names[::-1], package_names(modalities), strict=True))
     out = pd.DataFrame(
         {
             "reader": rows["reader"],
-            "treatment": rows["modality"],
+            "treatment": rows["modality"].map(names),
             "case": rows["case_id"],
             "question": rows["question_id"],
             "truth": 1,
             "rating": rows["right"].astype(int),
         }
     ).sort_values(["treatment", "reader", "case", "question"], key=lambda s: s.astype(str))
+    if (rows["reader_group"] != "").any():  # split-plot: the README's recipe analyses by group
+        out["group"] = rows["reader_group"].reindex(out.index)
     return out.to_csv(index=False, lineterminator="\n")
 
 
@@ -144,13 +146,13 @@ def read_mrmcaov(text: str, modalities: Modalities) -> Cube:
     rows = pd.DataFrame(
         {
             "reader": data["reader"].astype(str),
-            "modality": data["treatment"].astype(str),
+            "modality": _names_back(data["treatment"], modalities),
             "case_id": data["case"].astype(str),
             "question_id": data["question"] if "question" in data else np.arange(len(data)),
             "right": data["rating"].astype(bool),
             "counted": True,
-            "reader_group": "",
-            "case_group": "",
+            "reader_group": data["group"].astype(str) if "group" in data else "",
+            "case_group": data["group"].astype(str) if "group" in data else "",
         }
     )
     return cube_from_rows(modalities, rows)
@@ -161,6 +163,9 @@ def read_mrmcaov(text: str, modalities: Modalities) -> Cube:
 
 def to_imrmc(frame: pd.DataFrame, missing: Missing = "wrong") -> str:
     modalities, rows = _rows(frame, missing)
+    test, reference = package_names(modalities)
+    names = dict(zip(modalities.names[::-1], (test, reference), strict=True))
+    rows = rows.assign(modality=rows["modality"].map(names))
     cells = rows.groupby(["reader", "modality", "case_id"]).agg(
         right=("right", "sum"), counted=("counted", "size")
     )
@@ -170,7 +175,7 @@ def to_imrmc(frame: pd.DataFrame, missing: Missing = "wrong") -> str:
     lines = [
         "ReaderStudy export for iMRMC: score = proportion of the X-ray's questions answered "
         "correctly; truth = 1 for every X-ray (accuracy, not ROC).",
-        f"Modalities compared: {modalities.names[1]} - {modalities.names[0]}.",
+        f"Modalities compared: {test} - {reference}.",
         (
             f"Every X-ray has {int(per_cell.iloc[0])} question(s) counted for every reader and "
             "modality: the mean score equals the per-question accuracy."
@@ -214,7 +219,7 @@ def read_imrmc(text: str, modalities: Modalities | None = None) -> tuple[Cube, p
     rows = pd.DataFrame(
         {
             "reader": scores["readerID"],
-            "modality": scores["modalityID"],
+            "modality": _names_back(scores["modalityID"], modalities),
             "case_id": scores["caseID"],
             "question_id": scores["caseID"],
             "right": scores["score"].astype(float),
@@ -258,7 +263,12 @@ def to_rjafroc(frame: pd.DataFrame, missing: Missing = "wrong") -> bytes:
     truth.title = "TRUTH"
     truth.append(["CaseID", "LesionID", "Weight", "ReaderID", "ModalityID", "Paradigm"])
     reader_list = ",".join(readers)
-    modality_list = ",".join(modalities.names)
+    # Test first, in the order RJafroc sorts them (package_names): its "trt<test>-trt<reference>"
+    # is then the page's difference with its sign.
+    order = package_names(modalities)
+    names = dict(zip(modalities.names[::-1], order, strict=True))
+    rows = rows.assign(modality=rows["modality"].map(names))
+    modality_list = ",".join(order)
     for i, (question, case) in enumerate(
         zip(questions["question_id"], questions["case_id"], strict=True)
     ):
@@ -270,14 +280,15 @@ def to_rjafroc(frame: pd.DataFrame, missing: Missing = "wrong") -> bytes:
     # wrong order), so the FROC sheets carry their older names.
     nl = book.create_sheet("FP")
     nl.append(["ReaderID", "ModalityID", "CaseID", "FP_Rating"])
-    for modality in modalities.names:
+    for modality in order:
         for reader in readers:
             for case in cases:
                 nl.append([reader, modality, case_number[case], 1])
     ll = book.create_sheet("TP")
     ll.append(["ReaderID", "ModalityID", "CaseID", "LesionID", "TP_Rating"])
     marked = rows[rows["right"].astype(bool)]
-    for row in marked.sort_values(["modality", "reader", "case_id"]).itertuples():
+    marked = marked.assign(arm=marked["modality"].map(order.index))
+    for row in marked.sort_values(["arm", "reader", "case_id"]).itertuples():
         ll.append(
             [row.reader, row.modality, case_number[row.case_id], lesion_of[row.question_id], 2]
         )
@@ -331,7 +342,10 @@ def read_rjafroc(content: bytes, modalities: Modalities) -> Cube:
                         "case_group": "",
                     }
                 )
-    return cube_from_rows(modalities, pd.DataFrame(rows))
+    rows = pd.DataFrame(rows)
+    return cube_from_rows(
+        modalities, rows.assign(modality=_names_back(rows["modality"], modalities))
+    )
 
 
 def package_files(frame: pd.DataFrame, missing: Missing = "wrong") -> dict[str, bytes]:
@@ -346,3 +360,139 @@ def package_files(frame: pd.DataFrame, missing: Missing = "wrong") -> dict[str, 
     except AnalysisInputError as error:
         files["rjafroc_not_written.txt"] = (str(error) + "\n").encode()
     return files
+
+
+def _split_plot_recipe(alpha: float) -> list[str]:
+    """R lines combining MRMCaov's per-group OR components as `or_design` does for a split-plot
+    design; they leave a data frame `split_plot` with the page's two rows."""
+    return [
+        "per_group <- NULL",
+        "for (g in split(d, d$group)) {",
+        "  s <- summary(mrmc(accuracy(truth, rating), treatment, reader, case, data = g))",
+        "  v <- setNames(s$vcov_comps$Estimate, rownames(s$vcov_comps))",
+        "  per_group <- rbind(per_group, data.frame(r = length(unique(g$reader)),",
+        "    var = v[['Error']], cov1 = v[['Cov1']], cov2 = v[['Cov2']], cov3 = v[['Cov3']],",
+        "    ms_tr = s$test_equality[['MS(T:R)']]))",
+        "}",
+        "pooled <- function(x, w) sum(x * w) / sum(w)",
+        "p <- per_group; pairs <- p$r * (p$r - 1)",
+        "var <- pooled(p$var, p$r); cov1 <- pooled(p$cov1, p$r)",
+        "cov2 <- pooled(p$cov2, pairs); cov3 <- pooled(p$cov3, pairs)",
+        "ms_tr <- pooled(p$ms_tr, p$r - 1); df_tr <- sum(p$r - 1)",
+        "r <- sum(p$r); r_tilde <- sum(p$r^2) / r",
+        "foms <- tapply(d$rating, list(d$treatment, d$reader), mean)",
+        "m <- rowMeans(foms); estimate <- m[[1]] - m[[2]]",
+        "den <- ms_tr + r_tilde * max(cov2 - cov3, 0)",
+        "fixed_den <- var - cov1 + (r_tilde - 1) * (cov2 - cov3)",
+        "se <- sqrt(2 / r * c(den, fixed_den)); df <- c(den^2 / (ms_tr^2 / df_tr), Inf)",
+        f"q <- ifelse(is.finite(df), qt(1 - {alpha:g} / 2, df), qnorm(1 - {alpha:g} / 2))",
+        "split_plot <- data.frame(",
+        "  analysis = c('random readers', 'fixed readers'),",
+        "  comparison = paste(names(m), collapse = ' - '), estimate = estimate, se = se, df = df,",
+        "  ci_low = estimate - q * se, ci_high = estimate + q * se,",
+        "  p_value = ifelse(is.finite(df), 2 * pt(-abs(estimate / se), df),",
+        "                   2 * pnorm(-abs(estimate / se))))",
+        "print(split_plot)",
+    ]
+
+
+# README ------------------------------------------------------------------------------------
+
+R_BLOCK = "In R (in this folder, R_LIBS holding the package):"
+
+
+def _recipe(lines: list[str]) -> list[str]:
+    """An R program as README lines: the `R_BLOCK` line, then the commands indented by four
+    spaces (the tests run exactly these lines)."""
+    return [f"  {R_BLOCK}", *(f"    {line}" for line in lines)]
+
+
+def readme_lines(
+    modalities: Modalities,
+    files: set[str],
+    split_plot: bool,
+    cov2_below_cov3: bool = False,
+    alpha: float = 0.05,
+) -> list[str]:
+    """mrmc/README.txt's part on the package files: per file, what it holds and the R
+    commands that print the page's numbers, with the page's sign (or, where no package
+    command gives the page's numbers, why not, in words)."""
+    test, reference = package_names(modalities)
+    lines = [
+        f"Every file names the two modalities {test!r} and {reference!r}: the packages sort "
+        f"them and print the first minus the second, {test} - {reference}, which is the page's "
+        f"{modalities.comparison} with its sign.",
+        "",
+        "mrmcaov.csv: MRMCaov long format (reader, treatment, case = X-ray, question, truth = "
+        "1, rating = 1 correct / 0 wrong; MRMCaov's percent-correct metric is the mean rating, "
+        "its jackknife leaves out whole X-rays).",
+    ]
+    mrmcaov = [
+        "library(MRMCaov)",
+        'd <- read.csv("mrmcaov.csv")',
+        "accuracy <- function(truth, rating) mean(rating)",
+    ]
+    if split_plot:
+        lines += [
+            "  Split-plot study (readers and X-rays in groups; `group` column): MRMCaov 0.3.0 has "
+            "no split-plot design. Its own command on the whole file analyses a 'partially "
+            "paired' design, whose standard error, df, CI and p are NOT the page's, and no "
+            "command of MRMCaov or RJafroc gives the page's split-plot analysis. The lines "
+            "below run MRMCaov in each group and combine its components as the page does "
+            "(Obuchowski, Gallas & Hillis 2012: MS(T×R) pooled within groups, Cov2/Cov3 over "
+            "readers of the same group, r~ = sum(r_g^2) / r); they print the page's two rows.",
+            *_recipe([*mrmcaov, *_split_plot_recipe(alpha)]),
+        ]
+    else:
+        lines += [
+            f"  MRMCaov 0.3.0 prints the page's random-readers row as its comparison "
+            f"'{test} - {reference}' (Estimate, StdErr, df, CI, t, p-value), its F test and "
+            "variance components; with fixed(reader), the fixed-readers row (z, X2).",
+            *_recipe(
+                [
+                    *mrmcaov,
+                    "random_readers <- mrmc(accuracy(truth, rating), treatment, reader, case, "
+                    "data = d)",
+                    "print(summary(random_readers))",
+                    "fixed_readers <- mrmc(accuracy(truth, rating), treatment, fixed(reader), "
+                    "case, data = d)",
+                    "print(summary(fixed_readers))",
+                ]
+            ),
+        ]
+    lines += [
+        "",
+        "imrmc.imrmc: iMRMC input (readerID,caseID,modalityID,score after 'BEGIN DATA:'; score "
+        "= proportion of the X-ray's questions correct). It is read by iMRMC (the FDA's Java "
+        "program, or its R package iMRMC), which this project does not install: no test here "
+        "runs iMRMC on it. In iMRMC compare modalities "
+        f"{test!r} and {reference!r} in that order for {test} - {reference}"
+        + (" (split-plot: not the page's analysis, as above)." if split_plot else "."),
+    ]
+    if "rjafroc.xlsx" in files:
+        lines += [
+            "",
+            "rjafroc.xlsx: RJafroc JAFROC Excel (TRUTH/FP/TP, X-ray = case, question = lesion "
+            "marked when correct; its AFROC1 figure of merit is then the proportion correct).",
+            f"  RJafroc 2.1.3 prints the page's difference as 'trt{test}-trt{reference}': RRRC "
+            '(analysisOption "RRRC") is the random-readers row, FRRC the fixed-readers row '
+            "(its Chisq is the page's X2); ANOVA$TRanova holds MS(T), MS(R), MS(T×R).",
+            *_recipe(
+                [
+                    'ds <- RJafroc::DfReadDataFile("rjafroc.xlsx", newExcelFileFormat = TRUE)',
+                    'random_readers <- RJafroc::St(ds, FOM = "AFROC1", method = "OR", '
+                    'analysisOption = "RRRC")',
+                    "print(random_readers)",
+                    'fixed_readers <- RJafroc::St(ds, FOM = "AFROC1", method = "OR", '
+                    'analysisOption = "FRRC")',
+                    "print(fixed_readers$FRRC)",
+                ]
+            ),
+        ]
+        if cov2_below_cov3:
+            lines.append(
+                "  Here Cov2 < Cov3: RJafroc replaces Cov2 - Cov3 by 0 in its fixed-readers "
+                "(FRRC) analysis and in VarTR and VarR, so those differ from the page's, which "
+                "are MRMCaov's (Cov2 - Cov3 as estimated). Its RRRC row is the page's."
+            )
+    return lines

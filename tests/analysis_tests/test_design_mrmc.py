@@ -163,6 +163,27 @@ def vandyke_frame():
     )
 
 
+def test_the_fixed_readers_row_names_its_chi_square_x2_not_f():
+    """The random-readers test is F(1, df2) and the fixed-readers one chi-square (1 df), as
+    MRMCaov prints them (F; X2): each in its column, the other empty. With one numerator df,
+    F = t^2 and X2 = z^2; the loop oracle gives both."""
+    frame = uneven_two_arm_frame()
+    expected = oracle_or_hillis(
+        [
+            (r.reader, r.arm, r.case_id, float(r.answer == r.correct_answer))
+            for r in frame.itertuples()
+        ]
+    )
+    random_row, fixed_row = design_results(frame)["tables"]["mrmc_difference"].data.to_dict(
+        "records"
+    )
+    assert random_row["F"] == pytest.approx(expected["F"], abs=1e-9)
+    assert random_row["F"] == pytest.approx(random_row["statistic"] ** 2, abs=1e-9)
+    assert math.isnan(random_row["X2"]) and math.isnan(fixed_row["F"])
+    z = expected["difference"] / expected["fixed_se"]
+    assert fixed_row["X2"] == pytest.approx(z**2, abs=1e-9)
+
+
 def test_vandyke_holds_through_the_design_path():
     results = design_results(vandyke_frame())
     random = results["result"].random

@@ -13,12 +13,13 @@ from analysis.stats.design import DesignPolicy, design_results
 from analysis.stats.design_frame import CROSSOVER, Modalities
 from analysis.stats.frame import AnalysisInputError
 from analysis.stats.mrmc_formats import (
-    README_LINES,
+    R_BLOCK,
     id_map,
     package_files,
     read_imrmc,
     read_mrmcaov,
     read_rjafroc,
+    readme_lines,
     to_imrmc,
     to_mrmcaov,
     to_rjafroc,
@@ -121,11 +122,13 @@ def test_rjafroc_is_not_written_for_split_plot():
     assert "rjafroc.xlsx" not in files and b"split-plot" in files["rjafroc_not_written.txt"]
 
 
-def test_every_file_has_a_readme_line():
+def test_every_file_has_a_readme_part_with_r_commands_where_r_reads_it():
     files = package_files(study())
-    assert set(files) == set(README_LINES)
-    for line in README_LINES.values():
-        assert "In R:" in line
+    lines = readme_lines(CROSSOVER, set(files), split_plot=False)
+    for name in files:
+        assert any(line.startswith(f"{name}: ") for line in lines), name
+    assert sum(line.strip() == R_BLOCK for line in lines) == 2  # MRMCaov, RJafroc
+    assert any("does not install" in line for line in lines if line.startswith("imrmc"))
 
 
 def test_names_reach_the_files_only_as_codes():
@@ -148,3 +151,26 @@ def test_names_reach_the_files_only_as_codes():
     key = id_map(frame)
     readers = key[key["kind"] == "reader"].set_index("code")["id"]
     assert readers["R01"] == "=HYPERLINK(1)" and readers["R02"] == "Smith, J"
+
+
+def test_split_plot_mrmcaov_file_carries_the_groups_and_round_trips():
+    """The split-plot file's `group` column (the README's per-group recipe splits on it)
+    gives back the split-plot analysis, not a factorial one."""
+    frame = study()
+    groups = {"r1": "g1", "r2": "g1", "r3": "g2", "r4": "g2"}
+    xray = frame["case_id"].str[1:].astype(int)
+    frame = frame.assign(
+        reader_group=frame["reader"].map(groups), case_group=np.where(xray % 2, "g1", "g2")
+    )
+    frame = frame[frame["reader_group"] == frame["case_group"]]
+    ours = design_results(frame)["result"]
+    text = to_mrmcaov(frame)
+    data = pd.read_csv(io.StringIO(text))
+    assert set(data["group"]) == {"g1", "g2"}
+    assert data.groupby("reader")["group"].nunique().max() == 1
+    cube = read_mrmcaov(text, CROSSOVER)
+    again = or_design(
+        cube.correct, cube.counted, reader_groups=cube.groups, case_groups=cube.case_groups
+    )
+    same(again, ours)
+    assert again.random.se == pytest.approx(ours.random.se, abs=1e-12)

@@ -11,7 +11,7 @@ import pytest
 
 from analysis.stats.roc_mrmc import auc_mrmc
 from analysis.stats.roc_simulate import RoeMetz, simulate_ratings
-from tests.analysis_tests.roc import r_oracle
+from tests import roracle
 from tests.analysis_tests.roc.mrmcaov_reference import compare
 
 pytestmark = pytest.mark.roracle
@@ -57,7 +57,7 @@ def study(name):
 
 @pytest.fixture(scope="module")
 def mrmcaov(tmp_path_factory):
-    r_oracle.require("MRMCaov")
+    roracle.require("MRMCaov")
     folder = tmp_path_factory.mktemp("mrmcaov")
     jobs = []
     for name, (_, case, methods, _) in STUDIES.items():
@@ -65,7 +65,7 @@ def mrmcaov(tmp_path_factory):
         data = study(name).rename(columns={"modality": "treatment"})
         data.assign(case=data[case]).to_csv(csv, index=False)
         jobs.append(f"{name}={csv}={'+'.join(methods)}")
-    r_oracle.rscript("live.R", str(folder / "out.json"), *jobs)
+    roracle.rscript("live.R", str(folder / "out.json"), *jobs)
     return json.loads((folder / "out.json").read_text())
 
 

@@ -12,7 +12,7 @@ from analysis.stats.roc_mrmc import auc_mrmc
 from analysis.stats.roc_power import auc_pilot, auc_power
 from analysis.stats.roc_simulate import RoeMetz, model_probabilities, simulate_ratings
 from analysis.stats.roc_vs_models import readers_vs_model
-from tests.analysis_tests.roc import r_oracle
+from tests import roracle
 from tests.analysis_tests.roc.test_auc_rjafroc import ANALYSES, negative_pilot
 
 pytestmark = pytest.mark.roracle
@@ -28,7 +28,7 @@ def cad_study():
 
 @pytest.fixture(scope="module")
 def rjafroc(tmp_path_factory):
-    r_oracle.require("RJafroc")
+    roracle.require("RJafroc")
     folder = tmp_path_factory.mktemp("rjafroc")
     pilot = negative_pilot().rename(columns={"case_id": "case"})
     pilot.to_csv(folder / "pilot.csv", index=False)
@@ -39,7 +39,7 @@ def rjafroc(tmp_path_factory):
     rows[["modality", "reader", "case", "truth", "rating"]].to_csv(folder / "cad.csv", index=False)
     designs = [f"{d['J']}:{d['K']}:{d['effect']}" for d in DESIGNS]
     out = folder / "out.json"
-    r_oracle.rscript(
+    roracle.rscript(
         "live_rjafroc.R", str(out), str(folder / "pilot.csv"), str(folder / "cad.csv"), *designs
     )
     return json.loads((folder / "out.json").read_text())
