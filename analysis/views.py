@@ -22,7 +22,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from analysis import downloads, tasks
 from analysis.cache import StudyAnalysis, cached_template_version
-from analysis.exports import all_tables, figure_builders, table_csv, table_xlsx
+from analysis.exports import all_tables, table_csv, table_xlsx
+from analysis.figures import FIGURES, figure_builders, figure_kind
 from analysis.forms import AnalysisSettingsForm, PowerForm, RaterNamesForm
 from analysis.pipeline import DESIGN_TABLES, records
 from analysis.prediction_views import PredictionUploadForm
@@ -241,8 +242,11 @@ def figure_slot(request: HttpRequest, slug: str, name: str) -> HttpResponse:
         "figures": [name],
         "version": analysis.version,
         "query": _settings_query(request),
-        "alt": request.GET.get("alt", "")[:300],
+        "alt": FIGURES.get(figure_kind(name), ""),
+        "failed": downloads.figure_failure(analysis, name),
     }
+    if context["failed"]:
+        return render(request, "analysis/_figure_failed.html", context)
     # Any live job of this study and policy will draw it (one asked for an older version
     # computes the current one): the page waits for it rather than drawing it here, in a
     # web worker (benchmarks/scale: a 100-reader κ heatmap outlived gunicorn's timeout).
@@ -267,6 +271,7 @@ def _results_html(study, analysis: StudyAnalysis, query: str, drawn: bool) -> tu
             name for name in result.matrices() if name.startswith(f"kappa_{settings.scale}_")
         ],
         "figures": list(figure_builders(result)),
+        "figure_slots": _figure_slots(analysis, drawn),
         "methods": methods_section(result),
         "query": query,
         "version": analysis.version,
@@ -275,6 +280,20 @@ def _results_html(study, analysis: StudyAnalysis, query: str, drawn: bool) -> tu
     }
     excluded = int(result.flow.iloc[1]["questions"]) if not result.flow.empty else 0
     return render_to_string(RESULTS_TEMPLATE, context), excluded
+
+
+def _figure_slots(analysis: StudyAnalysis, drawn: bool) -> dict[str, dict]:
+    """Per figure kind (FIGURES: "kappa" for kappa_<scale>): its name, alt text and, once
+    every figure is drawn, why it could not be (None when it was)."""
+    failed = downloads.failed_figures(analysis) if drawn else {}
+    return {
+        figure_kind(name): {
+            "name": name,
+            "alt": FIGURES[figure_kind(name)],
+            "failed": failed.get(name),
+        }
+        for name in figure_builders(analysis.result)
+    }
 
 
 DESIGN_TITLES = {
@@ -396,6 +415,13 @@ def figure_download(request: HttpRequest, slug: str, name: str, fmt: str) -> Htt
             )
     if body is None:
         drawn = downloads.figure(analysis, name, [fmt])
+        failed = downloads.figure_failure(analysis, name) if drawn is None else None
+        if failed:  # in words, as the page says it (a 500: a fault of ours, not of the asking)
+            return HttpResponse(
+                f"The figure {name} {failed}. Every table and the ZIP are complete without it.",
+                status=500,
+                content_type="text/plain; charset=utf-8",
+            )
         if drawn is None:
             raise Http404()
         body = drawn[fmt]
