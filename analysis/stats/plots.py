@@ -45,6 +45,7 @@ STYLE = {
     "axes.spines.right": False,
 }
 UNDEFINED = "#d9d9d9"
+NOT_ESTIMABLE = "#f2f2f2"
 BELOW_ZERO = "#fdb863"
 # Twelve colours that stay apart for the common colour-vision deficiencies (Okabe & Ito's
 # palette without yellow and black, then Paul Tol's "muted" set), and twelve markers: every
@@ -297,7 +298,7 @@ def _cell_labels(ax, columns: list, rows: list, size: float) -> None:
         ax.text(0, i, name, transform=left, ha="right", va="center", fontsize=size)
 
 
-# Fewer questions in common than this: a pair's κ is not estimable (drawn hatched, "n.e.").
+# Fewer questions in common than this: a pair's κ is not estimable (a pale cell, "n.e.").
 MIN_KAPPA_N = 2
 # Above this many raters a panel's cells are too small to print κ in (a 100-reader study: 5,000
 # labels per panel, unreadable, and most of the figure's drawing time in PNG, PDF and SVG).
@@ -340,19 +341,15 @@ def _heatmap(
         np.arange(n + 1) - 0.5, np.arange(n + 1) - 0.5, shown, cmap=cmap, norm=norm
     )
     undefined = below & np.isnan(values) & ~too_few
-    for cells, colour, hatch in ((undefined, UNDEFINED, None), (too_few, UNDEFINED, "////")):
+    for cells, colour in ((undefined, UNDEFINED), (too_few, NOT_ESTIMABLE)):
         if cells.any():
             grey = np.ma.masked_where(~cells, np.zeros_like(values))
-            mesh = ax.pcolormesh(
+            ax.pcolormesh(
                 np.arange(n + 1) - 0.5,
                 np.arange(n + 1) - 0.5,
                 grey,
                 cmap=matplotlib.colors.ListedColormap([colour]),
             )
-            if hatch:
-                mesh.set_hatch(hatch)
-                mesh.set_edgecolor("#999")
-                mesh.set_linewidth(0)
     ax.set_xlim(-0.5, n - 0.5)
     ax.set_ylim(n - 0.5, -0.5)
     ax.set_aspect("equal")
@@ -397,7 +394,7 @@ def kappa_figure(
     """One panel per task plus "All tasks", values in the cells, one fixed colour scale.
 
     On −1..1 the diverging map is centred on 0; on 0..1 negative kappas are clipped, drawn
-    in a colour of their own and named in the legend. Grey "–" cells are undefined; hatched
+    in a colour of their own and named in the legend. Grey "–" cells are undefined; pale
     "n.e." cells (with `n_matrices`) are pairs with fewer than MIN_KAPPA_N questions in
     common. `arm`: the arm the answers are from, named in the title (two-arm studies).
     """
@@ -478,7 +475,7 @@ def _kappa_legend(
             (
                 f"n.e. not estimable: fewer than {MIN_KAPPA_N} questions in common (one "
                 "answer cannot show agreement beyond chance)",
-                {"facecolor": UNDEFINED, "hatch": "////", "edgecolor": "#999"},
+                {"facecolor": NOT_ESTIMABLE, "edgecolor": "#999"},
             )
         )
     if not printed:
