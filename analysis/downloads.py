@@ -105,9 +105,7 @@ def build_zip(analysis: StudyAnalysis) -> bytes:
     drawn = {name: figure(analysis, name, FORMATS) for name in figure_builders(result)}
     failed = failed_figures(analysis)
     info = export_info(analysis)
-    body = analysis_zip(
-        result, figure=lambda name, fmt: drawn[name][fmt], info=info, failed=failed
-    )
+    body = analysis_zip(result, figure=lambda name, fmt: drawn[name][fmt], info=info, failed=failed)
     analysis.store("zip", body)
     return body
 

@@ -448,9 +448,7 @@ def kappa_figure(
         ax.set_visible(False)
     what = "A–D answers" if scale == "answer" else "correct / incorrect"
     arm_words = f", {arm} arm" if arm else ""
-    fig.suptitle(
-        f"Cohen's κ between raters ({what}{arm_words})", fontsize=12, y=1 - 0.12 / height
-    )
+    fig.suptitle(f"Cohen's κ between raters ({what}{arm_words})", fontsize=12, y=1 - 0.12 / height)
     bottom = _footnote(fig, note)
     cax = fig.add_axes((1 - 1.05 / width, 0.3, 0.12 / width, 0.5))
     bar = fig.colorbar(image, cax=cax, extend="min" if vmin >= 0 else "neither")
@@ -623,8 +621,16 @@ def arm_figure(
     tst = readers["test"].to_numpy(float) * 100
     for y, a, b in zip(y_readers, ref, tst, strict=True):
         left.plot([a, b], [y, y], color="#bbbbbb", lw=1, zorder=1)
-    left.scatter(ref, y_readers, marker="o", facecolor="white", edgecolor=colours[reference],
-                 label=reference, zorder=2, s=28)  # fmt: skip
+    left.scatter(
+        ref,
+        y_readers,
+        marker="o",
+        facecolor="white",
+        edgecolor=colours[reference],
+        label=reference,
+        zorder=2,
+        s=28,
+    )
     left.scatter(tst, y_readers, marker="o", color=colours[test], label=test, zorder=3, s=28)
     for k, (_, row) in enumerate(panel.iterrows()):
         y = y_panel[k]
@@ -633,31 +639,47 @@ def arm_figure(
             ("test", 0.12, {"color": colours[test]}),
         ):
             value = float(row[arm]) * 100
-            below, above = _whiskers(
-                np.array([value]), [row[f"{arm}_low"]], [row[f"{arm}_high"]]
+            below, above = _whiskers(np.array([value]), [row[f"{arm}_low"]], [row[f"{arm}_high"]])
+            left.errorbar(
+                [value], [y + shift], xerr=[below, above], fmt="D", ms=5, capsize=2, lw=1, **style
             )
-            left.errorbar([value], [y + shift], xerr=[below, above], fmt="D", ms=5, capsize=2,
-                          lw=1, **style)  # fmt: skip
     left.set_xlabel("Accuracy (%)")
     left.set_title("Accuracy per reader in each arm", fontsize=10)
-    shown = np.concatenate([ref, tst, panel[["reference_low", "reference_high", "test_low",
-                                            "test_high"]].to_numpy(float).ravel() * 100])  # fmt: skip
+    shown = np.concatenate(
+        [
+            ref,
+            tst,
+            panel[["reference_low", "reference_high", "test_low", "test_high"]]
+            .to_numpy(float)
+            .ravel()
+            * 100,
+        ]
+    )
     shown = shown[np.isfinite(shown)]
     left.set_xlim(min(0.0, shown.min(initial=0) - 2), max(100.0, shown.max(initial=100) + 2))
     left.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.06), ncols=2, frameon=False)
     diff = readers["difference"].to_numpy(float) * 100
     below, above = _whiskers(diff, readers["ci_low"], readers["ci_high"])
-    right.errorbar(diff, y_readers, xerr=[below, above], fmt="o", ms=4, capsize=2, lw=1,
-                   color=colours[test])  # fmt: skip
+    right.errorbar(
+        diff, y_readers, xerr=[below, above], fmt="o", ms=4, capsize=2, lw=1, color=colours[test]
+    )
     pdiff = panel["difference"].to_numpy(float) * 100
     below, above = _whiskers(pdiff, panel["ci_low"], panel["ci_high"])
-    right.errorbar(pdiff, y_panel, xerr=[below, above], fmt="D", ms=5, capsize=2, lw=1.2,
-                   color="black")  # fmt: skip
+    right.errorbar(
+        pdiff, y_panel, xerr=[below, above], fmt="D", ms=5, capsize=2, lw=1.2, color="black"
+    )
     right.axvline(0, color="#555", lw=0.8)
     if margin is not None:
         right.axvline(-margin * 100, color="#D55E00", lw=0.8, ls="--")
-        right.text(-margin * 100, -0.9, f" −{margin * 100:g} (NI margin)", fontsize=7,
-                   color="#D55E00", va="bottom", ha="left")  # fmt: skip
+        right.text(
+            -margin * 100,
+            -0.9,
+            f" −{margin * 100:g} (NI margin)",
+            fontsize=7,
+            color="#D55E00",
+            va="bottom",
+            ha="left",
+        )
     right.set_xlabel(f"{test} − {reference} (percentage points)")
     right.set_title("Difference per reader, with its CI", fontsize=10)
     for ax in (left, right):

@@ -94,8 +94,17 @@ def test_a_quartile_all_right_on_two_xrays_has_its_bound_at_1_and_its_figure_dra
     assert (by_time["ci_low"] <= by_time["accuracy"]).all()
     assert (by_time["accuracy"] <= by_time["ci_high"]).all()
     times = pd.DataFrame(
-        [{"rater": "Reader 1", "task": "All", "n": 12, "median_s": 6, "q1_s": 3, "q3_s": 10,
-          "total_min": 2.0}]  # fmt: skip
+        [
+            {
+                "rater": "Reader 1",
+                "task": "All",
+                "n": 12,
+                "median_s": 6,
+                "q1_s": 3,
+                "q3_s": 10,
+                "total_min": 2.0,
+            }
+        ]
     )
     plots.figure_bytes(plots.time_figure(times, by_time), "svg")
 
@@ -104,17 +113,45 @@ def test_the_figures_draw_a_bound_that_misses_its_estimate_by_rounding():
     """The figures do not rely on every table's bounds being exact: a bound 1e-16 on the
     wrong side of its estimate is drawn as a whisker of 0 (it raised ValueError)."""
     by_time = pd.DataFrame(
-        [{"rater": "Reader 1", "time_bin": 1, "n": 3, "median_s": 4.0, "correct": 3,
-          "accuracy": 1.0, "ci_low": 0.4385, "ci_high": 0.9999999999999999, "x_rays": 2}]
-    )  # fmt: skip
+        [
+            {
+                "rater": "Reader 1",
+                "time_bin": 1,
+                "n": 3,
+                "median_s": 4.0,
+                "correct": 3,
+                "accuracy": 1.0,
+                "ci_low": 0.4385,
+                "ci_high": 0.9999999999999999,
+                "x_rays": 2,
+            }
+        ]
+    )
     times = pd.DataFrame(
-        [{"rater": "Reader 1", "task": "All", "n": 3, "median_s": 4, "q1_s": 3, "q3_s": 5,
-          "total_min": 0.2}]  # fmt: skip
+        [
+            {
+                "rater": "Reader 1",
+                "task": "All",
+                "n": 3,
+                "median_s": 4,
+                "q1_s": 3,
+                "q3_s": 5,
+                "total_min": 0.2,
+            }
+        ]
     )
     plots.figure_bytes(plots.time_figure(times, by_time), "svg")
     accuracy = pd.DataFrame(
-        [{"rater": "Reader 1", "task": "All", "n": 3, "accuracy": 0.0, "ci_low": 1e-17,
-          "ci_high": 0.56}]  # fmt: skip
+        [
+            {
+                "rater": "Reader 1",
+                "task": "All",
+                "n": 3,
+                "accuracy": 0.0,
+                "ci_low": 1e-17,
+                "ci_high": 0.56,
+            }
+        ]
     )
     plots.figure_bytes(plots.accuracy_figure(accuracy), "svg")
 

@@ -66,7 +66,5 @@ def test_cells_with_one_question_in_common_are_not_estimable_and_the_legend_says
 def test_no_not_estimable_entry_when_every_pair_shares_two_questions():
     data = stats.prepare(_responses().query("task == 'big'"))
     pairs = stats.kappa_pairs(data, None, "answer", n_boot=20).assign(task=stats.ALL_TASKS)
-    fig = plots.kappa_figure(
-        stats.kappa_matrices(data, "answer"), n_matrices=kappa_counts(pairs)
-    )
+    fig = plots.kappa_figure(stats.kappa_matrices(data, "answer"), n_matrices=kappa_counts(pairs))
     assert "not estimable" not in " ".join(_texts(fig))
