@@ -57,3 +57,16 @@ def page_contents(*fragments: str) -> list[Entry]:
         parser.close()
         found += parser.entries
     return found
+
+
+def contents_tree(entries: list[Entry]) -> list[dict]:
+    """The entries as the contents list shows them: each section with the sections within it
+    (`children`, one level: deeper ones go with their top section)."""
+    tree: list[dict] = []
+    for entry in entries:
+        item = {"id": entry.id, "title": entry.title, "children": []}
+        if entry.depth and tree:
+            tree[-1]["children"].append(item)
+        else:
+            tree.append(item)
+    return tree

@@ -28,7 +28,7 @@ from analysis.column_labels import header_rows
 from analysis.exports import all_tables, table_csv, table_xlsx
 from analysis.figures import FIGURES, figure_builders, figure_kind
 from analysis.forms import AnalysisSettingsForm, PowerForm, RaterNamesForm
-from analysis.page_contents import page_contents
+from analysis.page_contents import contents_tree, page_contents
 from analysis.pipeline import DESIGN_TABLES, records
 from analysis.prediction_views import PredictionUploadForm
 from analysis.rater_names import RaterLabelError, rater_labels_set, study_labels
@@ -115,7 +115,7 @@ def analysis_page(request: HttpRequest, slug: str) -> HttpResponse:
         # rendered by Django's escaping templates
         "results_html": mark_safe(results_html),
         "tools_html": mark_safe(tools_html),
-        "contents": [*contents, *page_contents(tools_html)],
+        "contents": contents_tree([*contents, *page_contents(tools_html)]),
         "query": query,
         "not_started": readers_not_started(study),
         "excluded_count": excluded_count,

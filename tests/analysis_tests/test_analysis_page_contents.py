@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from django.urls import reverse
 
-from analysis.page_contents import page_contents
+from analysis.page_contents import contents_tree, page_contents
 from readerstudy.spreadsheets import XLSX
 from tests.analysis_tests.test_analysis_downloads import run_db_worker
 
@@ -37,11 +37,14 @@ def test_page_contents_nest_a_section_within_another_under_its_first_heading():
         '<section id="b"><h3>Inner <em>one</em></h3></section></section>'
         '<section id="c"><h2>Last</h2></section><section><h2>no id</h2></section>'
     )
-    assert [(e.id, e.title, e.depth) for e in page_contents(html)] == [
+    entries = page_contents(html)
+    assert [(e.id, e.title, e.depth) for e in entries] == [
         ("a", "First", 0),
         ("b", "Inner one", 1),
         ("c", "Last", 0),
     ]
+    tree = contents_tree(entries)
+    assert [(t["id"], [c["id"] for c in t["children"]]) for t in tree] == [("a", ["b"]), ("c", [])]
 
 
 def test_the_xlsx_report_downloads_from_the_page_as_the_zips_own(

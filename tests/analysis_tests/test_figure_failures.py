@@ -40,12 +40,15 @@ def _published_wilson(k: int, n: int, alpha: float = 0.05) -> tuple[float, float
 
 @pytest.mark.parametrize("n", range(1, 41))
 def test_wilson_all_right_reaches_1_and_all_wrong_reaches_0(n):
-    low, high = wilson_interval(n, n)
-    assert float(high) == 1.0  # 7 of 7 gave 0.9999999999999999
-    low0, high0 = wilson_interval(0, n)
-    assert float(low0) == 0.0
-    assert np.isclose(float(low), _published_wilson(n, n)[0], rtol=1e-12)
-    assert np.isclose(float(high0), _published_wilson(0, n)[1], rtol=1e-12)
+    """One question per X-ray: the plain Wilson interval (statsmodels' numbers, which miss by
+    1 ulp: 7 of 7 gave 0.9999999999999999), with its bounds on the proportion's side."""
+    ones = np.ones(n)
+    right = clustered_proportion_ci(ones, ones)
+    wrong = clustered_proportion_ci(0 * ones, ones)
+    assert right.ci_high[0] == 1.0 and wrong.ci_low[0] == 0.0
+    assert np.isclose(right.ci_low[0], _published_wilson(n, n)[0], rtol=1e-12)
+    assert np.isclose(wrong.ci_high[0], _published_wilson(0, n)[1], rtol=1e-12)
+    assert right.ci_low[0] == wilson_interval(n, n)[0]  # otherwise statsmodels' own numbers
 
 
 @pytest.mark.parametrize("method", ["wilson", "clopper-pearson"])
