@@ -109,26 +109,17 @@ def kappa_counts(pairs: pd.DataFrame | None) -> dict[str, pd.DataFrame]:
 
 def arm_comparison(result: AnalysisResult) -> tuple[pd.DataFrame, pd.DataFrame] | None:
     """The aided-vs-unaided figure's numbers: per reader (reader, reference, test,
-    difference, ci_low, ci_high) and per panel analysis (label, each arm's mean with its
-    interval, the difference with its CI), all from the two-arm OR/Hillis result the tables
-    show; None when there is no comparison (single arm, or not estimable yet)."""
+    difference, ci_low, ci_high: the reader_arms table) and per panel analysis (label, each
+    arm's mean with its interval, the difference with its CI: the mrmc_difference table's),
+    all from the two-arm OR/Hillis result; None when there is no comparison (single arm, or
+    not estimable yet)."""
     design = result.design or {}
-    computed, cube = design.get("result"), design.get("cube")
-    if computed is None or cube is None:
+    computed, table = design.get("result"), result.design_table("reader_arms")
+    if computed is None or table is None:
         return None
-    from analysis.stats.or_design import reader_differences
-
-    per = reader_differences(computed, result.settings.alpha)
-    readers = pd.DataFrame(
-        {
-            "reader": cube.readers,
-            "reference": per[0],
-            "test": per[1],
-            "difference": per[2],
-            "ci_low": per[4],
-            "ci_high": per[5],
-        }
-    )
+    readers = table.data.rename(
+        columns={"reference_accuracy": "reference", "test_accuracy": "test"}
+    )[["reader", "reference", "test", "difference", "ci_low", "ci_high"]]
     reference, test = computed.means
     panel = pd.DataFrame(
         [
@@ -169,8 +160,9 @@ def arm_figure_note(result: AnalysisResult) -> str:
         f"X-rays read in both ({cube.modalities.sentence}). Left: each reader's accuracy; "
         f"panel: mean of readers, {s.level} CI OR/Hillis (random readers). Right: {test} − "
         f"{reference} per reader with a {s.level} CI (fixed readers, reader-specific: jackknife "
-        f"by X-ray, normal reference); panel: random readers and X-rays (OR/Hillis, {df}) and "
-        f"fixed readers (normal), as in the mrmc_difference table; dashed: the non-inferiority "
+        f"by X-ray, normal reference), as in the reader_arms table; panel: random readers and "
+        f"X-rays (OR/Hillis, {df}) and fixed readers (normal), as in the mrmc_difference table; "
+        f"dashed: the non-inferiority "
         f"margin −{s.ni_margin:g}. Intervals are not clipped. {missing.capitalize()}."
     )
 

@@ -321,6 +321,7 @@ def _figure_slots(analysis: StudyAnalysis, drawn: bool) -> dict[str, dict]:
 DESIGN_TITLES = {
     "arm_accuracy": "Accuracy per arm (per reader and task; panel = mean of readers)",
     "mrmc_difference": "Aided − unaided: MRMC difference (random readers and cases; fixed readers)",
+    "reader_arms": "Each reader in both arms: accuracy and the difference with its CI",
     "mrmc_variance_components": "Variance components (Obuchowski–Rockette)",
     "non_inferiority": "Non-inferiority and superiority",
     "arm_by_session": "Order check: accuracy per arm and session",

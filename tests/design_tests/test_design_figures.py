@@ -9,6 +9,7 @@ import io
 import zipfile
 
 import numpy as np
+import pandas as pd
 import pytest
 from django.urls import reverse
 
@@ -61,13 +62,19 @@ def test_the_aided_vs_unaided_figure_draws_every_reader_in_both_arms(client, two
             assert row[column] == pytest.approx(right / answers.count(), abs=1e-12)
         assert row["ci_low"] <= row["difference"] <= row["ci_high"]
     # The panel rows are the mrmc_difference table's numbers, not recomputed.
-    table = result.design_table("mrmc_difference").data
+    mrmc = result.design_table("mrmc_difference").data
     for k in range(2):
         for column in ("difference", "ci_low", "ci_high"):
-            assert panel.iloc[k][column] == table.iloc[k][column]
+            assert panel.iloc[k][column] == mrmc.iloc[k][column]
     assert "aided_vs_unaided" in figure_builders(result)
+    # The figure draws the reader_arms table: the page, the CSV and the API show its numbers.
+    table = result.design_table("reader_arms").data
+    assert list(table["reader"]) == list(readers["reader"])
+    assert list(table["difference"]) == list(readers["difference"])
+    assert set(table["reference_arm"]) == {"unaided"} and set(table["test_arm"]) == {"aided"}
     client.force_login(pi)
     html = client.get(reverse("analysis", args=[study.slug])).content.decode()
+    assert 'data-design-table="reader_arms"' in html
     assert "analysis/figure-slot/aided_vs_unaided/" in html or (
         "analysis/figure/aided_vs_unaided.svg" in html
     )
@@ -76,6 +83,8 @@ def test_the_aided_vs_unaided_figure_draws_every_reader_in_both_arms(client, two
     )
     names = set(archive.namelist())
     assert {"aided_vs_unaided.png", "aided_vs_unaided.svg", "aided_vs_unaided.pdf"} <= names
+    exported = pd.read_csv(io.BytesIO(archive.read("reader_arms.csv")))
+    assert np.allclose(exported["ci_low"], table["ci_low"], rtol=1e-12)
     readme = archive.read("README.txt").decode()
     assert f"  aided_vs_unaided: {FIGURES['aided_vs_unaided']}" in readme
     svg = archive.read("aided_vs_unaided.svg").decode()
