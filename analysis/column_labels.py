@@ -1,7 +1,8 @@
 """Plain words for the analysis tables' column names, where a person reads them (the analysis
 page). The CSVs, the XLSX and the API keep the names: code and R scripts read those.
 
-One declaration for every table: a column is named by `WORDS` when it is there, else from
+Labels declared beside a table's columns (passed as `declared`) come first. Otherwise one
+declaration for every table: a column is named by `WORDS` when it is there, else from
 its parts (`agree_when_ai_right_ci_low` -> "Agreed with the AI when it was right" over "CI
 low"), else its name in words ("x_rays" -> "X-rays"), so a column added to a table later
 reads as words too. Columns that share a declared prefix (`GROUPS`) are shown under one
@@ -60,27 +61,30 @@ def column_label(column: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def header_rows(columns: list[str]) -> tuple[list[tuple[str, int]], list[str]]:
+def header_rows(
+    columns: list[str], declared: dict[str, str] | None = None
+) -> tuple[list[tuple[str, int]], list[str]]:
     """The page's header of a table: the spanning row ((words, columns spanned); "" above a
-    column of no group) and one label per column. No group among `columns`: an empty first
-    row (one header row is enough)."""
+    column of no group) and one label per column. A label "what: part" (declared beside the
+    table's columns, `declared`, or made from GROUPS) puts `part` under a header `what` that
+    spans its neighbours of the same `what`. No group: an empty first row."""
     spans: list[tuple[str, int]] = []
     labels: list[str] = []
     previous = None
     for column in columns:
-        group = _group(column)
-        if group is None:
+        label = (declared or {}).get(column) or column_label(column)
+        group, _, part = label.rpartition(": ")
+        if not group:
             spans.append(("", 1))
-            labels.append(column_label(column))
+            labels.append(label)
             previous = None
             continue
-        prefix, part = group
-        labels.append(PARTS[part])
-        if prefix == previous:
+        labels.append(part)
+        if group == previous:
             spans[-1] = (spans[-1][0], spans[-1][1] + 1)
         else:
-            spans.append((GROUPS[prefix], 1))
-        previous = prefix
+            spans.append((group, 1))
+        previous = group
     if all(not words for words, _ in spans):
         return [], labels
     return spans, labels
