@@ -15,17 +15,21 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import logging
 from dataclasses import asdict
 
 from django.conf import settings
 from django.core.cache import cache
 
 from analysis.cache import TIMEOUT, StudyAnalysis
-from analysis.exports import ExportInfo, analysis_zip, figure_builders
+from analysis.exports import ExportInfo, analysis_zip, figure_failure_words
+from analysis.figures import figure_builders
 from analysis.pipeline import AnalysisSettings
 from analysis.stats.figure_formats import FORMATS
 from readerstudy.jobs import Run
 from readerstudy.models import BackgroundJob, JobKind, JobStatus, ReaderStudy
+
+log = logging.getLogger(__name__)
 
 POLICIES_KEPT = 4  # policies a study's re-analysis keeps up to date (the last ones viewed)
 
@@ -59,15 +63,34 @@ def waiting_job(analysis: StudyAnalysis) -> BackgroundJob | None:
 
 
 def figure(analysis: StudyAnalysis, name: str, fmts) -> dict[str, bytes] | None:
-    """Figure `name` in each of `fmts`; None if the analysis has no such figure."""
+    """Figure `name` in each of `fmts`; None if the analysis has no such figure, or if it
+    cannot be drawn: then `figure_failure` says why (remembered with the analysis, so it is
+    not tried again for the same data, policy and code), and every table, the other figures
+    and the ZIP still come out without it."""
     from analysis.stats.plots import figure_bytes  # matplotlib: drawing processes only
 
     builders = figure_builders(analysis.result)
-    if name not in builders:
+    if name not in builders or figure_failure(analysis, name) is not None:
         return None
     # Asked for every format at once (the ZIP): the drawing is not needed afterwards.
     keep = not set(fmts) >= set(FORMATS)
-    return analysis.figure_formats(name, builders[name], figure_bytes, fmts, keep=keep)
+    try:
+        return analysis.figure_formats(name, builders[name], figure_bytes, fmts, keep=keep)
+    except Exception as error:
+        log.exception("figure %s of study %s could not be drawn", name, analysis.study.pk)
+        analysis.store(f"figure-failed:{name}", figure_failure_words(error))
+        return None
+
+
+def figure_failure(analysis: StudyAnalysis, name: str) -> str | None:
+    """Why figure `name` could not be drawn, in words; None if it was not found to fail."""
+    return analysis.lookup(f"figure-failed:{name}")
+
+
+def failed_figures(analysis: StudyAnalysis) -> dict[str, str]:
+    """Every figure of the analysis that could not be drawn: name -> why."""
+    found = {name: figure_failure(analysis, name) for name in figure_builders(analysis.result)}
+    return {name: why for name, why in found.items() if why is not None}
 
 
 def export_info(analysis: StudyAnalysis) -> ExportInfo:
@@ -86,8 +109,9 @@ def export_info(analysis: StudyAnalysis) -> ExportInfo:
 def build_zip(analysis: StudyAnalysis) -> bytes:
     result = analysis.result
     drawn = {name: figure(analysis, name, FORMATS) for name in figure_builders(result)}
+    failed = failed_figures(analysis)
     info = export_info(analysis)
-    body = analysis_zip(result, figure=lambda name, fmt: drawn[name][fmt], info=info)
+    body = analysis_zip(result, figure=lambda name, fmt: drawn[name][fmt], info=info, failed=failed)
     analysis.store("zip", body)
     return body
 

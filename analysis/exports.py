@@ -17,6 +17,7 @@ import functools
 import gc
 import io
 import json
+import logging
 import shutil
 import tempfile
 import time
@@ -24,10 +25,11 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import BinaryIO
 
 import pandas as pd
 
+from analysis.figures import FIGURES, drawing, figure_builders, figure_kind
 from analysis.pipeline import AnalysisResult
 from analysis.reporting import methods_markdown
 from analysis.selectors import COLUMNS
@@ -38,8 +40,7 @@ from analysis.stats.mrmc_formats import id_map, package_files, readme_lines
 from readerstudy.downloads import export_filename
 from readerstudy.spreadsheets import frame_csv, write_frame_csv, write_sheet, xlsx_writer
 
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
+log = logging.getLogger(__name__)
 
 ALREADY_COMPRESSED = (".png", ".xlsx")
 # The policy values an aided-vs-unaided table rests on (AnalysisSettings.design_policy).
@@ -187,14 +188,24 @@ def write_table_xlsx(result: AnalysisResult, frames: dict[str, pd.DataFrame], ta
             write_sheet(xlsx, frame, sheet, index=matrix, index_label="rater" if matrix else None)
 
 
+def failed_figure_lines(failed: dict[str, str]) -> list[str]:
+    """README.txt's words on figures that could not be drawn (none: no lines)."""
+    if not failed:
+        return []
+    lines = ["", "Figures that could not be drawn (every table is complete without them):"]
+    return lines + [f"  {name}: {reason}" for name, reason in failed.items()]
+
+
 def readme_txt(
     result: AnalysisResult,
     tables: dict[str, pd.DataFrame],
     files: list[str],
     info: ExportInfo | None = None,
+    failed: dict[str, str] | None = None,
 ) -> bytes:
     """README.txt of an export: which study and data, the policy in force, how to read the
-    files, and per table what its numbers rest on (what were `#` rows above each CSV)."""
+    files, per table what its numbers rest on (what were `#` rows above each CSV), and the
+    figures: what each shows, and which could not be drawn (`failed`: name -> why)."""
     s = result.settings
     lines = []
     if info is not None:
@@ -226,7 +237,8 @@ def readme_txt(
     figures = sorted({f.rsplit(".", 1)[0] for f in others if f.endswith(tuple(FORMATS))})
     if figures:
         lines += ["", "Figures (PNG 300 dpi, SVG, PDF; the footnote states the policy applied):"]
-        lines += [f"  {name}" for name in figures]
+        lines += [f"  {name}: {FIGURES[figure_kind(name)]}" for name in figures]
+    lines += failed_figure_lines(failed or {})
     stated = conclusions(result.design)
     if stated:
         lines += ["", "Aided against unaided, in words (non_inferiority.csv, `conclusion`):"]
@@ -243,76 +255,9 @@ def readme_txt(
     return ("\n".join(lines) + "\n").encode()
 
 
-def kappa_spans(pairs: pd.DataFrame | None) -> dict[str, tuple[int, int]]:
-    """Per panel: smallest and largest n of a pair (questions both answered), from one
-    scale's kappa pairs."""
-    if pairs is None or pairs.empty:
-        return {}
-    grouped = pairs.groupby("task")["n"]
-    return {
-        task: (int(lo), int(hi))
-        for task, lo, hi in zip(grouped.min().index, grouped.min(), grouped.max(), strict=True)
-    }
-
-
-def kappa_counts(pairs: pd.DataFrame | None) -> dict[str, pd.DataFrame]:
-    """Per panel: questions both raters answered, as a symmetric rater x rater matrix, from
-    one scale's kappa pairs."""
-    if pairs is None or pairs.empty:
-        return {}
-    out = {}
-    for task, part in pairs.groupby("task"):
-        both = pd.concat([part, part.rename(columns={"rater_a": "rater_b", "rater_b": "rater_a"})])
-        out[task] = both.pivot(index="rater_a", columns="rater_b", values="n")
-    return out
-
-
-def _plots():
-    """analysis.stats.plots (matplotlib), imported by the process that draws a figure: listing
-    the figures (the page) or serving drawn ones does not need it."""
-    from analysis.stats import plots
-
-    return plots
-
-
-def figure_builders(result: AnalysisResult) -> dict[str, Callable[[], Figure]]:
-    """Figure name -> function drawing it; only figures with something to show. The
-    functions hold the small tables they draw, not the result: an export lets the long
-    frames go before it draws (write_files)."""
-    s, models = result.settings, result.models
-    out: dict[str, Callable[[], Figure]] = {}
-    accuracy, by_category = result.accuracy, result.accuracy_by_category
-    if not accuracy.empty:
-        out["accuracy_by_task"] = lambda: _plots().accuracy_figure(
-            accuracy, models=models, note=s.note("accuracy"), title="Accuracy by task"
-        )
-        out["accuracy_by_category"] = lambda: _plots().accuracy_figure(
-            by_category,
-            models=models,
-            by="category",
-            note=s.note("accuracy"),
-            title="Accuracy by category",
-        )
-    for scale, matrices in result.kappa_by_scale.items():
-        # The policy's scale only: the other scale's tables are in every export, and its
-        # figure is one switch away (a kappa figure is the slowest thing to draw).
-        if matrices and scale == s.scale:
-            pairs = result.kappa_pairs.get(scale)
-            out[f"kappa_{scale}"] = lambda scale=scale, matrices=matrices, pairs=pairs: (
-                _plots().kappa_figure(
-                    matrices,
-                    scale=scale,
-                    vrange=s.vrange,
-                    models=models,
-                    n_by_panel=kappa_spans(pairs),
-                    n_matrices=kappa_counts(pairs),
-                    note=s.note("kappa", scale),
-                )
-            )
-    times, by_time = result.reading_time, result.accuracy_by_time
-    if not times.empty and times["n"].sum() > 0:
-        out["reading_time"] = lambda: _plots().time_figure(times, by_time, note=s.note("time"))
-    return out
+def figure_failure_words(error: Exception) -> str:
+    """Why a figure could not be drawn, in one line for the page and README.txt."""
+    return f"could not be drawn ({type(error).__name__}: {error})"[:500]
 
 
 FigureSource = Callable[[str, str], bytes]
@@ -326,8 +271,11 @@ def _bytes(body: bytes) -> FileBody:
     return lambda stream: stream.write(body)
 
 
-def figure_files(result: AnalysisResult, figure: FigureSource | None = None) -> dict[str, FileBody]:
-    """name.fmt -> body for every figure; `figure(name, fmt)` may supply cached ones.
+def figure_files(
+    result: AnalysisResult, figure: FigureSource | None = None, failed=()
+) -> dict[str, FileBody]:
+    """name.fmt -> body for every figure but the `failed` ones (known not to draw);
+    `figure(name, fmt)` may supply cached ones.
 
     Without, each file is drawn afresh: a saved figure keeps a 300 dpi raster of itself (the
     PNG's canvas; the colour bar, a bitmap in SVG and PDF too), so a drawing saved in three
@@ -339,7 +287,7 @@ def figure_files(result: AnalysisResult, figure: FigureSource | None = None) -> 
         if figure is not None:
             stream.write(figure(name, fmt))
             return
-        stream.write(_plots().figure_bytes(build(), fmt))
+        stream.write(drawing().figure_bytes(build(), fmt))
         # A figure is a web of references (figure, axes, artists, canvas) that only the cycle
         # collector frees, with its raster: now, before the next is drawn, not when it runs.
         gc.collect()
@@ -347,6 +295,7 @@ def figure_files(result: AnalysisResult, figure: FigureSource | None = None) -> 
     return {
         f"{name}.{fmt}": functools.partial(write, name=name, fmt=fmt, build=build)
         for name, build in figure_builders(result).items()
+        if name not in failed
         for fmt in FORMATS
     }
 
@@ -399,18 +348,23 @@ def power_about(result: AnalysisResult) -> list[str]:
 
 
 def analysis_files(
-    result: AnalysisResult, figure: FigureSource | None = None, info: ExportInfo | None = None
+    result: AnalysisResult,
+    figure: FigureSource | None = None,
+    info: ExportInfo | None = None,
+    failed: dict[str, str] | None = None,
 ) -> dict[str, FileBody]:
-    """Every output file by name, README.txt first, each as the function writing it."""
+    """Every output file by name, README.txt first, each as the function writing it.
+    `failed`: figures that could not be drawn (name -> why), left out and named in README."""
     tables = all_tables(result)
     files = {"policy.json": _bytes(json.dumps(result.settings.policy(), indent=2).encode())}
     files["methods.md"] = _bytes(methods_markdown(result).encode())
     for name, frame in tables.items():
         files[f"{name}.csv"] = functools.partial(write_table_csv, name, frame)
     files |= {name: _bytes(body) for name, body in design_files(result).items()}
-    files |= figure_files(result, figure)
+    files |= figure_files(result, figure, failed or {})
     files["report.xlsx"] = functools.partial(_write_report, result, tables)
-    return {"README.txt": _bytes(readme_txt(result, tables, list(files), info)), **files}
+    readme = readme_txt(result, tables, list(files), info, failed)
+    return {"README.txt": _bytes(readme), **files}
 
 
 def _write_report(result: AnalysisResult, tables: dict[str, pd.DataFrame], stream) -> None:
@@ -440,16 +394,35 @@ def write_files(files: dict[str, FileBody], out: Path) -> list[Path]:
     figures = [name for name in files if name.endswith(tuple(f".{fmt}" for fmt in FORMATS))]
     written = [write(name) for name in list(files) if name not in figures]
     gc.collect()  # what the tables' bodies held, before the figures are drawn
-    return written + [write(name) for name in figures]
+    failed: dict[str, str] = {}
+    for name in figures:
+        stem = name.rsplit(".", 1)[0]
+        if stem in failed:
+            files.pop(name)
+            continue
+        try:
+            written.append(write(name))
+        except Exception as error:  # one figure must not cost the others (or the tables)
+            log.exception("figure %s could not be drawn", stem)
+            (out / name).unlink(missing_ok=True)
+            failed[stem] = figure_failure_words(error)
+    if failed:  # README.txt is written first: what it could not know yet goes at its end
+        with (out / "README.txt").open("a", encoding="utf-8") as readme:
+            readme.write("\n".join(failed_figure_lines(failed)) + "\n")
+    return written
 
 
 def analysis_zip(
-    result: AnalysisResult, figure: FigureSource | None = None, info: ExportInfo | None = None
+    result: AnalysisResult,
+    figure: FigureSource | None = None,
+    info: ExportInfo | None = None,
+    failed: dict[str, str] | None = None,
 ) -> bytes:
-    """The export as a ZIP, made in a temporary file one member at a time."""
+    """The export as a ZIP, made in a temporary file one member at a time; `failed`: the
+    figures that could not be drawn (left out, named in README.txt)."""
     with tempfile.TemporaryFile() as made:
         with zipfile.ZipFile(made, "w", zipfile.ZIP_DEFLATED) as archive:
-            for name, body in analysis_files(result, figure, info).items():
+            for name, body in analysis_files(result, figure, info, failed).items():
                 member = zipfile.ZipInfo(name, date_time=time.localtime()[:6])
                 member.external_attr = 0o600 << 16  # as ZipFile.writestr
                 # PNG and XLSX are compressed already: deflating them again saves nothing.

@@ -17,6 +17,7 @@ import pandas as pd
 
 from analysis import stats
 from analysis.reporting import methods_table, table_description
+from analysis.stats.arm_readers import reader_arms_table
 from analysis.stats.clustered import CLUSTER_CI_METHOD
 from analysis.stats.comparisons import ai_vs_readers_table, reader_panel_accuracy
 from analysis.stats.design import DesignPolicy, design_results
@@ -215,6 +216,7 @@ class AnalysisSettings:
 DESIGN_TABLES: tuple[str, ...] = (
     "arm_accuracy",
     "mrmc_difference",
+    "reader_arms",
     "mrmc_variance_components",
     "non_inferiority",
     "arm_by_session",
@@ -378,10 +380,16 @@ def attach_design(result: AnalysisResult, frame: pd.DataFrame) -> AnalysisResult
     result.design_frame = frame
     if frame.empty:
         return result
+    policy = result.settings.design_policy()
     try:
-        result.design = design_results(frame, result.settings.design_policy())
+        result.design = design_results(frame, policy)
     except AnalysisInputError as error:
         result.design_error = str(error)
+        return result
+    # Each reader's two arms with the difference's CI: what the aided-vs-unaided figure draws.
+    readers = reader_arms_table(result.design, policy.alpha, policy.describe())
+    if readers is not None:
+        result.design["tables"]["reader_arms"] = readers
     return result
 
 

@@ -310,6 +310,7 @@ def study_facts(study: ReaderStudy) -> dict:
     ).drop_duplicates("case")
     reviews = ExpertReview.objects.filter(item__study=study)
     return {
+        "arms": list(study.arm_list),  # the first is the one the single-arm tables count
         "readers": readers,
         "roles": {role: sum(1 for _, _, r, _ in members if r == role) for role in Role.values},
         "models": models,

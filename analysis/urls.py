@@ -18,6 +18,7 @@ urlpatterns = [
     path("s/<slug:slug>/design/", design_views.design_page, name="pi-design"),
     path("s/<slug:slug>/analysis/", views.analysis_page, name="analysis"),
     path("s/<slug:slug>/analysis/export.zip", views.export_zip, name="analysis-zip"),
+    path("s/<slug:slug>/analysis/report.xlsx", views.report_xlsx, name="analysis-report"),
     path("s/<slug:slug>/analysis/names/", views.rater_names, name="analysis-names"),
     path(
         "s/<slug:slug>/analysis/predictions/",

@@ -6,8 +6,10 @@ figure, each table and the ZIP read the same cached result.
 
 from __future__ import annotations
 
+import io
 import math
 import time
+import zipfile
 from urllib.parse import urlencode
 
 from django.conf import settings as django_settings
@@ -22,8 +24,11 @@ from django.views.decorators.http import require_GET, require_POST
 
 from analysis import downloads, tasks
 from analysis.cache import StudyAnalysis, cached_template_version
-from analysis.exports import PRACTICE_WORDS, all_tables, figure_builders, table_csv, table_xlsx
+from analysis.column_labels import DECLARED, compact_cell, compact_columns, header_rows
+from analysis.exports import PRACTICE_WORDS, all_tables, table_csv, table_xlsx
+from analysis.figures import FIGURES, figure_builders, figure_kind
 from analysis.forms import AnalysisSettingsForm, PowerForm, RaterNamesForm
+from analysis.page_contents import contents_tree, page_contents
 from analysis.pipeline import DESIGN_TABLES, records
 from analysis.prediction_views import PredictionUploadForm
 from analysis.rater_names import RaterLabelError, rater_labels_set, study_labels
@@ -79,15 +84,28 @@ def analysis_page(request: HttpRequest, slug: str) -> HttpResponse:
     if not analysis.has("result"):
         older = downloads.latest(analysis)
         shown, as_of = older if older else (None, None)
-    results_html, excluded_count = "", 0
+    results_html, excluded_count, contents = "", 0, []
     if shown is not None:
         # Once every figure is drawn the page links the pictures themselves; until then each
         # figure's place asks (htmx) until the worker has drawn it.
         drawn = downloads.ready(shown)
-        results_html, excluded_count = shown.cached(
+        results_html, excluded_count, contents = shown.cached(
             f"page:{cached_template_version(RESULTS_TEMPLATE)}:{query}:{drawn}",
             lambda: _results_html(study, shown, query, drawn),
         )
+    tools_html = render_to_string(
+        "analysis/_pi_tools.html",
+        {
+            "study": study,
+            "query": query,
+            "names_form": RaterNamesForm(
+                raters=study_raters(study),
+                initial={f"name-{k}": v for k, v in study_labels(study).items()},
+            ),
+            "prediction_form": PredictionUploadForm(),
+        },
+        request=request,
+    )
     context = {
         "study": study,
         "roles": roles_of(request.user, study),
@@ -95,12 +113,10 @@ def analysis_page(request: HttpRequest, slug: str) -> HttpResponse:
         "describe": analysis.settings.describe(),
         "practice_words": PRACTICE_WORDS if study.practice else "",
         "policy": analysis.settings.policy(),
-        "results_html": mark_safe(results_html),  # rendered by Django's escaping templates
-        "names_form": RaterNamesForm(
-            raters=study_raters(study),
-            initial={f"name-{k}": v for k, v in study_labels(study).items()},
-        ),
-        "prediction_form": PredictionUploadForm(),
+        # rendered by Django's escaping templates
+        "results_html": mark_safe(results_html),
+        "tools_html": mark_safe(tools_html),
+        "contents": contents_tree([*contents, *page_contents(tools_html)]),
         "query": query,
         "not_started": readers_not_started(study),
         "excluded_count": excluded_count,
@@ -123,19 +139,19 @@ def analysis_status(request: HttpRequest, slug: str) -> HttpResponse:
     ready, it tells htmx to reload the page (or, `want=zip`, to fetch the ZIP)."""
     study, _, analysis = _analysis(request, slug)
     want = _wanted(request.GET.get("want", ""))
-    want_zip = want == ("zip",)
+    want_zip = want is not None and want[0] in WITH_THE_ZIP
     asked = _asked(request)
     if want_zip and asked is not None:
         # While readers answer, the current version moves on with each answer: the ZIP of
         # any data at least as new as when the PI asked is what they are waiting for.
         newer = _zip_since(analysis, asked)
         if newer is not None:
-            return _to_zip(request, study, version=newer.version)
+            return _to_zip(request, study, version=newer.version, want=want[0])
     job = tasks.job_of(analysis) or tasks.prepare(analysis, requested_by=request.user)
     finished = job.status in (JobStatus.DONE, JobStatus.FAILED) and not job.error
     if want is None:
         done = analysis.has("result")
-    elif want[0] == "zip":
+    elif want_zip:
         done = analysis.has("zip") or finished
     elif want[0] == "figure":
         done = analysis.has(f"figure:{want[1]}:{want[2]}") or finished
@@ -143,7 +159,7 @@ def analysis_status(request: HttpRequest, slug: str) -> HttpResponse:
         done = analysis.has("result")
     if done:
         if want_zip:
-            return _to_zip(request, study)
+            return _to_zip(request, study, want=want[0])
         response = HttpResponse(status=204)
         if want is None:
             response["HX-Refresh"] = "true"
@@ -160,12 +176,16 @@ def analysis_status(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "analysis/_status.html", context)
 
 
+# Downloads made with the ZIP (the worker builds them together): `want` -> URL name.
+WITH_THE_ZIP = {"zip": "analysis-zip", "report": "analysis-report"}
+
+
 def _wanted(raw: str) -> tuple[str, ...] | None:
-    """What a progress page waits to download: ("zip",), ("table", name, fmt) or
-    ("figure", name, fmt) from `want=zip`, `want=table:accuracy.csv`, `want=figure:x.png`;
-    None for the page itself (or anything else)."""
-    if raw == "zip":
-        return ("zip",)
+    """What a progress page waits to download: ("zip",), ("report",), ("table", name, fmt)
+    or ("figure", name, fmt) from `want=zip`, `want=report`, `want=table:accuracy.csv`,
+    `want=figure:x.png`; None for the page itself (or anything else)."""
+    if raw in WITH_THE_ZIP:
+        return (raw,)
     kind, _, rest = raw[:200].partition(":")
     name, _, fmt = rest.rpartition(".")
     if kind in ("table", "figure") and name and fmt and "/" not in name:
@@ -174,8 +194,8 @@ def _wanted(raw: str) -> tuple[str, ...] | None:
 
 
 def _download_url(study, want: tuple[str, ...]) -> str:
-    if want[0] == "zip":
-        return reverse("analysis-zip", args=[study.slug])
+    if want[0] in WITH_THE_ZIP:
+        return reverse(WITH_THE_ZIP[want[0]], args=[study.slug])
     return reverse(f"analysis-{want[0]}", args=[study.slug, want[1], want[2]])
 
 
@@ -188,7 +208,7 @@ def _preparing(request: HttpRequest, study, analysis: StudyAnalysis, job, want: 
         "what": what,
         "query": _settings_query(request),
         # when a ZIP was asked for: any ZIP of data at least this new is what the PI waits for
-        "asked": f"{time.time():.3f}" if want == "zip" else "",
+        "asked": f"{time.time():.3f}" if want in WITH_THE_ZIP else "",
         **_status_context(analysis, job),
     }
     response = render(request, "analysis/zip_pending.html", context, status=202)
@@ -214,13 +234,14 @@ def _zip_since(analysis: StudyAnalysis, asked: float) -> StudyAnalysis | None:
     return shown if as_of.timestamp() >= asked and shown.has("zip") else None
 
 
-def _to_zip(request: HttpRequest, study, version: str = "") -> HttpResponse:
-    """Tell htmx to fetch the ZIP (of `version`, when it is not the current one)."""
+def _to_zip(request: HttpRequest, study, version: str = "", want: str = "zip") -> HttpResponse:
+    """Tell htmx to fetch the ZIP, or what comes with it (`want`: WITH_THE_ZIP), of `version`
+    when it is not the current one."""
     query = _settings_query(request)
     if version:
         query = f"{query}&v={version}" if query else f"v={version}"
     response = HttpResponse(status=204)
-    response["HX-Redirect"] = f"{reverse('analysis-zip', args=[study.slug])}?{query}"
+    response["HX-Redirect"] = f"{reverse(WITH_THE_ZIP[want], args=[study.slug])}?{query}"
     return response
 
 
@@ -242,8 +263,11 @@ def figure_slot(request: HttpRequest, slug: str, name: str) -> HttpResponse:
         "figures": [name],
         "version": analysis.version,
         "query": _settings_query(request),
-        "alt": request.GET.get("alt", "")[:300],
+        "alt": FIGURES.get(figure_kind(name), ""),
+        "failed": downloads.figure_failure(analysis, name),
     }
+    if context["failed"]:
+        return render(request, "analysis/_figure_failed.html", context)
     # Any live job of this study and policy will draw it (one asked for an older version
     # computes the current one): the page waits for it rather than drawing it here, in a
     # web worker (benchmarks/scale: a 100-reader κ heatmap outlived gunicorn's timeout).
@@ -252,8 +276,9 @@ def figure_slot(request: HttpRequest, slug: str, name: str) -> HttpResponse:
     return render(request, "analysis/_figure.html", context)
 
 
-def _results_html(study, analysis: StudyAnalysis, query: str, drawn: bool) -> tuple[str, int]:
-    """The tables and figure links: rendered once per data version, policy and query."""
+def _results_html(study, analysis: StudyAnalysis, query: str, drawn: bool) -> tuple[str, int, list]:
+    """The tables and figure links, the number of questions a PI excluded and the sections
+    (page_contents): made once per data version, policy and query."""
     result = analysis.result
     settings = result.settings
     context = {
@@ -268,6 +293,7 @@ def _results_html(study, analysis: StudyAnalysis, query: str, drawn: bool) -> tu
             name for name in result.matrices() if name.startswith(f"kappa_{settings.scale}_")
         ],
         "figures": list(figure_builders(result)),
+        "figure_slots": _figure_slots(analysis, drawn),
         "methods": methods_section(result),
         "query": query,
         "version": analysis.version,
@@ -275,12 +301,28 @@ def _results_html(study, analysis: StudyAnalysis, query: str, drawn: bool) -> tu
         "drawn": drawn,
     }
     excluded = int(result.flow.iloc[1]["questions"]) if not result.flow.empty else 0
-    return render_to_string(RESULTS_TEMPLATE, context), excluded
+    html = render_to_string(RESULTS_TEMPLATE, context)
+    return html, excluded, page_contents(html)
+
+
+def _figure_slots(analysis: StudyAnalysis, drawn: bool) -> dict[str, dict]:
+    """Per figure kind (FIGURES: "kappa" for kappa_<scale>): its name, alt text and, once
+    every figure is drawn, why it could not be (None when it was)."""
+    failed = downloads.failed_figures(analysis) if drawn else {}
+    return {
+        figure_kind(name): {
+            "name": name,
+            "alt": FIGURES[figure_kind(name)],
+            "failed": failed.get(name),
+        }
+        for name in figure_builders(analysis.result)
+    }
 
 
 DESIGN_TITLES = {
     "arm_accuracy": "Accuracy per arm (per reader and task; panel = mean of readers)",
     "mrmc_difference": "Aided − unaided: MRMC difference (random readers and cases; fixed readers)",
+    "reader_arms": "Each reader in both arms: accuracy and the difference with its CI",
     "mrmc_variance_components": "Variance components (Obuchowski–Rockette)",
     "non_inferiority": "Non-inferiority and superiority",
     "arm_by_session": "Order check: accuracy per arm and session",
@@ -296,12 +338,28 @@ def _cell(value):
 
 
 def _design_table(name: str, title: str, table) -> dict:
+    """A design table for the page: its columns in plain words (`column_labels`; the CSV
+    keeps the names), grouped under spanning headers where they share a measure; a table
+    with declared labels (reliance) shows each measure in one cell, so that it fits 1280 px."""
     data = table.data
+    declared = DECLARED.get(name)
+    if declared:
+        measures = compact_columns(list(data.columns), declared)
+        rows = [
+            [compact_cell(parts, row.get, _cell) for _, parts in measures]
+            for row in data.to_dict("records")
+        ]
+        spans, labels = [], [words for words, _ in measures]
+    else:
+        spans, labels = header_rows(list(data.columns))
+        rows = [[_cell(v) for v in row] for row in data.itertuples(index=False)]
     return {
         "name": name,
         "title": title,
         "columns": list(data.columns),
-        "rows": [[_cell(v) for v in row] for row in data.itertuples(index=False)],
+        "spans": spans,
+        "labels": labels,
+        "rows": rows,
         "about": table.header_lines(),
     }
 
@@ -397,6 +455,13 @@ def figure_download(request: HttpRequest, slug: str, name: str, fmt: str) -> Htt
             )
     if body is None:
         drawn = downloads.figure(analysis, name, [fmt])
+        failed = downloads.figure_failure(analysis, name) if drawn is None else None
+        if failed:  # in words, as the page says it (a 500: a fault of ours, not of the asking)
+            return HttpResponse(
+                f"The figure {name} {failed}. Every table and the ZIP are complete without it.",
+                status=500,
+                content_type="text/plain; charset=utf-8",
+            )
         if drawn is None:
             raise Http404()
         body = drawn[fmt]
@@ -439,24 +504,19 @@ def table_download(request: HttpRequest, slug: str, name: str, fmt: str) -> Http
     return response
 
 
-@login_required
-@require_GET
-def export_zip(request: HttpRequest, slug: str) -> HttpResponse:
-    """Everything export_analysis writes, as one zip, prepared by a worker: served when
-    ready, else a page with the preparation's progress that fetches it when done."""
+def _zip_or_progress(request: HttpRequest, slug: str, want: str, what: str):
+    """(the ZIP's bytes, the analysis they are of) when ready, else the 202 progress page
+    that fetches `want` (WITH_THE_ZIP) when the worker has built it. PIs of the study only."""
     study, _, analysis = _analysis(request, slug)
-    filename = downloads.export_info(analysis).filename("analysis", "zip")
     body = analysis.lookup("zip")
     pinned = request.GET.get("v", "")[:64]
     if body is None and pinned:  # the progress page found this version's ZIP ready
         older = StudyAnalysis(study, analysis.settings, version=pinned)
         body = older.lookup("zip")
         if body is not None:
-            return attachment(
-                body, downloads.export_info(older).filename("analysis", "zip"), "application/zip"
-            )
+            return body, older
     if body is not None:
-        return attachment(body, filename, "application/zip")
+        return body, analysis
     job = tasks.prepare(analysis, requested_by=request.user)
     if analysis.has("result") and analysis.result.accuracy.empty:
         raise Http404("Nothing to analyse.")
@@ -464,5 +524,32 @@ def export_zip(request: HttpRequest, slug: str) -> HttpResponse:
     if body is None and not django_settings.ANALYSIS_PREPARE_DOWNLOADS:
         body = downloads.build_zip(analysis)  # switched off: built on request, as asked
     if body is not None:
-        return attachment(body, filename, "application/zip")
-    return _preparing(request, study, analysis, job, "zip", "")
+        return body, analysis
+    return _preparing(request, study, analysis, job, want, what)
+
+
+@login_required
+@require_GET
+def export_zip(request: HttpRequest, slug: str) -> HttpResponse:
+    """Everything export_analysis writes, as one zip, prepared by a worker: served when
+    ready, else a page with the preparation's progress that fetches it when done."""
+    made = _zip_or_progress(request, slug, "zip", "")
+    if isinstance(made, HttpResponse):
+        return made
+    body, analysis = made
+    filename = downloads.export_info(analysis).filename("analysis", "zip")
+    return attachment(body, filename, "application/zip")
+
+
+@login_required
+@require_GET
+def report_xlsx(request: HttpRequest, slug: str) -> HttpResponse:
+    """The XLSX report alone (every table as a sheet, after the settings and about sheets):
+    the ZIP's own report.xlsx, the same bytes, ready and refused exactly when the ZIP is."""
+    made = _zip_or_progress(request, slug, "report", "the XLSX report")
+    if isinstance(made, HttpResponse):
+        return made
+    body, analysis = made
+    with zipfile.ZipFile(io.BytesIO(body)) as archive:
+        report = archive.read("report.xlsx")
+    return attachment(report, downloads.export_info(analysis).filename("report", "xlsx"), XLSX)

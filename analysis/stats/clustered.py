@@ -103,9 +103,13 @@ def clustered_proportion_ci(
             alpha=alpha,
             method="beta" if method == "clopper-pearson" else method,
         )
-    return ClusteredProportion(
-        p, n, clusters, deff, n_eff, np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
-    )
+    # Within [0, 1] and around p: a binomial interval holds its proportion, but the bounds are
+    # sums of floats that can miss it by 1 ulp (3 of 3 right on 2 X-rays: 0.9999999999999999
+    # below an accuracy of 1), and every reader of the table (a figure's error bar: p - low,
+    # high - p) may rely on low <= p <= high. NaN (no interval) stays NaN.
+    low = np.where(ok, np.minimum(np.clip(low, 0.0, 1.0), p), np.nan)
+    high = np.where(ok, np.maximum(np.clip(high, 0.0, 1.0), p), np.nan)
+    return ClusteredProportion(p, n, clusters, deff, n_eff, low, high)
 
 
 @dataclass(frozen=True)

@@ -270,3 +270,21 @@ def _upper_tail(x: float, df: float) -> float:
     from scipy import special
 
     return float(special.ndtr(-x) if np.isinf(df) else special.stdtr(df, -x))
+
+
+def reader_differences(result: ORDesignResult, alpha: float = 0.05) -> np.ndarray:
+    """Per reader (columns): [reference FOM, test FOM, test − reference, SE, CI low, CI high],
+    from the analysis's own FOMs and jackknife covariance: the fixed-readers, reader-specific
+    comparison MRMCaov reports (Var(d_j) = 2 (Var_j − Cov1_j), the reader's two modalities'
+    mean variance less their covariance; normal reference), as `or_hillis` computes it."""
+    fom, cov = result.fom, result.covariance
+    r = fom.shape[1]
+    own = np.arange(r)
+    variance = (cov[own, own] + cov[r + own, r + own]) / 2
+    cov1 = cov[own, r + own]
+    with np.errstate(invalid="ignore"):
+        se = np.sqrt(np.where(variance - cov1 >= 0, 2 * (variance - cov1), np.nan))
+    difference = fom[1] - fom[0]
+    half = _quantile(1 - alpha / 2, float("inf")) * se
+    half = np.where(se > 0, half, np.nan)
+    return np.vstack([fom[0], fom[1], difference, se, difference - half, difference + half])

@@ -45,6 +45,7 @@ STYLE = {
     "axes.spines.right": False,
 }
 UNDEFINED = "#d9d9d9"
+NOT_ESTIMABLE = "#f2f2f2"
 BELOW_ZERO = "#fdb863"
 # Twelve colours that stay apart for the common colour-vision deficiencies (Okabe & Ito's
 # palette without yellow and black, then Paul Tol's "muted" set), and twelve markers: every
@@ -192,6 +193,15 @@ def _wrap(label: str, width: int = 14) -> str:
     return "\n".join(lines)
 
 
+def _whiskers(percent: np.ndarray, ci_low, ci_high) -> tuple[np.ndarray, np.ndarray]:
+    """The lengths below and above each point (percent) of its CI (fractions): never
+    negative, 0 where there is no interval. matplotlib refuses a negative error bar, and a
+    bound that misses its estimate by rounding (1e-16) would fail the whole figure."""
+    low = percent - np.asarray(ci_low, dtype=float) * 100
+    high = np.asarray(ci_high, dtype=float) * 100 - percent
+    return np.nan_to_num(np.clip(low, 0, None)), np.nan_to_num(np.clip(high, 0, None))
+
+
 def accuracy_figure(
     table: pd.DataFrame,
     *,
@@ -221,15 +231,14 @@ def accuracy_figure(
     for rater in ordered:
         part = table[table["rater"] == rater].set_index(by).reindex(groups)
         acc = part["accuracy"].to_numpy(dtype=float) * 100
-        low = np.clip(acc - part["ci_low"].to_numpy(dtype=float) * 100, 0, None)
-        high = np.clip(part["ci_high"].to_numpy(dtype=float) * 100 - acc, 0, None)
+        low, high = _whiskers(acc, part["ci_low"], part["ci_high"])
         ax.bar(
             x + offsets[rater],
             np.nan_to_num(acc),
             width,
             label=rater,
             color=colours[rater],
-            yerr=[np.nan_to_num(low), np.nan_to_num(high)],
+            yerr=[low, high],
             capsize=1.5,
             error_kw={"elinewidth": 0.7, "capthick": 0.7},
             hatch="//" if rater in model_set else None,
@@ -289,6 +298,8 @@ def _cell_labels(ax, columns: list, rows: list, size: float) -> None:
         ax.text(0, i, name, transform=left, ha="right", va="center", fontsize=size)
 
 
+# Fewer questions in common than this: a pair's κ is not estimable (a pale cell, "n.e.").
+MIN_KAPPA_N = 2
 # Above this many raters a panel's cells are too small to print κ in (a 100-reader study: 5,000
 # labels per panel, unreadable, and most of the figure's drawing time in PNG, PDF and SVG).
 MAX_PRINTED_CELLS = 24
@@ -315,6 +326,10 @@ def _heatmap(
     )
     n = len(values)
     below = np.tril(np.ones((n, n), dtype=bool))
+    # One question in common cannot show agreement beyond chance: κ is 0 on a disagreement
+    # and undefined on an agreement, neither a measurement. Not estimable, whatever it is.
+    too_few = below & (ns < MIN_KAPPA_N) if ns is not None else np.zeros_like(below)
+    values = np.where(too_few, np.nan, values)
     if vmin < 0:
         cmap = matplotlib.colormaps["RdBu"].with_extremes(bad="none")
         norm = TwoSlopeNorm(vcenter=0.0, vmin=vmin, vmax=vmax)
@@ -325,15 +340,16 @@ def _heatmap(
     image = ax.pcolormesh(
         np.arange(n + 1) - 0.5, np.arange(n + 1) - 0.5, shown, cmap=cmap, norm=norm
     )
-    undefined = below & np.isnan(values)
-    if undefined.any():
-        grey = np.ma.masked_where(~undefined, np.zeros_like(values))
-        ax.pcolormesh(
-            np.arange(n + 1) - 0.5,
-            np.arange(n + 1) - 0.5,
-            grey,
-            cmap=matplotlib.colors.ListedColormap([UNDEFINED]),
-        )
+    undefined = below & np.isnan(values) & ~too_few
+    for cells, colour in ((undefined, UNDEFINED), (too_few, NOT_ESTIMABLE)):
+        if cells.any():
+            grey = np.ma.masked_where(~cells, np.zeros_like(values))
+            ax.pcolormesh(
+                np.arange(n + 1) - 0.5,
+                np.arange(n + 1) - 0.5,
+                grey,
+                cmap=matplotlib.colors.ListedColormap([colour]),
+            )
     ax.set_xlim(-0.5, n - 0.5)
     ax.set_ylim(n - 0.5, -0.5)
     ax.set_aspect("equal")
@@ -350,7 +366,10 @@ def _heatmap(
     shade = np.asarray(norm(np.clip(np.nan_to_num(values, nan=0.0), vmin, vmax)))
     dark = (shade > 0.7) | ((vmin < 0) & (shade < 0.2))
     for i, j in zip(*np.nonzero(below), strict=True):
-        if undefined[i, j]:
+        if too_few[i, j]:
+            text = "n.e." + (f"\nn={int(ns[i, j])}" if np.isfinite(ns[i, j]) else "")
+            ax.text(j, i, text, ha="center", va="center", fontsize=font, color="#333")
+        elif undefined[i, j]:
             ax.text(j, i, "–", ha="center", va="center", fontsize=font, color="#555")
         else:
             colour = "white" if dark[i, j] else "black"
@@ -370,11 +389,14 @@ def kappa_figure(
     n_by_panel: dict[str, tuple[int, int]] | None = None,
     n_matrices: dict[str, pd.DataFrame] | None = None,
     note: str = "",
+    arm: str = "",
 ) -> Figure:
     """One panel per task plus "All tasks", values in the cells, one fixed colour scale.
 
     On −1..1 the diverging map is centred on 0; on 0..1 negative kappas are clipped, drawn
-    in a colour of their own and named in the legend. Grey "–" cells are undefined.
+    in a colour of their own and named in the legend. Grey "–" cells are undefined; pale
+    "n.e." cells (with `n_matrices`) are pairs with fewer than MIN_KAPPA_N questions in
+    common. `arm`: the arm the answers are from, named in the title (two-arm studies).
     """
     vmin, vmax = KAPPA_RANGES[vrange]
     panels = list(matrices.items())
@@ -388,7 +410,15 @@ def kappa_figure(
     label = 0.15 + longest  # inches for the rater names beside a panel
     head = 0.45  # a panel's title
     width = cols * (label + cell + 0.15) + 1.3  # + colour bar and its label
-    legend = _kappa_legend(vrange=vrange, models=bool(models), printed=n - 1 <= MAX_PRINTED_CELLS)
+    too_few = any(
+        (counts.to_numpy(dtype=float) < MIN_KAPPA_N).any() for counts in (n_matrices or {}).values()
+    )
+    legend = _kappa_legend(
+        vrange=vrange,
+        models=bool(models),
+        printed=n - 1 <= MAX_PRINTED_CELLS,
+        too_few=too_few,
+    )
     legend_cols, legend_in = _legend_columns([name for name, _ in legend], width - 0.2)
     note_lines = _note_lines(note, width - 0.2).count("\n") + 1 if note else 0
     bottom_in = 0.15 + legend_in + note_lines * NOTE_SIZE * LINE / 72
@@ -417,7 +447,8 @@ def kappa_figure(
     for ax in axes.ravel()[len(panels) :]:
         ax.set_visible(False)
     what = "A–D answers" if scale == "answer" else "correct / incorrect"
-    fig.suptitle(f"Cohen's κ between raters ({what})", fontsize=12, y=1 - 0.12 / height)
+    arm_words = f", {arm} arm" if arm else ""
+    fig.suptitle(f"Cohen's κ between raters ({what}{arm_words})", fontsize=12, y=1 - 0.12 / height)
     bottom = _footnote(fig, note)
     cax = fig.add_axes((1 - 1.05 / width, 0.3, 0.12 / width, 0.5))
     bar = fig.colorbar(image, cax=cax, extend="min" if vmin >= 0 else "neither")
@@ -432,9 +463,19 @@ def kappa_figure(
     return fig
 
 
-def _kappa_legend(*, vrange: str, models: bool, printed: bool = True) -> list[tuple[str, dict]]:
+def _kappa_legend(
+    *, vrange: str, models: bool, printed: bool = True, too_few: bool = False
+) -> list[tuple[str, dict]]:
     """(label, patch style) of each entry under the kappa panels."""
     entries = [("– undefined (no variation or no shared answers)", {"facecolor": UNDEFINED})]
+    if too_few:
+        entries.append(
+            (
+                f"n.e. not estimable: fewer than {MIN_KAPPA_N} questions in common (one "
+                "answer cannot show agreement beyond chance)",
+                {"facecolor": NOT_ESTIMABLE, "edgecolor": "#999"},
+            )
+        )
     if not printed:
         none = {"facecolor": "none", "edgecolor": "none"}
         entries.append((f"over {MAX_PRINTED_CELLS} raters: κ values in the kappa CSVs", none))
@@ -477,11 +518,18 @@ def _bottom_legend(fig: Figure, handles, labels, *, bottom: float, cols: int) ->
 
 
 def time_figure(
-    reading_time: pd.DataFrame, by_time: pd.DataFrame, *, note: str = "", all_label: str = "All"
+    reading_time: pd.DataFrame,
+    by_time: pd.DataFrame,
+    *,
+    note: str = "",
+    all_label: str = "All",
+    title: str = "",
 ) -> Figure:
     """Left: median reading time with IQR per reader and task. Right: accuracy per quartile
-    of each reader's own reading time, with CIs."""
+    of each reader's own reading time, with CIs. `title`: above both panels (the arm)."""
     fig, (left, right) = _subplots(1, 2, figsize=(11, 4.4))
+    if title:
+        fig.suptitle(title, fontsize=11)
     readers = list(dict.fromkeys(reading_time["rater"]))
     tasks = list(dict.fromkeys(reading_time["task"]))
     colours = dict(zip(readers, _colours(readers), strict=True))
@@ -497,7 +545,7 @@ def time_figure(
         left.errorbar(
             x,
             med,
-            yerr=[np.nan_to_num(low), np.nan_to_num(high)],
+            yerr=[np.nan_to_num(np.clip(low, 0, None)), np.nan_to_num(np.clip(high, 0, None))],
             fmt=markers[reader],
             ms=4,
             color=colours[reader],
@@ -514,10 +562,11 @@ def time_figure(
         if part.empty:
             continue
         acc = part["accuracy"].to_numpy(dtype=float) * 100
+        below, above = _whiskers(acc, part["ci_low"], part["ci_high"])
         right.errorbar(
             part["median_s"],
             acc,
-            yerr=[acc - part["ci_low"] * 100, part["ci_high"] * 100 - acc],
+            yerr=[below, above],
             fmt=markers[reader] + "-",
             ms=4,
             lw=1,
@@ -540,4 +589,106 @@ def time_figure(
     cols, legend_in = _legend_columns(labels, fig.get_figwidth() - 0.2)
     _bottom_legend(fig, handles, labels, bottom=bottom, cols=cols)
     _lay_out(fig, bottom + (legend_in + 0.1) / fig.get_figheight())
+    return fig
+
+
+def arm_figure(
+    readers: pd.DataFrame,
+    panel: pd.DataFrame,
+    *,
+    labels: tuple[str, str],
+    margin: float | None = None,
+    note: str = "",
+    title: str = "",
+) -> Figure:
+    """Two arms side by side, per reader. Left: each reader's accuracy in the reference and
+    the test arm (a line from one to the other), then the panel's mean in each arm with its
+    CI. Right: test − reference per reader with its CI, then the panel's difference (one row
+    per analysis: random readers, fixed readers), with 0 and the non-inferiority margin.
+
+    `readers`: reader, reference, test, difference, ci_low, ci_high (fractions).
+    `panel`: one row per analysis: label, reference, reference_low, reference_high, test,
+    test_low, test_high, difference, ci_low, ci_high (NaN where there is no interval).
+    Intervals are drawn as given, never clipped: one past 0-100% widens the axis."""
+    reference, test = labels
+    rows = [str(r) for r in readers["reader"]] + [str(p) for p in panel["label"]]
+    height = max(3.2, 0.34 * len(rows) + 2.0)
+    fig, (left, right) = _subplots(1, 2, figsize=(11, height))
+    y_readers = np.arange(len(readers))
+    y_panel = len(readers) + 0.5 + np.arange(len(panel))
+    colours = {reference: "#999999", test: RATER_COLOURS[0]}
+    ref = readers["reference"].to_numpy(float) * 100
+    tst = readers["test"].to_numpy(float) * 100
+    for y, a, b in zip(y_readers, ref, tst, strict=True):
+        left.plot([a, b], [y, y], color="#bbbbbb", lw=1, zorder=1)
+    left.scatter(
+        ref,
+        y_readers,
+        marker="o",
+        facecolor="white",
+        edgecolor=colours[reference],
+        label=reference,
+        zorder=2,
+        s=28,
+    )
+    left.scatter(tst, y_readers, marker="o", color=colours[test], label=test, zorder=3, s=28)
+    for k, (_, row) in enumerate(panel.iterrows()):
+        y = y_panel[k]
+        for arm, shift, style in (
+            ("reference", -0.12, {"mfc": "white", "color": colours[reference]}),
+            ("test", 0.12, {"color": colours[test]}),
+        ):
+            value = float(row[arm]) * 100
+            below, above = _whiskers(np.array([value]), [row[f"{arm}_low"]], [row[f"{arm}_high"]])
+            left.errorbar(
+                [value], [y + shift], xerr=[below, above], fmt="D", ms=5, capsize=2, lw=1, **style
+            )
+    left.set_xlabel("Accuracy (%)")
+    left.set_title("Accuracy per reader in each arm", fontsize=10)
+    shown = np.concatenate(
+        [
+            ref,
+            tst,
+            panel[["reference_low", "reference_high", "test_low", "test_high"]]
+            .to_numpy(float)
+            .ravel()
+            * 100,
+        ]
+    )
+    shown = shown[np.isfinite(shown)]
+    left.set_xlim(min(0.0, shown.min(initial=0) - 2), max(100.0, shown.max(initial=100) + 2))
+    left.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.06), ncols=2, frameon=False)
+    diff = readers["difference"].to_numpy(float) * 100
+    below, above = _whiskers(diff, readers["ci_low"], readers["ci_high"])
+    right.errorbar(
+        diff, y_readers, xerr=[below, above], fmt="o", ms=4, capsize=2, lw=1, color=colours[test]
+    )
+    pdiff = panel["difference"].to_numpy(float) * 100
+    below, above = _whiskers(pdiff, panel["ci_low"], panel["ci_high"])
+    right.errorbar(
+        pdiff, y_panel, xerr=[below, above], fmt="D", ms=5, capsize=2, lw=1.2, color="black"
+    )
+    right.axvline(0, color="#555", lw=0.8)
+    if margin is not None:
+        right.axvline(-margin * 100, color="#D55E00", lw=0.8, ls="--")
+        right.text(
+            -margin * 100,
+            -0.9,
+            f" −{margin * 100:g} (NI margin)",
+            fontsize=7,
+            color="#D55E00",
+            va="bottom",
+            ha="left",
+        )
+    right.set_xlabel(f"{test} − {reference} (percentage points)")
+    right.set_title("Difference per reader, with its CI", fontsize=10)
+    for ax in (left, right):
+        ax.set_yticks([*y_readers, *y_panel], rows, fontsize=7)
+        ax.set_ylim(len(readers) + len(panel), -1.2)
+        ax.axhline(len(readers) - 0.25, color="#999", lw=0.6, ls=":")
+        ax.grid(axis="x", alpha=0.3)
+    if title:
+        fig.suptitle(title, fontsize=11)
+    bottom = _footnote(fig, note)
+    _lay_out(fig, bottom)
     return fig

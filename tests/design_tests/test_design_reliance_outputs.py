@@ -13,6 +13,7 @@ import pytest
 from django.urls import reverse
 
 from analysis.design_frame import design_frame
+from analysis.stats import reliance
 from analysis.stats.reliance import LABELS, POOLED
 from tests.design_tests.test_design_analysis import two_arm  # noqa: F401 (fixture)
 
@@ -58,5 +59,6 @@ def test_reliance_on_the_same_reads_reaches_the_zip_and_the_page(client, two_arm
     for bound in ("agree_when_ai_wrong_ci_low", "agree_when_ai_wrong_ci_high"):
         assert table[bound].dropna().between(0, 1).all()
     html = unescape(client.get(reverse("analysis", args=[study.slug])).content.decode())
-    assert "agree_when_ai_wrong_change" in html and POOLED in html
+    # The page heads its columns in the words declared beside them (the CSV keeps the names).
+    assert reliance.AGREEMENT_CHANGES["agree_when_ai_wrong_change"] in html and POOLED in html
     assert "only reads answered in both arms" in html

@@ -243,6 +243,7 @@ def endpoints(study, item) -> list[Endpoint]:
             "analysis table", "get", reverse("analysis-table", args=[s, "responses", "csv"]), pis
         ),
         Endpoint("analysis zip", "get", reverse("analysis-zip", args=[s]), pis),
+        Endpoint("analysis report", "get", reverse("analysis-report", args=[s]), pis),
         Endpoint("analysis status", "get", reverse("analysis-status", args=[s]), pis),
         Endpoint(
             "analysis figure slot",
@@ -453,6 +454,7 @@ ENDPOINT_NAMES = [
     "analysis figure",
     "analysis table",
     "analysis zip",
+    "analysis report",
     "analysis status",
     "analysis figure slot",
     "analysis names",

@@ -1,0 +1,115 @@
+"""Plain words for the analysis tables' column names, where a person reads them (the analysis
+page). The CSVs, the XLSX and the API keep the names: code and R scripts read those.
+
+Labels declared beside a table's columns (`DECLARED`: the reliance tables' own) come first.
+Otherwise a column is named by `WORDS` when it is there, else its name in words ("x_rays" ->
+"X-rays"), so a column added to a table later reads as words too. Labels "what: part" put
+`part` under one header `what` spanning its neighbours of the same `what`; a declared table
+(reliance: 32 columns) shows each `what` as one cell (`compact_cell`), which keeps it within
+a 1280-px screen.
+"""
+
+from __future__ import annotations
+
+from analysis.stats import reliance
+
+WORDS = {
+    "F": "F",
+    "df": "df",
+    "n": "n",
+    "se": "SE",
+    "p_value": "p",
+    "ci_low": "CI low",
+    "ci_high": "CI high",
+    "statistic": "t (z: fixed readers)",
+    "reference_mean": "Reference arm mean",
+    "test_mean": "Test arm mean",
+    "x_rays": "X-rays",
+    "p_non_inferiority": "p (non-inferiority)",
+    "non_inferior": "Non-inferior",
+    "no_ai_answer": "No AI answer",
+    "mean_accuracy": "Mean accuracy",
+}
+# Tables whose labels are declared beside their columns ("what: part" spans neighbours).
+DECLARED = {"reliance_agreement": reliance.LABELS, "second_read_switches": reliance.LABELS}
+TOKENS = {"ai": "AI", "ci": "CI", "mrmc": "MRMC", "ni": "NI", "se": "SE", "or": "OR", "id": "id"}
+
+
+def column_label(column: str) -> str:
+    """`column` in plain words (see the module docstring)."""
+    if column in WORDS:
+        return WORDS[column]
+    words = [TOKENS.get(token, token) for token in column.split("_")]
+    text = " ".join(words)
+    return text[:1].upper() + text[1:]
+
+
+def header_rows(
+    columns: list[str], declared: dict[str, str] | None = None
+) -> tuple[list[tuple[str, int]], list[str]]:
+    """The page's header of a table: the spanning row ((words, columns spanned); "" above a
+    column of no group) and one label per column. A label "what: part" (declared beside the
+    table's columns, `declared`, or made from GROUPS) puts `part` under a header `what` that
+    spans its neighbours of the same `what`. No group: an empty first row."""
+    spans: list[tuple[str, int]] = []
+    labels: list[str] = []
+    previous = None
+    for column in columns:
+        label = (declared or {}).get(column) or column_label(column)
+        group, _, part = label.rpartition(": ")
+        if not group:
+            spans.append(("", 1))
+            labels.append(label)
+            previous = None
+            continue
+        labels.append(part)
+        if group == previous:
+            spans[-1] = (spans[-1][0], spans[-1][1] + 1)
+        else:
+            spans.append((group, 1))
+        previous = group
+    if all(not words for words, _ in spans):
+        return [], labels
+    return spans, labels
+
+
+# The parts a compact cell is made of (reliance's own words for them).
+_MAIN = (reliance.RATE_PARTS[""], reliance.CHANGE_PARTS[""])
+_LOW, _HIGH = reliance.RATE_PARTS["_ci_low"], reliance.RATE_PARTS["_ci_high"]
+_K = (reliance.RATE_PARTS["_k"], reliance.SWITCH_PARTS["_k"])
+_N = reliance.RATE_PARTS["_n"]
+_P = reliance.CHANGE_PARTS["_p"]
+
+
+def compact_columns(columns: list[str], declared: dict[str, str]) -> list[tuple[str, dict]]:
+    """A declared table's columns as the page shows them: one column per measure ("what"),
+    holding its parts ({part: column}); a column of no group stands alone ({"": column})."""
+    out: list[tuple[str, dict]] = []
+    for column in columns:
+        label = declared.get(column) or column_label(column)
+        group, _, part = label.rpartition(": ")
+        if group and out and out[-1][0] == group:
+            out[-1][1][part] = column
+        else:
+            out.append((group or label, {part if group else "": column}))
+    return out
+
+
+def compact_cell(parts: dict, value, cell) -> str:
+    """One measure in one cell: "0.250 [0.10, 0.49] · 3/12" (rate or difference, its
+    interval, agreed of reads) or "… · p 0.031"; `value(column)` reads the row, `cell`
+    formats a number as the page does."""
+    if "" in parts:
+        return cell(value(parts[""]))
+    main = next((parts[m] for m in _MAIN if m in parts), None)
+    text = cell(value(main)) if main else ""
+    if text == cell(float("nan")):  # nothing to estimate it on: no interval, no count
+        return text
+    if _LOW in parts and _HIGH in parts:
+        text += f" [{cell(value(parts[_LOW]))}, {cell(value(parts[_HIGH]))}]"
+    k = next((parts[m] for m in _K if m in parts), None)
+    if k and _N in parts:
+        text += f" · {cell(value(k))}/{cell(value(parts[_N]))}"
+    if _P in parts:
+        text += f" · p {cell(value(parts[_P]))}"
+    return text.strip()

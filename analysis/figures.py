@@ -1,0 +1,234 @@
+"""The analysis's figures, declared once: each one's name, what it shows (the page's alt text,
+the ZIP's README.txt), the arm its numbers come from, and how it is drawn from a result.
+
+The page, the ZIP, the single downloads, `export_analysis` and the analysis task all list the
+figures from `figure_builders`; nothing else names them.
+
+In a two-arm study the accuracy, κ and reading-time figures show the counted arm (the
+unaided reads: `annotation.sessions.counted_arm`), and say so in their title and footnote;
+`aided_vs_unaided` shows both arms, per reader, from the two-arm OR/Hillis analysis
+(`analysis.stats.or_design`), so its numbers are the aided-vs-unaided tables' numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from analysis.pipeline import AnalysisResult
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+# Name (file stem; "kappa" is one figure per scale, kappa_<scale>) -> what it shows, in the
+# order the page shows them.
+FIGURES: dict[str, str] = {
+    "aided_vs_unaided": (
+        "Each reader's accuracy unaided and aided, and the aided − unaided difference per reader "
+        "and for the panel, with confidence intervals"
+    ),
+    "accuracy_by_task": (
+        "Bar chart of accuracy by task for each reader and model, with confidence intervals"
+    ),
+    "accuracy_by_category": "Bar chart of accuracy by category for each reader and model",
+    "kappa": "Heatmaps of Cohen's kappa between every pair of raters, for all tasks and each task",
+    "reading_time": "Reading time per reader and task, and accuracy by reading-time quartile",
+}
+
+
+def figure_kind(name: str) -> str:
+    """The FIGURES entry of figure `name` (kappa_answer -> kappa)."""
+    return "kappa" if name.startswith("kappa_") else name
+
+
+def counted_arm(result: AnalysisResult) -> str:
+    """The arm the single-arm tables and figures rest on, when the study has an aided arm
+    ("unaided" in a crossover, "aided" in an aided-only study); "" for a study read unaided
+    only (nothing to say)."""
+    arms = list(result.facts.get("arms") or [])
+    if len(arms) > 1 or arms == ["aided"]:
+        return arms[0]
+    return ""
+
+
+def arm_title(result: AnalysisResult, title: str) -> str:
+    """`title`, naming the arm it shows when the study has an aided arm."""
+    arm = counted_arm(result)
+    return f"{title} ({arm} arm)" if arm else title
+
+
+def arm_note(result: AnalysisResult) -> str:
+    """The footnote's first sentence: which reads the figure counts (empty for a study read
+    unaided only)."""
+    arms = list(result.facts.get("arms") or [])
+    arm = counted_arm(result)
+    if not arm:
+        return ""
+    if len(arms) > 1:
+        return (
+            f"The {arm} arm only: each reader once per question, from their {arm} session; "
+            "both arms are compared in the aided_vs_unaided figure and the arm tables. "
+        )
+    return "Aided reading: every reader read with the AI's answer on screen. "
+
+
+def drawing():
+    """analysis.stats.plots (matplotlib), imported by the process that draws a figure: listing
+    the figures (the page) or serving drawn ones does not need it."""
+    from analysis.stats import plots
+
+    return plots
+
+
+def kappa_spans(pairs: pd.DataFrame | None) -> dict[str, tuple[int, int]]:
+    """Per panel: smallest and largest n of a pair (questions both answered), from one
+    scale's kappa pairs."""
+    if pairs is None or pairs.empty:
+        return {}
+    grouped = pairs.groupby("task")["n"]
+    return {
+        task: (int(lo), int(hi))
+        for task, lo, hi in zip(grouped.min().index, grouped.min(), grouped.max(), strict=True)
+    }
+
+
+def kappa_counts(pairs: pd.DataFrame | None) -> dict[str, pd.DataFrame]:
+    """Per panel: questions both raters answered, as a symmetric rater x rater matrix, from
+    one scale's kappa pairs."""
+    if pairs is None or pairs.empty:
+        return {}
+    out = {}
+    for task, part in pairs.groupby("task"):
+        both = pd.concat([part, part.rename(columns={"rater_a": "rater_b", "rater_b": "rater_a"})])
+        out[task] = both.pivot(index="rater_a", columns="rater_b", values="n")
+    return out
+
+
+def arm_comparison(result: AnalysisResult) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    """The aided-vs-unaided figure's numbers: per reader (reader, reference, test,
+    difference, ci_low, ci_high: the reader_arms table) and per panel analysis (label, each
+    arm's mean with its interval, the difference with its CI: the mrmc_difference table's),
+    all from the two-arm OR/Hillis result; None when there is no comparison (single arm, or
+    not estimable yet)."""
+    design = result.design or {}
+    computed, table = design.get("result"), result.design_table("reader_arms")
+    if computed is None or table is None:
+        return None
+    readers = table.data.rename(
+        columns={"reference_accuracy": "reference", "test_accuracy": "test"}
+    )[["reader", "reference", "test", "difference", "ci_low", "ci_high"]]
+    reference, test = computed.means
+    panel = pd.DataFrame(
+        [
+            {
+                "label": f"Panel ({name} readers)",
+                "reference": reference.estimate,
+                "reference_low": reference.ci_low if name == "random" else np.nan,
+                "reference_high": reference.ci_high if name == "random" else np.nan,
+                "test": test.estimate,
+                "test_low": test.ci_low if name == "random" else np.nan,
+                "test_high": test.ci_high if name == "random" else np.nan,
+                "difference": comparison.estimate,
+                "ci_low": comparison.ci_low,
+                "ci_high": comparison.ci_high,
+            }
+            for name, comparison in (("random", computed.random), ("fixed", computed.fixed))
+        ]
+    )
+    return readers, panel
+
+
+def arm_figure_note(result: AnalysisResult) -> str:
+    """The aided-vs-unaided figure's footnote: what is counted, each interval's method and
+    the policy, from the analysis it draws."""
+    design = result.design or {}
+    computed, cube = design["result"], design["cube"]
+    s = result.settings
+    reference, test = cube.modalities.labels
+    random = computed.random
+    df = f"df {random.df:.1f}" if np.isfinite(random.df) else "df ∞"
+    missing = (
+        "a missing answer counts as wrong"
+        if s.missing == "wrong"
+        else "missing answers are left out of n"
+    )
+    return (
+        f"{len(cube.readers)} readers, {cube.n_questions} questions on {len(cube.case_ids)} "
+        f"X-rays read in both ({cube.modalities.sentence}). Left: each reader's accuracy; "
+        f"panel: mean of readers, {s.level} CI OR/Hillis (random readers). Right: {test} − "
+        f"{reference} per reader with a {s.level} CI (fixed readers, reader-specific: jackknife "
+        f"by X-ray, normal reference), as in the reader_arms table; panel: random readers and "
+        f"X-rays (OR/Hillis, {df}) and fixed readers (normal), as in the mrmc_difference table; "
+        f"dashed: the non-inferiority "
+        f"margin −{s.ni_margin:g}. Intervals are not clipped. {missing.capitalize()}."
+    )
+
+
+def figure_builders(result: AnalysisResult) -> dict[str, Callable[[], Figure]]:
+    """Figure name -> function drawing it; only figures with something to show, in FIGURES
+    order. The functions hold the small tables they draw, not the result: an export lets the
+    long frames go before it draws (exports.write_files)."""
+    s, models = result.settings, result.models
+    out: dict[str, Callable[[], Figure]] = {}
+    compared = arm_comparison(result)
+    if compared is not None:
+        readers, panel = compared
+        labels = result.design["cube"].modalities.labels
+        note = arm_figure_note(result)
+        out["aided_vs_unaided"] = lambda: drawing().arm_figure(
+            readers,
+            panel,
+            labels=labels,
+            margin=s.ni_margin,
+            note=note,
+            title=f"{labels[1].capitalize()} against {labels[0]}, per reader",
+        )
+    accuracy, by_category = result.accuracy, result.accuracy_by_category
+    arm, shown_arm = arm_note(result), counted_arm(result)
+    titles = {
+        name: arm_title(result, name)
+        for name in ("Accuracy by task", "Accuracy by category", "Reading time")
+    }
+    if not accuracy.empty:
+        out["accuracy_by_task"] = lambda: drawing().accuracy_figure(
+            accuracy,
+            models=models,
+            note=arm + s.note("accuracy"),
+            title=titles["Accuracy by task"],
+        )
+        out["accuracy_by_category"] = lambda: drawing().accuracy_figure(
+            by_category,
+            models=models,
+            by="category",
+            note=arm + s.note("accuracy"),
+            title=titles["Accuracy by category"],
+        )
+    for scale, matrices in result.kappa_by_scale.items():
+        # The policy's scale only: the other scale's tables are in every export, and its
+        # figure is one switch away (a kappa figure is the slowest thing to draw).
+        if matrices and scale == s.scale:
+            pairs = result.kappa_pairs.get(scale)
+            out[f"kappa_{scale}"] = lambda scale=scale, matrices=matrices, pairs=pairs: (
+                drawing().kappa_figure(
+                    matrices,
+                    scale=scale,
+                    vrange=s.vrange,
+                    models=models,
+                    n_by_panel=kappa_spans(pairs),
+                    n_matrices=kappa_counts(pairs),
+                    note=arm + s.note("kappa", scale),
+                    arm=shown_arm,
+                )
+            )
+    times, by_time = result.reading_time, result.accuracy_by_time
+    if not times.empty and times["n"].sum() > 0:
+        out["reading_time"] = lambda: drawing().time_figure(
+            times,
+            by_time,
+            note=arm + s.note("time"),
+            title=titles["Reading time"] if shown_arm else "",
+        )
+    return out

@@ -1,0 +1,76 @@
+"""The analysis page of a two-arm crossover at 1280x720, as a PI reads it (issue 34): the
+contents link to every section, nothing runs past the screen's width (the reliance table
+with its 17 columns included), and the XLSX report downloads from the page as a file pandas
+opens. Screenshots go to artifacts/ (SCREENSHOT_DIR=docs/screenshots writes the README's)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from django.urls import reverse
+
+from analysis.stats.reliance import AGREEMENT_RATES
+from tests.browser.helpers import sign_in
+from tests.browser.test_friction_walk import LAPTOP, shots
+from tests.design_tests.test_design_analysis import two_arm  # noqa: F401 (a fixture)
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_contents_widths_and_the_xlsx_report_at_1280(page, live_server, two_arm):  # noqa: F811
+    study, pi = two_arm
+    page.set_viewport_size(LAPTOP)
+    sign_in(page, live_server, pi.username)
+    page.goto(live_server.url + reverse("analysis", args=[study.slug]))
+    nav = page.locator("nav#contents")
+    nav.wait_for()
+    page.screenshot(path=str(shots() / "analysis-contents-1280.png"))
+
+    sections = page.eval_on_selector_all("section[id]", "els => els.map(e => e.id)")
+    linked = nav.locator("a").evaluate_all("as => as.map(a => a.getAttribute('href').slice(1))")
+    assert linked == sections
+    assert {"arms", "design-reliance_agreement", "accuracy", "agreement", "names"} <= set(linked)
+    for target in linked:  # each link brings its section to the top (or the page to its end)
+        page.evaluate("window.scrollTo(0, 0)")
+        nav.locator(f'a[href="#{target}"]').click()
+        page.wait_for_function(f"location.hash === '#{target}'")
+        at = page.evaluate(
+            """(id) => { const top = document.getElementById(id).getBoundingClientRect().top;
+                 const end = scrollY + innerHeight >= document.documentElement.scrollHeight - 2;
+                 return {top, end}; }""",
+            target,
+        )
+        assert abs(at["top"]) <= 2 or at["end"], (target, at)
+
+    widths = page.evaluate(
+        """() => ({page: document.documentElement.scrollWidth, screen: innerWidth,
+             tables: [...document.querySelectorAll('table.design-table')].map(t => ({
+               name: t.dataset.designTable, width: t.scrollWidth,
+               room: t.parentElement.clientWidth}))})"""
+    )
+    assert widths["page"] <= widths["screen"], widths
+    for table in widths["tables"]:
+        assert table["width"] <= table["room"], table
+    assert "reliance_agreement" in {t["name"] for t in widths["tables"]}
+    reliance = page.locator('[data-design-table="reliance_agreement"]')
+    assert AGREEMENT_RATES["agree_when_ai_wrong"] in reliance.inner_text()
+    assert "agree_when_ai_wrong_ci_low" not in reliance.inner_text()
+    page.evaluate("document.getElementById('design-reliance_agreement').scrollIntoView()")
+    page.screenshot(path=str(shots() / "analysis-reliance-1280.png"))
+
+    figure = page.locator('img[src*="/analysis/figure/aided_vs_unaided.svg"]')
+    figure.scroll_into_view_if_needed()
+    page.wait_for_function(
+        """() => { const img = document.querySelector(
+             'img[src*="/analysis/figure/aided_vs_unaided.svg"]');
+           return img && img.complete && img.naturalWidth > 0; }"""
+    )
+    page.evaluate("document.getElementById('arms').scrollIntoView()")
+    page.screenshot(path=str(shots() / "analysis-aided-vs-unaided-1280.png"))
+
+    with page.expect_download() as download:
+        page.locator("[data-report-xlsx]").click()
+    path = download.value.path()
+    assert download.value.suggested_filename.endswith(".xlsx")
+    sheets = pd.read_excel(path, sheet_name=None)
+    assert {"settings", "about", "accuracy", "arm_accuracy", "reliance_agreement"} <= set(sheets)
