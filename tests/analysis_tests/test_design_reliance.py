@@ -20,7 +20,7 @@ from analysis.stats.reliance import (
     reliance_tables,
     second_read_switches,
 )
-from tests.analysis_tests.roc import r_oracle
+from tests import roracle as r_oracle
 
 
 def row(reader, xray, q, answer, ai, truth, first=None, arm="aided"):
