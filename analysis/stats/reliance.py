@@ -10,7 +10,8 @@ the automation-bias result.
 
 Intervals, per reader: the X-ray-clustered Wilson interval of `clustered.clustered_proportion_ci`
 (the accuracy table's, with Korn & Graubard's df factor) for a rate, Obuchowski's clustered
-paired difference (`clustered.clustered_paired_difference`) for the contrast.
+paired difference (`clustered.clustered_paired_difference`) for the contrast, its bounds
+clipped to [-1, 1] (on few X-rays the t interval passes them).
 
 All readers: the readers' mean rate, with readers and X-rays random, by the Obuchowski-Rockette
 analysis with Hillis df that the accuracy comparison uses (`or_design`), the reader's rate in
@@ -197,12 +198,13 @@ def _pooled_rate(prefix: str, y: np.ndarray, m: np.ndarray, alpha: float) -> dic
 
 def _reader_change(prefix: str, a: np.ndarray, u: np.ndarray, m: np.ndarray, alpha) -> dict:
     """One reader's aided − unaided rate on the same reads (Obuchowski's clustered paired
-    difference over X-rays)."""
+    difference over X-rays), its bounds clipped to [-1, 1] as the all-readers contrast's: on
+    few X-rays the t interval passes the range a difference of two rates can take."""
     d = clustered_paired_difference(a - u, m, alpha)
     return {
         prefix: d.difference,
-        f"{prefix}_ci_low": d.ci_low,
-        f"{prefix}_ci_high": d.ci_high,
+        f"{prefix}_ci_low": _clip(d.ci_low, -1.0, 1.0),
+        f"{prefix}_ci_high": _clip(d.ci_high, -1.0, 1.0),
         f"{prefix}_p": d.p_value,
     }
 

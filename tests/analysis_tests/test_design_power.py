@@ -151,7 +151,7 @@ def test_power_from_a_negative_pilot_is_rjafrocs_on_the_exported_file(tmp_path):
     proportion correct, jackknife by X-ray, then SsPowerGivenJK) gives our powers for every
     analysis, and our Var(T×R) (RJafroc's MS(T×R) − Var + Cov1 + max(Cov2 − Cov3, 0))."""
     from analysis.stats.mrmc_formats import to_rjafroc
-    from tests.analysis_tests.roc import r_oracle
+    from tests import roracle as r_oracle
 
     r_oracle.require("RJafroc")
     frame, results = negative_pilot()

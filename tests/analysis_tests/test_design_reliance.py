@@ -20,7 +20,7 @@ from analysis.stats.reliance import (
     reliance_tables,
     second_read_switches,
 )
-from tests.analysis_tests.roc import r_oracle
+from tests import roracle as r_oracle
 
 
 def row(reader, xray, q, answer, ai, truth, first=None, arm="aided"):
@@ -214,6 +214,28 @@ def test_a_readers_change_is_the_paired_t_with_one_question_per_xray():
     assert table["agree_when_ai_wrong_change_p"] == pytest.approx(test.pvalue, abs=1e-12)
     assert table["agree_when_ai_wrong_change_ci_low"] == pytest.approx(low, abs=1e-12)
     assert table["agree_when_ai_wrong_change_ci_high"] == pytest.approx(high, abs=1e-12)
+
+
+def test_a_readers_change_interval_stays_within_minus_one_to_one():
+    """Few X-rays: the paired t interval of a difference of two rates passes 1 ([-0.77, 2.10]
+    here, t on 2 df); the contrast, like the all-readers one, is clipped to its range while
+    its p-value stays the paired t's (scipy)."""
+    from scipy.stats import ttest_rel
+
+    aided, unaided = [1, 1, 1], [0, 0, 1]  # agreement with a right AI on three X-rays
+    rows = []
+    for k, (a, u) in enumerate(zip(aided, unaided, strict=True)):
+        rows.append(row("r1", f"x{k}", 1, "A" if a else "C", "A", "A"))
+        rows.append(row("r1", f"x{k}", 1, "A" if u else "D", "A", "A", arm="unaided"))
+    table = agreement_with_ai(pd.DataFrame(rows)).set_index("reader").loc["r1"]
+    test = ttest_rel(aided, unaided)
+    assert test.confidence_interval(0.95).high > 1  # the unclipped interval passes 1
+    assert table["agree_when_ai_right_change"] == pytest.approx(2 / 3)
+    assert table["agree_when_ai_right_change_ci_low"] == pytest.approx(
+        test.confidence_interval(0.95).low, abs=1e-12
+    )
+    assert table["agree_when_ai_right_change_ci_high"] == 1.0
+    assert table["agree_when_ai_right_change_p"] == pytest.approx(test.pvalue, abs=1e-12)
 
 
 def simulated_reliance(rng, readers=5, xrays=20, questions=2):
