@@ -106,6 +106,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/analysis_bench.py
 	$(BIN)/python benchmarks/uncertainty_bench.py
 	$(BIN)/python benchmarks/design_type1_bench.py
+	$(BIN)/python benchmarks/simulated_study_bench.py
 
 # Headless Debian Chromium; about 2 minutes.
 bench-viewer: $(STAMP)
