@@ -383,8 +383,9 @@ def review_and_exclude(sim: Simulation, made: Simulated) -> None:
 
 
 def simulate(sim: Simulation, source_root: Path, extra_pi: str = "") -> Simulated:
-    """The whole simulation: create, review and exclude, read up to the stop point.
-    `extra_pi`: an existing user made a PI of the study too (to look at it in the browser)."""
+    """The whole simulation, all or nothing: create, review and exclude, read up to the stop
+    point. `extra_pi`: an existing user made a PI of the study too (to look at it in the
+    browser)."""
     with transaction.atomic():
         made = create_study(sim, source_root)
         if extra_pi:
@@ -392,6 +393,6 @@ def simulate(sim: Simulation, source_root: Path, extra_pi: str = "") -> Simulate
             if user is None:
                 raise SimulationError(f"no user named {extra_pi!r}")
             membership_add(study=made.study, user=user, role=Role.PI)
-    review_and_exclude(sim, made)
-    read_to(sim, made)
+        review_and_exclude(sim, made)
+        read_to(sim, made)
     return made
