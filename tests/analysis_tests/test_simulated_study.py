@@ -221,7 +221,9 @@ def r_problems(body: bytes, result, tmp_path: Path, split_plot: bool) -> dict[st
     if "difference" not in table.columns:  # not estimable yet: said in a note, nothing to run
         return {}
     page = table[table["analysis"].str.contains("random", case=False)].iloc[0]
-    # The page's comparison ("aided − unaided"; a second read's own arms): its first arm.
+    # The page's comparison, test − reference ("aided − unaided"; a second read's "final
+    # answer (after the AI) − first answer (before the AI)"): the files name the test
+    # reading by the first word of its label.
     first = str(page["comparison"]).split("−")[0].strip()
     rjafroc = (folder / "rjafroc.xlsx").exists()  # not written for a split-plot study
     out = rscript(
@@ -251,7 +253,7 @@ def r_problems(body: bytes, result, tmp_path: Path, split_plot: bool) -> dict[st
         package, label, *values = line.split("|")
         numbers = [float(v) for v in values]
         if package == "MRMCaov":
-            sign = 1 if label.split(" - ")[0].strip() == first else -1
+            sign = 1 if first.startswith(label.split(" - ")[0].strip()) else -1
             page_values = [sign * expected, page["se"], page["df"], page["p_value"]]
             if any(abs(a - float(b)) > 1e-8 for a, b in zip(numbers, page_values, strict=True)):
                 problems[mrmcaov].append(
@@ -260,7 +262,7 @@ def r_problems(body: bytes, result, tmp_path: Path, split_plot: bool) -> dict[st
                 )
         elif package == "RJafroc":
             # RJafroc names the difference trt<first>-trt<second>.
-            sign = 1 if label.startswith(f"trt{first}-") else -1
+            sign = 1 if first.startswith(label.removeprefix("trt").split("-trt")[0]) else -1
             if abs(numbers[0] - sign * expected) > 1e-8:
                 problems["rjafroc"].append(
                     f"RJafroc prints {label} = {numbers[0]:.6f}; the page's aided - unaided "
@@ -287,9 +289,9 @@ def test_simulated_study(case: Case, settings, tmp_path):
         if problems:
             found.setdefault(kind, []).extend(problems)
 
+    failed_figure = "'yerr' must not contain negative values" in job.error
     if job.status != JobStatus.DONE:
-        kind = "figure" if "'yerr' must not contain negative values" in job.error else "job"
-        report(kind, [f"job {job.status}: {job.error}"])
+        report("figure" if failed_figure else "job", [f"job {job.status}: {job.error}"])
     result = analysis.result
     rows = checks.Rows.of(made.study)
     usernames = (
@@ -336,7 +338,7 @@ def test_simulated_study(case: Case, settings, tmp_path):
     body = analysis.lookup("zip")
     if case.downloads and not result.accuracy.empty:
         if body is None:
-            report("zip", ["no ZIP was prepared"])
+            report("figure" if failed_figure else "zip", ["no ZIP was prepared"])
         else:
             if os.environ.get("SIMULATED_STUDY_KEEP"):  # a folder to keep the ZIPs in
                 keep = Path(os.environ["SIMULATED_STUDY_KEEP"])
