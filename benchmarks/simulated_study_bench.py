@@ -11,8 +11,11 @@ Run: .venv/bin/python benchmarks/simulated_study_bench.py [pytest options, e.g. 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
+import tempfile
+from collections import Counter
 import sys
 import time
 from pathlib import Path
@@ -31,9 +34,21 @@ def main() -> int:
         "tests/analysis_tests/test_simulated_study.py::test_simulated_study",
         *sys.argv[1:],
     ]
-    env = {**os.environ, "SIMULATED_STUDY_SWEEP": "full"}
-    code = subprocess.call(command, cwd=ROOT, env=env)
-    print(f"simulated-study sweep: {time.perf_counter() - start:.0f} s, exit {code}")
+    with tempfile.NamedTemporaryFile(suffix=".jsonl") as report:
+        env = {
+            **os.environ,
+            "SIMULATED_STUDY_SWEEP": "full",
+            "SIMULATED_STUDY_REPORT": report.name,
+        }
+        code = subprocess.call(command, cwd=ROOT, env=env)
+        met = [json.loads(line) for line in Path(report.name).read_text().splitlines()]
+    kinds = Counter(kind for case in met for kind in case["found"])
+    print(
+        f"simulated-study sweep: {len(met)} cases, {time.perf_counter() - start:.0f} s, exit {code}"
+    )
+    for kind, count in kinds.most_common():
+        cases = [case["case"] for case in met if kind in case["found"]]
+        print(f"  {kind}: {count} cases, e.g. {', '.join(cases[:3])}")
     return code
 
 

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import io
 import itertools
+import json
 import os
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from django.conf import settings as django_settings
 
 from analysis import tasks
 from analysis.cache import StudyAnalysis
@@ -62,6 +64,14 @@ DEFECTS = {
     "flow-before": "simulated study: before anyone reads, the flow table says 0 questions "
     "sampled, rejected and analysed",
 }
+
+# Defects met or not by the numbers a study happens to have (a 3/3 time quartile, a McNemar
+# pair on few X-rays), not by its design or stop point. The simulated data are the same on
+# every run where ids restart in every test (SQLite); elsewhere (PostgreSQL's sequences) the
+# split-plot groups and reading orders, which follow the ids, differ, so these are allowed
+# to come or go there.
+DATA_DEPENDENT = frozenset({"figure", "wilson-rounding", "mcnemar-ci", "panel-ci"})
+REPRODUCIBLE = django_settings.DATABASES["default"]["ENGINE"].endswith("sqlite3")
 
 # The policy switches (AnalysisSettings; the analysis page's form, analysis.forms).
 SWITCHES: dict[str, tuple] = {
@@ -113,8 +123,13 @@ def param(case: Case, *, strict: bool = True):
     (strict in the suite; the sweep does not know in advance which cases meet them)."""
     marks = []
     if case.defects:
+        structural = bool(case.defects - DATA_DEPENDENT)
         reason = "; ".join(DEFECTS[d] for d in sorted(case.defects))
-        marks.append(pytest.mark.xfail(strict=strict, raises=KnownDefect, reason=reason))
+        marks.append(
+            pytest.mark.xfail(
+                strict=strict and (structural or REPRODUCIBLE), raises=KnownDefect, reason=reason
+            )
+        )
     return pytest.param(case, marks=marks, id=case.id)
 
 
@@ -351,13 +366,17 @@ def test_simulated_study(case: Case, settings, tmp_path):
                     body, result, tmp_path, split_plot=bool(made.study.reader_groups)
                 ).items():
                     report(kind, problems)
-    unexpected = {k: v for k, v in found.items() if k not in case.defects}
+    allowed = case.defects if REPRODUCIBLE else case.defects | DATA_DEPENDENT
+    unexpected = {k: v for k, v in found.items() if k not in allowed}
     if unexpected:
         pytest.fail(
             "\n".join(f"{kind}: {problem}" for kind, ps in unexpected.items() for problem in ps),
             pytrace=False,
         )
-    known = {k: v for k, v in found.items() if k in case.defects}
+    known = {k: v for k, v in found.items() if k in allowed}
+    if os.environ.get("SIMULATED_STUDY_REPORT"):  # a JSON-lines file: what each case met
+        with open(os.environ["SIMULATED_STUDY_REPORT"], "a") as out:
+            out.write(json.dumps({"case": case.id, "found": found}) + "\n")
     if known:
         raise KnownDefect(known)
 
