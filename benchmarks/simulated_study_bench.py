@@ -14,10 +14,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import tempfile
-from collections import Counter
 import sys
+import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
