@@ -106,6 +106,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/analysis_bench.py
 	$(BIN)/python benchmarks/uncertainty_bench.py
 	$(BIN)/python benchmarks/design_type1_bench.py
+	$(BIN)/python benchmarks/simulated_study_bench.py
 
 # Issue 32's acceptance at full size: a crossover of 6 readers x 60 X-rays (3-4 questions each)
 # made through the commands; MRMCaov and RJafroc (R_LIBS, default /opt/r-oracles) on the
