@@ -1,0 +1,145 @@
+"""Mid-study, per arm: a reader who has not opened an arm yet is in none of that arm's numbers
+(page, CSV, XLSX, API) and is named; the OR/Hillis comparison leaves them out and says so.
+Expected values are counted here from the stored answers, not taken from our analysis."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from html import unescape
+
+import pandas as pd
+import pytest
+from django.urls import reverse
+
+from analysis.cache import StudyAnalysis
+from analysis.design import study_design_set
+from analysis.pipeline import AnalysisSettings
+from annotation import selectors
+from annotation.models import Answer
+from annotation.services import answer_submit, reader_finish
+from annotation.sessions import reading_of
+from readerstudy.models import Role
+from readerstudy.services.studies import membership_add
+from tests.design_tests.conftest import add_model, add_readers, crossover
+from tests.factories import UserFactory, build_study
+
+pytestmark = pytest.mark.django_db
+
+PANEL = "Panel (mean of readers)"
+
+
+def _wrong(letter: str) -> str:
+    return "ABCD"[("ABCD".index(letter) + 1) % 4]
+
+
+def _read_session(study, reader, every: int) -> None:
+    """Read the reader's current session: question i right unless position % every == 0."""
+    reading = reading_of(study, reader)
+    for number in range(1, len(selectors.ordered_item_ids(study, reader, reading)) + 1):
+        item = selectors.item_at(study, reader, number, reading=reading)
+        right = item.question.correct
+        answer_submit(
+            reader=reader,
+            item=item,
+            choice=_wrong(right) if item.position % every == 0 else right,
+        )
+    reader_finish(reader=reader, study=study)
+
+
+@pytest.fixture
+def half_read(db):
+    """A crossover of 4 readers x 12 questions: two readers have read both arms, two only
+    their first session (their second arm not opened)."""
+    study = build_study(12)
+    add_model(study)
+    readers = add_readers(study, 4)
+    study_design_set(study=study, design=crossover())
+    for i, reader in enumerate(readers):
+        _read_session(study, reader, 3 + i)
+        if i < 2:
+            _read_session(study, reader, 4 + i)
+    pi = UserFactory(username="the-pi")
+    membership_add(study=study, user=pi, role=Role.PI)
+    return study, pi, readers
+
+
+def _counted(study, names: dict[str, str]) -> dict[str, dict[str, tuple[int, int]]]:
+    """Per arm, per reader who answered in it: (correct, questions) from the stored answers
+    (every reader reads all 12 questions, a missing answer counts as wrong)."""
+    total = study.items.count()
+    out: dict[str, dict[str, tuple[int, int]]] = {}
+    for answer in Answer.objects.filter(item__study=study).select_related(
+        "item__question", "reader"
+    ):
+        arm = out.setdefault(answer.arm, {})
+        name = names[answer.reader.username]
+        right, n = arm.get(name, (0, total))
+        arm[name] = (right + (answer.choice == answer.item.question.correct), n)
+    return out
+
+
+def test_a_reader_who_has_not_opened_an_arm_is_not_in_its_numbers_and_is_named(client, half_read):
+    study, pi, readers = half_read
+    result = StudyAnalysis(study, AnalysisSettings()).result
+    humans = result.raters[result.raters["kind"] == "human"]
+    names = dict(zip(humans["username"], humans["rater"], strict=True))
+    counted = _counted(study, names)
+    table = result.design_table("arm_accuracy").data
+    every = table[table["task"] == "All"]
+    for arm in ("unaided", "aided"):
+        rows = every[(every["arm"] == arm) & (every["reader"] != PANEL)]
+        assert set(rows["reader"]) == set(counted[arm]), arm
+        for _, row in rows.iterrows():
+            assert (row["correct"], row["n"]) == counted[arm][row["reader"]]
+        panel = every[(every["arm"] == arm) & (every["reader"] == PANEL)].iloc[0]
+        mean = sum(c / n for c, n in counted[arm].values()) / len(counted[arm])
+        assert panel["accuracy"] == pytest.approx(mean)
+        waiting = sorted(set(names.values()) - set(counted[arm]))
+        assert waiting, "the fixture leaves some reader without this arm"
+        assert panel["note"] == f"left out (no answer yet in this arm): {', '.join(waiting)}"
+
+    # The OR/Hillis input has only the readers who have read both arms, and says so.
+    both = set(counted["unaided"]) & set(counted["aided"])
+    assert set(result.design["cube"].readers) == both
+    assert "left out (no answers yet in one of the two readings)" in result.design["design"]
+
+    # The page, the CSV, the XLSX and the API carry the same table.
+    client.force_login(pi)
+    html = unescape(client.get(reverse("analysis", args=[study.slug])).content.decode())
+    assert panel["note"] in html
+    csv = client.get(reverse("analysis-table", args=[study.slug, "arm_accuracy", "csv"]))
+    shown = pd.read_csv(io.BytesIO(csv.content))
+    assert len(shown) == len(table)
+    assert set(shown.loc[shown["reader"] != PANEL, "reader"]) <= set(names.values())
+    for arm in ("unaided", "aided"):
+        pick = (shown["arm"] == arm) & (shown["task"] == "All") & (shown["reader"] != PANEL)
+        assert set(shown.loc[pick, "reader"]) == set(counted[arm])
+    archive = zipfile.ZipFile(
+        io.BytesIO(client.get(reverse("analysis-zip", args=[study.slug])).content)
+    )
+    xlsx = pd.read_excel(io.BytesIO(archive.read(_xlsx_name(archive))), sheet_name=None)
+    sheet = next(frame for name, frame in xlsx.items() if name.startswith("arm_accuracy"))
+    assert sheet["note"].fillna("").str.startswith("left out").sum() >= 2
+    rows = client.get(reverse("api-analysis", args=[study.slug])).json()["arm_accuracy"]
+    notes = [r["note"] for r in rows if r["reader"] == PANEL and r["task"] == "All"]
+    assert all(note.startswith("left out") for note in notes)
+
+
+def test_the_order_check_leaves_out_readers_without_the_arm(half_read):
+    study, _, _ = half_read
+    result = StudyAnalysis(study, AnalysisSettings()).result
+    humans = result.raters[result.raters["kind"] == "human"]
+    names = dict(zip(humans["username"], humans["rater"], strict=True))
+    counted = _counted(study, names)
+    table = result.design_table("arm_by_session").data
+    for arm in ("unaided", "aided"):
+        rows = table[table["arm"] == arm]
+        assert rows["readers"].sum() == len(counted[arm])
+        means = [c / n for c, n in counted[arm].values()]
+        pooled = (rows["mean_accuracy"] * rows["readers"]).sum() / rows["readers"].sum()
+        assert pooled == pytest.approx(sum(means) / len(means))
+
+
+def _xlsx_name(archive: zipfile.ZipFile) -> str:
+    return next(n for n in archive.namelist() if n.endswith(".xlsx") and "/" not in n)
