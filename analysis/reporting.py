@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from analysis.stats.bounded import LOGIT_METHOD
 from analysis.stats.clustered import CLUSTER_CI_METHOD, PAIRED_METHOD
 
 if TYPE_CHECKING:
@@ -63,11 +64,17 @@ def table_description(settings: AnalysisSettings, table: str) -> tuple[str, str,
             if table == "ai_vs_readers"
             else "mean reader accuracy"
         )
+        shown = (
+            f"; ci_low/ci_high and the fixed ones: {LOGIT_METHOD}"
+            if table == "reader_panel"
+            else ""
+        )
         return (
             "X-ray (each question counted once; the jackknife leaves out an X-ray)",
             f"{what}, on the questions every reader (and the model) is counted on; "
-            f"{settings.level} {OR_HILLIS}; `warning` below {settings.min_readers} readers; "
-            "`note` where not estimable",
+            f"{settings.level} {OR_HILLIS}{shown}; `warning` below {settings.min_readers} "
+            "readers; `note` where not estimable (with the reason) or where a difference's "
+            "interval passes −1 or 1",
             [*MISSING_KEYS, *SELECTION_KEYS, "min_readers", "alpha"],
         )
     if table == "mcnemar":

@@ -24,7 +24,7 @@ from analysis import downloads, tasks
 from analysis.cache import StudyAnalysis, cached_template_version
 from analysis.exports import all_tables, figure_builders, table_csv, table_xlsx
 from analysis.forms import AnalysisSettingsForm, PowerForm, RaterNamesForm
-from analysis.pipeline import DESIGN_TABLES, records
+from analysis.pipeline import DESIGN_TABLES, clean, records
 from analysis.prediction_views import PredictionUploadForm
 from analysis.rater_names import RaterLabelError, rater_labels_set, study_labels
 from analysis.reporting import methods_section
@@ -262,7 +262,9 @@ def _results_html(study, analysis: StudyAnalysis, query: str, drawn: bool) -> tu
         "policy": settings.policy(),
         "grid": _grid(result.accuracy, "task"),
         "category_grid": _grid(result.accuracy_by_category, "category"),
-        "reader_panel": result.reader_panel,
+        "reader_panel": (
+            {k: clean(v) for k, v in result.reader_panel.items()} if result.reader_panel else None
+        ),
         "matrices": [
             name for name in result.matrices() if name.startswith(f"kappa_{settings.scale}_")
         ],

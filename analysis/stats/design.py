@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.stats import reliance
+from analysis.stats.bounded import difference_note
 from analysis.stats.design_frame import (
     ANCHOR,
     ARMS,
@@ -96,6 +97,12 @@ def _not_started(rows: pd.DataFrame, arm_column: str) -> dict[str, list[str]]:
     return out
 
 
+def _started(rows: pd.DataFrame, arm_column: str, waiting: dict[str, list[str]]) -> np.ndarray:
+    """The rows of readers who have answered in the row's arm (`_not_started` left out)."""
+    pairs = zip(rows[arm_column], rows["reader"], strict=True)
+    return np.array([r not in waiting.get(str(a), ()) for a, r in pairs], dtype=bool)
+
+
 def not_started_words(readers: list[str]) -> str:
     """The note of a per-arm row whose readers leave some out (empty when none)."""
     if not readers:
@@ -119,11 +126,7 @@ def arm_accuracy(frame: pd.DataFrame, missing: Missing = "wrong") -> pd.DataFram
         )
         rows = pd.concat([rows, first], ignore_index=True)
     waiting = _not_started(rows, "arm_label")
-    started = ~pd.Series(
-        [r in waiting.get(str(a), ()) for a, r in zip(rows["arm_label"], rows["reader"])],
-        index=rows.index,
-        dtype=bool,
-    )
+    started = _started(rows, "arm_label", waiting)
     answered = rows["answer"].notna()
     rows = rows.assign(
         counted=answered if missing == "exclude" else True,
@@ -191,8 +194,7 @@ def session_accuracy(frame: pd.DataFrame, missing: Missing = "wrong") -> pd.Data
         counted=answered if missing == "exclude" else True,
         right=(frame["answer"] == frame["correct_answer"]) & answered,
     )
-    started = [r not in waiting.get(str(a), ()) for a, r in zip(rows["arm"], rows["reader"])]
-    rows = rows[np.asarray(started, dtype=bool)]
+    rows = rows[_started(rows, "arm", waiting)]
     per_reader = rows.groupby(["arm", "session", "reader"]).agg(
         n=("counted", "sum"), correct=("right", "sum")
     )
@@ -320,10 +322,13 @@ def _note(comparison: Comparison, readers: int) -> str:
     if not np.isfinite(comparison.se):
         return "not estimable: the accuracies do not vary over X-rays (no variance estimate)"
     if comparison.df == float("inf"):
-        return "generalises to these readers only (new X-rays, not new readers)"
-    if readers < 4:
-        return f"only {readers} readers: few df, a wide interval; see the fixed-readers row"
-    return ""
+        said = "generalises to these readers only (new X-rays, not new readers)"
+    elif readers < 4:
+        said = f"only {readers} readers: few df, a wide interval; see the fixed-readers row"
+    else:
+        said = ""
+    past = difference_note(comparison.ci_low, comparison.ci_high)
+    return "; ".join(part for part in (said, past) if part)
 
 
 def components_table(result: ORDesignResult) -> pd.DataFrame:

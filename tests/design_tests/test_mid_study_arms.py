@@ -80,7 +80,7 @@ def _counted(study, names: dict[str, str]) -> dict[str, dict[str, tuple[int, int
 
 
 def test_a_reader_who_has_not_opened_an_arm_is_not_in_its_numbers_and_is_named(client, half_read):
-    study, pi, readers = half_read
+    study, pi, _ = half_read
     result = StudyAnalysis(study, AnalysisSettings()).result
     humans = result.raters[result.raters["kind"] == "human"]
     names = dict(zip(humans["username"], humans["rater"], strict=True))
