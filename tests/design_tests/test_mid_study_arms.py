@@ -143,3 +143,46 @@ def test_the_order_check_leaves_out_readers_without_the_arm(half_read):
 
 def _xlsx_name(archive: zipfile.ZipFile) -> str:
     return next(n for n in archive.namelist() if n.endswith(".xlsx") and "/" not in n)
+
+
+@pytest.fixture
+def split_no_anchor(db):
+    """A split-plot crossover without anchor questions: 6 readers in 2 groups, each group
+    reads its own 6 of 12 questions in both arms; one AI model answers every question."""
+    study = build_study(12)
+    add_model(study)
+    readers = add_readers(study, 6)
+    study_design_set(study=study, design=crossover(groups=2))
+    for i, reader in enumerate(readers):
+        _read_session(study, reader, 3 + i % 3)
+        _read_session(study, reader, 4 + i % 2)
+    pi = UserFactory(username="the-pi")
+    membership_add(study=study, user=pi, role=Role.PI)
+    return study, pi
+
+
+def test_without_anchor_questions_the_panel_tables_say_why_they_are_empty(client, split_no_anchor):
+    """No question is read by every reader, so the panel and AI-vs-readers comparisons have
+    no value: the page, the CSVs and the API say that, not "needs two readers and a model"."""
+    study, pi = split_no_anchor
+    # Independently: each question is answered (unaided arm) by the readers of one group only.
+    per_question = {
+        item: Answer.objects.filter(item=item, arm="unaided").count() for item in study.items.all()
+    }
+    assert max(per_question.values()) == 3 < 6
+    client.force_login(pi)
+    body = client.get(reverse("api-analysis", args=[study.slug])).json()
+    panel = body["reader_panel"]
+    assert panel["readers"] == 6 and panel["mean"] is None
+    assert "no two X-rays have a question counted for all 6 readers" in panel["note"]
+    assert "split-plot" in panel["note"]
+    (row,) = body["ai_vs_readers"]
+    assert row["model"] == "MedGemma" and row["difference"] is None
+    assert "all 6 readers and MedGemma" in row["note"]
+    html = unescape(client.get(reverse("analysis", args=[study.slug])).content.decode())
+    assert "Needs at least two readers and one AI model" not in html
+    assert panel["note"] in html
+    for name in ("reader_panel", "ai_vs_readers"):
+        csv = client.get(reverse("analysis-table", args=[study.slug, name, "csv"]))
+        frame = pd.read_csv(io.BytesIO(csv.content))
+        assert len(frame) == 1 and "not estimable" in frame.loc[0, "note"], name
