@@ -127,8 +127,13 @@ def table_about(result: AnalysisResult, name: str) -> list[str]:
     if design is not None:
         policy = result.settings.policy()
         keys = (f"{key}: {policy[key]}" for key in DESIGN_POLICY_KEYS)
-        return [*design.header_lines(), *keys, DESIGN_FAST_LINE]
-    return result.settings.header_lines(name)
+        lines = [*design.header_lines(), *keys, DESIGN_FAST_LINE]
+    else:
+        lines = result.settings.header_lines(name)
+    if any(line.startswith("excluded_questions:") for line in lines):
+        # The policy lines say what is done with them; this one counts them.
+        lines.append(f"questions_left_out: {result.selection_note()}")
+    return lines
 
 
 def _is_matrix(name: str) -> bool:
@@ -266,17 +271,21 @@ def figure_builders(result: AnalysisResult) -> dict[str, Callable[[], Figure]]:
     functions hold the small tables they draw, not the result: an export lets the long
     frames go before it draws (write_files)."""
     s, models = result.settings, result.models
+    left = result.left_out()  # counts for the footnotes: questions excluded and rejected
     out: dict[str, Callable[[], Figure]] = {}
     accuracy, by_category = result.accuracy, result.accuracy_by_category
     if not accuracy.empty:
         out["accuracy_by_task"] = lambda: _plots().accuracy_figure(
-            accuracy, models=models, note=s.note("accuracy"), title="Accuracy by task"
+            accuracy,
+            models=models,
+            note=s.note("accuracy", left_out=left),
+            title="Accuracy by task",
         )
         out["accuracy_by_category"] = lambda: _plots().accuracy_figure(
             by_category,
             models=models,
             by="category",
-            note=s.note("accuracy"),
+            note=s.note("accuracy", left_out=left),
             title="Accuracy by category",
         )
     for scale, matrices in result.kappa_by_scale.items():
@@ -292,12 +301,14 @@ def figure_builders(result: AnalysisResult) -> dict[str, Callable[[], Figure]]:
                     models=models,
                     n_by_panel=kappa_spans(pairs),
                     n_matrices=kappa_counts(pairs),
-                    note=s.note("kappa", scale),
+                    note=s.note("kappa", scale, left),
                 )
             )
     times, by_time = result.reading_time, result.accuracy_by_time
     if not times.empty and times["n"].sum() > 0:
-        out["reading_time"] = lambda: _plots().time_figure(times, by_time, note=s.note("time"))
+        out["reading_time"] = lambda: _plots().time_figure(
+            times, by_time, note=s.note("time", left_out=left)
+        )
     return out
 
 

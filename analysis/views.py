@@ -79,12 +79,12 @@ def analysis_page(request: HttpRequest, slug: str) -> HttpResponse:
     if not analysis.has("result"):
         older = downloads.latest(analysis)
         shown, as_of = older if older else (None, None)
-    results_html, excluded_count = "", 0
+    results_html, left_out = "", ""
     if shown is not None:
         # Once every figure is drawn the page links the pictures themselves; until then each
         # figure's place asks (htmx) until the worker has drawn it.
         drawn = downloads.ready(shown)
-        results_html, excluded_count = shown.cached(
+        results_html, left_out = shown.cached(
             f"page:{cached_template_version(RESULTS_TEMPLATE)}:{query}:{drawn}",
             lambda: _results_html(study, shown, query, drawn),
         )
@@ -102,7 +102,7 @@ def analysis_page(request: HttpRequest, slug: str) -> HttpResponse:
         "prediction_form": PredictionUploadForm(),
         "query": query,
         "not_started": readers_not_started(study),
-        "excluded_count": excluded_count,
+        "left_out": left_out,
         "computing": shown is not analysis,
         "as_of": as_of,
         **_status_context(analysis, job),
@@ -251,7 +251,7 @@ def figure_slot(request: HttpRequest, slug: str, name: str) -> HttpResponse:
     return render(request, "analysis/_figure.html", context)
 
 
-def _results_html(study, analysis: StudyAnalysis, query: str, drawn: bool) -> tuple[str, int]:
+def _results_html(study, analysis: StudyAnalysis, query: str, drawn: bool) -> tuple[str, str]:
     """The tables and figure links: rendered once per data version, policy and query."""
     result = analysis.result
     settings = result.settings
@@ -275,8 +275,8 @@ def _results_html(study, analysis: StudyAnalysis, query: str, drawn: bool) -> tu
         **_design(study, analysis, QueryDict(query)),
         "drawn": drawn,
     }
-    excluded = int(result.flow.iloc[1]["questions"]) if not result.flow.empty else 0
-    return render_to_string(RESULTS_TEMPLATE, context), excluded
+    # The page's policy line: the questions a PI excluded and an expert rejected, counted.
+    return render_to_string(RESULTS_TEMPLATE, context), result.selection_note()
 
 
 DESIGN_TITLES = {
