@@ -12,6 +12,7 @@ from rest_framework.response import Response
 
 from analysis import tasks
 from analysis.cache import StudyAnalysis
+from analysis.exports import responses_table
 from analysis.forms import AnalysisSettingsForm, PowerForm
 from analysis.pipeline import DESIGN_TABLES, TABLES, clean, records
 from analysis.prediction_views import too_large
@@ -160,6 +161,12 @@ class AnalysisResults(GenericAPIView):
                 float,
                 description="Aided vs unaided NI margin: 0.005-0.5, a multiple of 0.005.",
             ),
+            OpenApiParameter(
+                "responses",
+                bool,
+                description="true: also `responses`, every answer of every arm with its arm "
+                "and session (the rows of responses.csv).",
+            ),
             OpenApiParameter("effect", float, description="Power section: effect to detect."),
             OpenApiParameter("power", float, description="Power section: target power."),
         ],
@@ -184,6 +191,9 @@ class AnalysisResults(GenericAPIView):
                     "kappa": serializers.DictField(),
                     "reader_panel": serializers.DictField(allow_null=True),
                     "readers_not_started": serializers.ListField(child=serializers.CharField()),
+                    "responses": serializers.ListField(
+                        child=serializers.DictField(), required=False
+                    ),
                 },
             ),
             # Not computed now: the study's analyses at once, or the person's limit
@@ -245,5 +255,10 @@ class AnalysisResults(GenericAPIView):
                     else None
                 ),
                 "readers_not_started": readers_not_started(study),
+                **(
+                    {"responses": records(responses_table(result))}
+                    if request.query_params.get("responses", "").lower() in ("1", "true")
+                    else {}
+                ),
             }
         )

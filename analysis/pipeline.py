@@ -302,6 +302,9 @@ class AnalysisResult:
     design: dict | None = None
     design_frame: pd.DataFrame | None = None
     design_error: str = ""
+    # Every reader's answer in every arm with its session (the design frame before the
+    # policy's question selection): the responses export's rows beyond the counted arm.
+    arm_answers: pd.DataFrame | None = None
     facts: dict = field(default_factory=dict)  # the study beyond its responses (Methods)
 
     def left_out(self) -> tuple[int, int]:

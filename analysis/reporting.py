@@ -132,9 +132,15 @@ def table_description(settings: AnalysisSettings, table: str) -> tuple[str, str,
         )
     if table == "responses":
         return (
-            "answer (one row per question and rater, every question sampled)",
-            "raw data; no statistics; `excluded` and `rejected` mark the questions left out, "
-            "`too_fast` the answers under fast_answer_ms",
+            "answer (one row per question, rater and arm: every question sampled in the arm "
+            "the single-arm tables read; in a two-arm study also every question of the "
+            "reader's group in the other arm, answer empty where not given yet)",
+            "raw data; no statistics; `arm` (unaided / aided; empty for models) and `session` "
+            "(the reader's session, 1 or 2, in which that arm was read) say which reading an "
+            "answer is; `first_answer`: a second read's answer before the AI was shown; "
+            "`ai_answer`: the AI's answer shown in the aided arm; `correct`: the answer is "
+            "the key; `excluded` and `rejected` mark the questions left out, `too_fast` the "
+            "answers under fast_answer_ms",
             ["time_cap_ms", "time_cap_means", "fast_answer_ms", "exclude_fast", "fast_answers"],
         )
     if table == "questions":

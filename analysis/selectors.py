@@ -9,7 +9,7 @@ from django.db.models import Count, Q
 from analysis.models import AIModel, Prediction
 from analysis.rater_names import Rater, display_names, model_key, reader_key, study_labels
 from annotation.models import Answer, ExpertReview
-from annotation.sessions import counted_answers
+from annotation.sessions import counted_answers, counted_arm
 from readerstudy.models import Membership, ReaderAssignment, ReaderStudy, Role, StudyQuestion, Task
 from readerstudy.vocabulary import Decision
 
@@ -313,6 +313,17 @@ def study_facts(study: ReaderStudy) -> dict:
         "readers": readers,
         "roles": {role: sum(1 for _, _, r, _ in members if r == role) for role in Role.values},
         "models": models,
+        # The design (Methods; the responses export's arm of the counted answers).
+        "design": {
+            "arms": list(study.arm_list),
+            "counted_arm": counted_arm(study),
+            "aid_model": study.aid_model,
+            "aid_mode": study.aid_mode,
+            "washout_days": study.washout_days,
+            "reader_groups": study.reader_groups,
+            "anchor_size": study.anchor_size,
+            "shuffle_options": study.shuffle_options,
+        },
         "conditions": {
             "random_order": study.random_order,
             "allow_revision": study.allow_revision,

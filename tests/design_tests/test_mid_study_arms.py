@@ -186,3 +186,39 @@ def test_without_anchor_questions_the_panel_tables_say_why_they_are_empty(client
         csv = client.get(reverse("analysis-table", args=[study.slug, name, "csv"]))
         frame = pd.read_csv(io.BytesIO(csv.content))
         assert len(frame) == 1 and "not estimable" in frame.loc[0, "note"], name
+
+
+def test_responses_carry_every_answer_of_every_arm_with_its_session(client, half_read):
+    """responses.csv, the XLSX responses sheet and the API's responses hold the aided
+    answers too, each with its arm and session, as stored."""
+    study, pi, _ = half_read
+    result = StudyAnalysis(study, AnalysisSettings()).result
+    humans = result.raters[result.raters["kind"] == "human"]
+    names = dict(zip(humans["username"], humans["rater"], strict=True))
+    stored = {
+        (names[a.reader.username], a.item.question.source_id, a.arm): (a.choice, a.session)
+        for a in Answer.objects.filter(item__study=study).select_related("reader", "item__question")
+    }
+    assert {arm for _, _, arm in stored} == {"unaided", "aided"}
+    client.force_login(pi)
+    csv = client.get(reverse("analysis-table", args=[study.slug, "responses", "csv"]))
+    archive = zipfile.ZipFile(
+        io.BytesIO(client.get(reverse("analysis-zip", args=[study.slug])).content)
+    )
+    sheets = pd.read_excel(io.BytesIO(archive.read(_xlsx_name(archive))), sheet_name=None)
+    api = client.get(reverse("api-analysis", args=[study.slug]), {"responses": "true"}).json()
+    for frame in (
+        pd.read_csv(io.BytesIO(csv.content)),
+        sheets["responses"],
+        pd.DataFrame(api["responses"]),
+    ):
+        given = frame[frame["answer"].notna() & (frame["rater_kind"] == "human")]
+        shown = {
+            (r.rater, str(r.question_id), r.arm): (r.answer, int(r.session))
+            for r in given.itertuples()
+        }
+        assert shown == stored
+        models = frame[frame["rater_kind"] == "model"]
+        assert len(models) and models["arm"].isna().all()
+    readme = archive.read("README.txt").decode()
+    assert "`arm` (unaided / aided; empty for models) and `session`" in readme
