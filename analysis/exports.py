@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, BinaryIO
 import pandas as pd
 
 from analysis.pipeline import AnalysisResult
-from analysis.reporting import methods_markdown
+from analysis.reporting import methods_markdown, table_arm
 from analysis.selectors import COLUMNS
 from analysis.stats.design import conclusions, power_table
 from analysis.stats.figure_formats import FORMATS
@@ -189,6 +189,9 @@ def table_about(result: AnalysisResult, name: str) -> list[str]:
         lines = [*design.header_lines(), *keys, DESIGN_FAST_LINE]
     else:
         lines = result.settings.header_lines(name)
+    arm = table_arm(result.facts, name)
+    if arm:
+        lines.append(f"arm: {arm}")
     if any(line.startswith("excluded_questions:") for line in lines):
         # The policy lines say what is done with them; this one counts them.
         lines.append(f"questions_left_out: {result.selection_note()}")

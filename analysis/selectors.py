@@ -10,8 +10,17 @@ from analysis.models import AIModel, Prediction
 from analysis.rater_names import Rater, display_names, model_key, reader_key, study_labels
 from annotation.models import Answer, ExpertReview
 from annotation.sessions import counted_answers, counted_arm
-from readerstudy.models import Membership, ReaderAssignment, ReaderStudy, Role, StudyQuestion, Task
-from readerstudy.vocabulary import Decision
+from readerstudy.models import (
+    ItemAid,
+    Membership,
+    ReaderAssignment,
+    ReaderStudy,
+    Role,
+    StudyQuestion,
+    Task,
+)
+from readerstudy.selectors import design_sentence
+from readerstudy.vocabulary import AidMode, Decision
 
 COLUMNS = [
     "question_id",
@@ -323,6 +332,10 @@ def study_facts(study: ReaderStudy) -> dict:
             "reader_groups": study.reader_groups,
             "anchor_size": study.anchor_size,
             "shuffle_options": study.shuffle_options,
+            "aid_mode_label": AidMode(study.aid_mode).label if study.aid_mode else "",
+            "aid_usable": ItemAid.objects.filter(item__study=study, usable=True).count(),
+            "aid_missing": ItemAid.objects.filter(item__study=study, usable=False).count(),
+            "sentence": design_sentence(study),
         },
         "conditions": {
             "random_order": study.random_order,

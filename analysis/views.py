@@ -27,7 +27,7 @@ from analysis.forms import AnalysisSettingsForm, PowerForm, RaterNamesForm
 from analysis.pipeline import DESIGN_TABLES, clean, records
 from analysis.prediction_views import PredictionUploadForm
 from analysis.rater_names import RaterLabelError, rater_labels_set, study_labels
-from analysis.reporting import methods_section
+from analysis.reporting import methods_section, table_arm
 from analysis.selectors import readers_not_started, study_raters
 from analysis.stats.design import conclusions
 from analysis.stats.figure_formats import FORMATS
@@ -296,14 +296,15 @@ def _cell(value):
     return "–" if value is None else value
 
 
-def _design_table(name: str, title: str, table) -> dict:
+def _design_table(name: str, title: str, table, facts: dict) -> dict:
     data = table.data
+    arm = table_arm(facts, name)
     return {
         "name": name,
         "title": title,
         "columns": list(data.columns),
         "rows": [[_cell(v) for v in row] for row in data.itertuples(index=False)],
-        "about": table.header_lines(),
+        "about": [*table.header_lines(), *([f"arm: {arm}"] if arm else [])],
     }
 
 
@@ -315,7 +316,7 @@ def _design(study, analysis: StudyAnalysis, query: QueryDict) -> dict:
     if not study.aid_model:
         return {}
     result = analysis.result
-    out = {"design": design_sentence(study), "baseline_arm": study.arm_list[0]}
+    out = {"design": design_sentence(study), "single_arm": table_arm(result.facts, "accuracy")}
     if result.design_error:
         return {**out, "design_error": result.design_error}
     if result.design is None:
@@ -326,7 +327,7 @@ def _design(study, analysis: StudyAnalysis, query: QueryDict) -> dict:
         **out,
         "analysed": result.design["design"].rstrip("."),
         "design_tables": [
-            _design_table(name, DESIGN_TITLES[name], result.design_table(name))
+            _design_table(name, DESIGN_TITLES[name], result.design_table(name), result.facts)
             for name in DESIGN_TABLES
             if result.design_table(name) is not None
         ],
@@ -344,6 +345,7 @@ def _design(study, analysis: StudyAnalysis, query: QueryDict) -> dict:
             "power",
             f"Power: readers × X-rays to detect {effect:g} with power {target:g}",
             analysis.design_power(effect, target),
+            result.facts,
         ),
     }
 

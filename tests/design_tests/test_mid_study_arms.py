@@ -15,12 +15,14 @@ from django.urls import reverse
 from analysis.cache import StudyAnalysis
 from analysis.design import study_design_set
 from analysis.pipeline import AnalysisSettings
+from analysis.reporting import table_arm
 from annotation import selectors
 from annotation.models import Answer
 from annotation.services import answer_submit, reader_finish
 from annotation.sessions import reading_of
 from readerstudy.models import Role
 from readerstudy.services.studies import membership_add
+from tests.analysis_tests.export_readme import about_tables
 from tests.design_tests.conftest import add_model, add_readers, crossover
 from tests.factories import UserFactory, build_study
 
@@ -222,3 +224,46 @@ def test_responses_carry_every_answer_of_every_arm_with_its_session(client, half
         assert len(models) and models["arm"].isna().all()
     readme = archive.read("README.txt").decode()
     assert "`arm` (unaided / aided; empty for models) and `session`" in readme
+
+
+def test_methods_describe_the_design_and_every_table_says_its_arm(client, half_read):
+    """methods.md names the crossover, washout, the AI aid and how it was shown, the
+    two-modality OR/Hillis, the NI margin, reliance and power, and which arm each table
+    covers; README.txt and the page say the same arm per table (one declaration)."""
+    study, pi, _ = half_read
+    client.force_login(pi)
+    archive = zipfile.ZipFile(
+        io.BytesIO(client.get(reverse("analysis-zip", args=[study.slug])).content)
+    )
+    methods = archive.read("methods.md").decode()
+    for said in (
+        "## Design",
+        "Crossover, 2 arms (unaided / aided by MedGemma, concurrent)",
+        "washout 0 days between finishing the first session and opening the second",
+        "AI aid: MedGemma's answer, concurrent (shown with the case)",
+        f"{study.items.count()} questions have a usable answer",
+        "two-modality Obuchowski–Rockette with Hillis df",
+        "Non-inferiority at margin 0.05",
+        "Reliance on the AI:",
+        "Hillis–Obuchowski–Berbaum (2011)",
+        "left out (no answers yet in one of the two readings)",
+    ):
+        assert said in methods, said
+    single = "unaided arm only (readers alone; the aided answers enter the aided-vs-unaided tables)"
+    assert f"and the flow tables cover the {single}" in methods
+    assert "arm_accuracy and arm_by_session: each arm, side by side (unaided and aided)" in methods
+    about = about_tables(archive.read("README.txt").decode())
+    for name in ("accuracy", "mcnemar", "kappa_pairs_answer", "ai_vs_readers", "reader_panel"):
+        assert f"arm: {single}" in about[name], name
+    assert any(line.startswith("arm: aided against unaided") for line in about["mrmc_difference"])
+    assert "arm: aided arm only" in about["reliance_agreement"]
+    html = unescape(client.get(reverse("analysis", args=[study.slug])).content.decode())
+    assert f"cover the {single}." in html
+
+
+def test_a_second_read_says_which_answers_each_table_covers():
+    facts = {"design": {"arms": ["aided"], "counted_arm": "aided", "aid_mode": "second-read"}}
+    assert table_arm(facts, "accuracy") == "aided arm only (final answers, after the AI was shown)"
+    assert table_arm(facts, "mrmc_difference").startswith("aided arm: final answers")
+    plain = {"design": {"arms": ["unaided"], "counted_arm": "unaided"}}
+    assert table_arm(plain, "accuracy") == ""
