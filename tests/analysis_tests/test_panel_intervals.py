@@ -99,3 +99,24 @@ def test_a_difference_interval_past_one_is_said_to_be_uninformative():
     assert difference_note(-0.2, 0.4) == ""
     assert "uninformative" in difference_note(-1.3, 0.2)
     assert "uninformative" in difference_note(0.1, 1.01)
+
+
+def test_a_paired_difference_past_one_says_so_in_its_note():
+    """Two X-rays (t on 1 df): rater a right on all 4 questions, b wrong on the 3 of the
+    first X-ray. The clustered interval of a - b = 0.75 passes 1, and the row says why."""
+    from analysis import stats
+
+    rows = [
+        {"question_id": f"q{i}", "case_id": "x1" if i < 3 else "x2", "correct_answer": "A"}
+        for i in range(4)
+    ]
+    frame = pd.DataFrame(
+        [{**r, "rater": "a", "answer": "A", "task": "T"} for r in rows]
+        + [
+            {**r, "rater": "b", "answer": "B" if r["case_id"] == "x1" else "A", "task": "T"}
+            for r in rows
+        ]
+    )
+    (row,) = stats.mcnemar_pairs(frame, ["a", "b"]).to_dict("records")
+    assert row["difference"] == pytest.approx(3 / 4)
+    assert row["ci_high"] > 1 and "uninformative" in row["note"]
