@@ -16,6 +16,7 @@ from analysis.exports import responses_table
 from analysis.forms import AnalysisSettingsForm, PowerForm
 from analysis.pipeline import DESIGN_TABLES, TABLES, clean, records
 from analysis.prediction_views import too_large
+from analysis.reporting import table_arm
 from analysis.selectors import readers_not_started
 from analysis.services import PredictionForbidden, PredictionImportError, predictions_import
 from analysis.stats.design import as_json
@@ -191,6 +192,7 @@ class AnalysisResults(GenericAPIView):
                     "kappa": serializers.DictField(),
                     "reader_panel": serializers.DictField(allow_null=True),
                     "readers_not_started": serializers.ListField(child=serializers.CharField()),
+                    "arms": serializers.DictField(child=serializers.CharField()),
                     "responses": serializers.ListField(
                         child=serializers.DictField(), required=False
                     ),
@@ -255,6 +257,12 @@ class AnalysisResults(GenericAPIView):
                     else None
                 ),
                 "readers_not_started": readers_not_started(study),
+                # A study with an aided arm: which arm (reading) each table covers.
+                "arms": {
+                    name: arm
+                    for name in [*result.shown_tables(), "reader_panel", "responses"]
+                    if (arm := table_arm(result.facts, name))
+                },
                 **(
                     {"responses": records(responses_table(result))}
                     if request.query_params.get("responses", "").lower() in ("1", "true")

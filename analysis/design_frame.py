@@ -29,6 +29,7 @@ DESIGN_COLUMNS = [
     "time_ms",
     "difficulty",
     "alignment",
+    "rater_id",
 ]
 TASK_LABELS = dict(Task.choices)
 
@@ -41,7 +42,8 @@ def design_frame(study: ReaderStudy, *, include_excluded: bool = False) -> pd.Da
     for the anchor set and None without groups; `first_answer` is the unaided first answer
     of a second read (else None); `ai_answer` the AI's answer shown in the aided arm (None:
     no usable answer, or no aided arm); `difficulty` and `alignment` the reader's ratings with
-    that answer. `include_excluded`: the policy's, keep the questions a PI excluded."""
+    that answer; `rater_id` the reader's key in the other tables. `include_excluded`: the
+    policy's, keep the questions a PI excluded."""
     items = study.items.all() if include_excluded else study.items.filter(excluded=False)
     items = list(
         items.order_by("position").values_list(
@@ -121,6 +123,7 @@ def design_frame(study: ReaderStudy, *, include_excluded: bool = False) -> pd.Da
                         time_ms,
                         difficulty,
                         alignment,
+                        reader_key(reader_id),
                     )
                 )
     frame = pd.DataFrame(rows, columns=DESIGN_COLUMNS)

@@ -137,14 +137,15 @@ def _other_arms(result: AnalysisResult, responses: pd.DataFrame) -> pd.DataFrame
     question_columns = [c for c in QUESTION_COLUMNS if c != "question_id"]
     questions = responses.drop_duplicates("question_id").set_index("question_id")
     questions = questions[[c for c in question_columns if c in questions.columns]]
-    raters = responses[responses["rater_kind"] == "human"].drop_duplicates("rater")
-    rater_ids = raters.set_index("rater")["rater_id"]
-    out = rows[["question_id", "reader", "answer", "time_ms", "difficulty", "alignment"]]
-    out = out.rename(columns={"reader": "rater"}).assign(
-        rater_id=rows["reader"].map(rater_ids),
-        rater_kind="human",
-        presented=True,
-        **{column: rows[column] for column in ARM_COLUMNS},
+    columns = ["question_id", "reader", "rater_id", "answer", "time_ms", "difficulty", "alignment"]
+    out = (
+        rows[columns]
+        .rename(columns={"reader": "rater"})
+        .assign(
+            rater_kind="human",
+            presented=True,
+            **{column: rows[column] for column in ARM_COLUMNS},
+        )
     )
     out = out.join(questions, on="question_id")
     return out.reset_index(drop=True)

@@ -197,10 +197,16 @@ def table_arm(facts: dict | None, table: str) -> str:
     counted = design.get("counted_arm", arms[0])
     if counted == "aided":
         what = "final answers, after the AI was shown" if second else "readers saw the AI's answer"
-        return f"aided arm only ({what})"
-    return (
-        f"{counted} arm only (readers alone; the aided answers enter the aided-vs-unaided tables)"
-    )
+        said = f"aided arm only ({what})"
+    else:
+        said = (
+            f"{counted} arm only (readers alone; the aided answers enter the aided-vs-unaided "
+            "tables)"
+        )
+    waiting = design.get("not_in_counted_arm") or []
+    if waiting:
+        said += f"; left out (no {counted} answer yet): {', '.join(waiting)}"
+    return said
 
 
 REFERENCES = [

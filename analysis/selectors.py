@@ -134,6 +134,21 @@ def readers_not_started(study: ReaderStudy) -> list[str]:
     )
 
 
+def readers_not_in_counted_arm(study: ReaderStudy) -> list[str]:
+    """Display names of the readers of a two-arm study with answers, but none yet in the arm
+    the single-arm tables read (`counted_arm`): they are left out of those tables."""
+    if len(study.arm_list) < 2:
+        return []
+    counted = {
+        reader_key(reader_id)
+        for reader_id in counted_answers(study)
+        .filter(practice=study.practice)
+        .exclude(choice="")
+        .values_list("reader_id", flat=True)
+    }
+    return [r.name for r in study_raters(study) if r.kind == "human" and r.rater_id not in counted]
+
+
 def study_raters(study: ReaderStudy) -> list[Rater]:
     """Readers who answered at least one question, then models with a prediction for at least
     one of the study's questions; each with its unique display name."""
@@ -223,7 +238,15 @@ def study_responses(study: ReaderStudy, *, include_models: bool = True) -> pd.Da
     # Column by column, each inferred as pandas infers it from rows of Python values (what
     # this frame was once built from): ReXVQA's test split (40,826 questions, 11 raters) as
     # 449,000 tuples took 130 MB more at its peak than the frame itself (52 MB).
-    raters = [r for r in raters if r.kind == "human" or r.rater_id in by_model]
+    # A two-arm study: a reader without an answer in the counted arm yet (their first session
+    # was the other arm) has not read it; as rows of missing answers they would count as all
+    # wrong, so they are left out (named by `readers_not_in_counted_arm`).
+    two_arms = len(study.arm_list) > 1
+    raters = [
+        r
+        for r in raters
+        if (r.kind == "human" and (not two_arms or r.rater_id in given)) or r.rater_id in by_model
+    ]
     # Per rater: its answer columns and whether each question was presented.
     rows: list[tuple[Rater, list[np.ndarray], list[bool]]] = []
     for rater in raters:
@@ -336,6 +359,7 @@ def study_facts(study: ReaderStudy) -> dict:
             "aid_usable": ItemAid.objects.filter(item__study=study, usable=True).count(),
             "aid_missing": ItemAid.objects.filter(item__study=study, usable=False).count(),
             "sentence": design_sentence(study),
+            "not_in_counted_arm": readers_not_in_counted_arm(study),
         },
         "conditions": {
             "random_order": study.random_order,

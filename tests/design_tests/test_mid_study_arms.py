@@ -16,6 +16,7 @@ from analysis.cache import StudyAnalysis
 from analysis.design import study_design_set
 from analysis.pipeline import AnalysisSettings
 from analysis.reporting import table_arm
+from analysis.selectors import study_raters
 from annotation import selectors
 from annotation.models import Answer
 from annotation.services import answer_submit, reader_finish
@@ -66,6 +67,12 @@ def half_read(db):
     return study, pi, readers
 
 
+def _reader_names(study) -> dict[str, str]:
+    """Username -> the display name every table gives the reader (whether or not a table
+    has them yet)."""
+    return {r.source: r.name for r in study_raters(study) if r.kind == "human"}
+
+
 def _counted(study, names: dict[str, str]) -> dict[str, dict[str, tuple[int, int]]]:
     """Per arm, per reader who answered in it: (correct, questions) from the stored answers
     (every reader reads all 12 questions, a missing answer counts as wrong)."""
@@ -84,8 +91,7 @@ def _counted(study, names: dict[str, str]) -> dict[str, dict[str, tuple[int, int
 def test_a_reader_who_has_not_opened_an_arm_is_not_in_its_numbers_and_is_named(client, half_read):
     study, pi, _ = half_read
     result = StudyAnalysis(study, AnalysisSettings()).result
-    humans = result.raters[result.raters["kind"] == "human"]
-    names = dict(zip(humans["username"], humans["rater"], strict=True))
+    names = _reader_names(study)
     counted = _counted(study, names)
     table = result.design_table("arm_accuracy").data
     every = table[table["task"] == "All"]
@@ -131,8 +137,7 @@ def test_a_reader_who_has_not_opened_an_arm_is_not_in_its_numbers_and_is_named(c
 def test_the_order_check_leaves_out_readers_without_the_arm(half_read):
     study, _, _ = half_read
     result = StudyAnalysis(study, AnalysisSettings()).result
-    humans = result.raters[result.raters["kind"] == "human"]
-    names = dict(zip(humans["username"], humans["rater"], strict=True))
+    names = _reader_names(study)
     counted = _counted(study, names)
     table = result.design_table("arm_by_session").data
     for arm in ("unaided", "aided"):
@@ -194,9 +199,7 @@ def test_responses_carry_every_answer_of_every_arm_with_its_session(client, half
     """responses.csv, the XLSX responses sheet and the API's responses hold the aided
     answers too, each with its arm and session, as stored."""
     study, pi, _ = half_read
-    result = StudyAnalysis(study, AnalysisSettings()).result
-    humans = result.raters[result.raters["kind"] == "human"]
-    names = dict(zip(humans["username"], humans["rater"], strict=True))
+    names = _reader_names(study)
     stored = {
         (names[a.reader.username], a.item.question.source_id, a.arm): (a.choice, a.session)
         for a in Answer.objects.filter(item__study=study).select_related("reader", "item__question")
@@ -250,8 +253,17 @@ def test_methods_describe_the_design_and_every_table_says_its_arm(client, half_r
     ):
         assert said in methods, said
     single = "unaided arm only (readers alone; the aided answers enter the aided-vs-unaided tables)"
-    assert f"and the flow tables cover the {single}" in methods
     assert "arm_accuracy and arm_by_session: each arm, side by side (unaided and aided)" in methods
+    # The reader whose first session was the aided one has no unaided answer yet: out of
+    # the unaided-arm tables, and named wherever their arm is said.
+    unaided = {a.reader.username for a in Answer.objects.filter(item__study=study, arm="unaided")}
+    result = StudyAnalysis(study, AnalysisSettings()).result
+    names = _reader_names(study)
+    assert {u for u, name in names.items() if name in set(result.humans)} == unaided
+    waiting = sorted(name for u, name in _reader_names(study).items() if u not in unaided)
+    assert waiting, "the fixture has a reader who read the aided arm first"
+    single += f"; left out (no unaided answer yet): {', '.join(waiting)}"
+    assert f"and the flow tables cover the {single};" in methods
     about = about_tables(archive.read("README.txt").decode())
     for name in ("accuracy", "mcnemar", "kappa_pairs_answer", "ai_vs_readers", "reader_panel"):
         assert f"arm: {single}" in about[name], name
@@ -259,6 +271,9 @@ def test_methods_describe_the_design_and_every_table_says_its_arm(client, half_r
     assert "arm: aided arm only" in about["reliance_agreement"]
     html = unescape(client.get(reverse("analysis", args=[study.slug])).content.decode())
     assert f"cover the {single}." in html
+    arms = client.get(reverse("api-analysis", args=[study.slug])).json()["arms"]
+    assert arms["accuracy"] == arms["mcnemar"] == single
+    assert arms["reliance_agreement"] == "aided arm only"
 
 
 def test_a_second_read_says_which_answers_each_table_covers():
