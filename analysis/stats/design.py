@@ -315,20 +315,31 @@ def comparison_table(result: ORDesignResult, cube: Cube) -> pd.DataFrame:
                 "note": _note(comparison, len(cube.readers)),
             }
         )
-    return pd.DataFrame(rows)
+    return _range_notes(pd.DataFrame(rows))
+
+
+def _range_notes(table: pd.DataFrame) -> pd.DataFrame:
+    """Each row's note, with words where its interval passes -1 or 1 (shown as computed: it
+    is the OR/Hillis result the R packages give)."""
+    past = [
+        difference_note(low, high)
+        for low, high in zip(table["ci_low"], table["ci_high"], strict=True)
+    ]
+    table["note"] = [
+        "; ".join(part for part in (note, said) if part)
+        for note, said in zip(table["note"], past, strict=True)
+    ]
+    return table
 
 
 def _note(comparison: Comparison, readers: int) -> str:
     if not np.isfinite(comparison.se):
         return "not estimable: the accuracies do not vary over X-rays (no variance estimate)"
     if comparison.df == float("inf"):
-        said = "generalises to these readers only (new X-rays, not new readers)"
-    elif readers < 4:
-        said = f"only {readers} readers: few df, a wide interval; see the fixed-readers row"
-    else:
-        said = ""
-    past = difference_note(comparison.ci_low, comparison.ci_high)
-    return "; ".join(part for part in (said, past) if part)
+        return "generalises to these readers only (new X-rays, not new readers)"
+    if readers < 4:
+        return f"only {readers} readers: few df, a wide interval; see the fixed-readers row"
+    return ""
 
 
 def components_table(result: ORDesignResult) -> pd.DataFrame:
