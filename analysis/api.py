@@ -12,9 +12,11 @@ from rest_framework.response import Response
 
 from analysis import tasks
 from analysis.cache import StudyAnalysis
+from analysis.exports import responses_table
 from analysis.forms import AnalysisSettingsForm, PowerForm
 from analysis.pipeline import DESIGN_TABLES, TABLES, clean, records
 from analysis.prediction_views import too_large
+from analysis.reporting import table_arm
 from analysis.selectors import readers_not_started
 from analysis.services import PredictionForbidden, PredictionImportError, predictions_import
 from analysis.stats.design import as_json
@@ -160,6 +162,12 @@ class AnalysisResults(GenericAPIView):
                 float,
                 description="Aided vs unaided NI margin: 0.005-0.5, a multiple of 0.005.",
             ),
+            OpenApiParameter(
+                "responses",
+                bool,
+                description="true: also `responses`, every answer of every arm with its arm "
+                "and session (the rows of responses.csv).",
+            ),
             OpenApiParameter("effect", float, description="Power section: effect to detect."),
             OpenApiParameter("power", float, description="Power section: target power."),
         ],
@@ -184,6 +192,10 @@ class AnalysisResults(GenericAPIView):
                     "kappa": serializers.DictField(),
                     "reader_panel": serializers.DictField(allow_null=True),
                     "readers_not_started": serializers.ListField(child=serializers.CharField()),
+                    "arms": serializers.DictField(child=serializers.CharField()),
+                    "responses": serializers.ListField(
+                        child=serializers.DictField(), required=False
+                    ),
                 },
             ),
             # Not computed now: the study's analyses at once, or the person's limit
@@ -245,5 +257,16 @@ class AnalysisResults(GenericAPIView):
                     else None
                 ),
                 "readers_not_started": readers_not_started(study),
+                # A study with an aided arm: which arm (reading) each table covers.
+                "arms": {
+                    name: arm
+                    for name in [*result.shown_tables(), "reader_panel", "responses"]
+                    if (arm := table_arm(result.facts, name))
+                },
+                **(
+                    {"responses": records(responses_table(result))}
+                    if request.query_params.get("responses", "").lower() in ("1", "true")
+                    else {}
+                ),
             }
         )

@@ -210,7 +210,10 @@ class StudyAnalysis:
         log.info("analysed %s pid=%s", self._what("result"), os.getpid())
         result = analyse(study_responses(self.study), self.settings, study_facts(self.study))
         if self.study.aid_model:  # aided vs unaided, on the design frame, same policy
-            frame = design_frame(self.study, include_excluded=self.settings.include_excluded)
+            # Every question (the responses export lists the excluded ones too, marked);
+            # attach_design leaves out what the policy leaves out.
+            frame = design_frame(self.study, include_excluded=True)
+            result.arm_answers = frame
             attach_design(result, frame)
         return result
 

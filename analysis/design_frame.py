@@ -27,6 +27,9 @@ DESIGN_COLUMNS = [
     "reader_group",
     "case_group",
     "time_ms",
+    "difficulty",
+    "alignment",
+    "rater_id",
 ]
 TASK_LABELS = dict(Task.choices)
 
@@ -38,8 +41,9 @@ def design_frame(study: ReaderStudy, *, include_excluded: bool = False) -> pd.Da
     in which the reader read that arm (1 for a single-arm study); `case_group` is "anchor"
     for the anchor set and None without groups; `first_answer` is the unaided first answer
     of a second read (else None); `ai_answer` the AI's answer shown in the aided arm (None:
-    no usable answer, or no aided arm). `include_excluded`: the policy's, keep the questions a
-    PI excluded."""
+    no usable answer, or no aided arm); `difficulty` and `alignment` the reader's ratings with
+    that answer; `rater_id` the reader's key in the other tables. `include_excluded`: the
+    policy's, keep the questions a PI excluded."""
     items = study.items.all() if include_excluded else study.items.filter(excluded=False)
     items = list(
         items.order_by("position").values_list(
@@ -56,10 +60,19 @@ def design_frame(study: ReaderStudy, *, include_excluded: bool = False) -> pd.Da
         ItemAid.objects.filter(item__study=study, usable=True).values_list("item_id", "letter")
     )
     given = {
-        (reader_id, session, item_id): (choice or None, first or None, time_ms)
-        for reader_id, session, item_id, choice, first, time_ms in Answer.objects.filter(
+        (reader_id, session, item_id): (choice or None, first or None, *rest)
+        for reader_id, session, item_id, choice, first, *rest in Answer.objects.filter(
             item__study=study
-        ).values_list("reader_id", "session", "item_id", "choice", "first_choice", "time_ms")
+        ).values_list(
+            "reader_id",
+            "session",
+            "item_id",
+            "choice",
+            "first_choice",
+            "time_ms",
+            "difficulty",
+            "alignment",
+        )
     }
     readers = dict(
         Answer.objects.filter(item__study=study)
@@ -90,7 +103,9 @@ def design_frame(study: ReaderStudy, *, include_excluded: bool = False) -> pd.Da
             for item_id, qid, task, correct, case, case_group, anchor in items:
                 if group is not None and not anchor and case_group != group:
                     continue
-                choice, first, time_ms = given.get((reader_id, session, item_id), (None,) * 3)
+                choice, first, time_ms, difficulty, alignment = given.get(
+                    (reader_id, session, item_id), (None,) * 5
+                )
                 rows.append(
                     (
                         names[reader_key(reader_id)],
@@ -106,6 +121,9 @@ def design_frame(study: ReaderStudy, *, include_excluded: bool = False) -> pd.Da
                         str(group) if group is not None else None,
                         "anchor" if anchor else (str(case_group) if case_group else None),
                         time_ms,
+                        difficulty,
+                        alignment,
+                        reader_key(reader_id),
                     )
                 )
     frame = pd.DataFrame(rows, columns=DESIGN_COLUMNS)

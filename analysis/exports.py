@@ -31,7 +31,7 @@ import pandas as pd
 
 from analysis.figures import FIGURES, drawing, figure_builders, figure_kind
 from analysis.pipeline import AnalysisResult
-from analysis.reporting import methods_markdown
+from analysis.reporting import methods_markdown, table_arm
 from analysis.selectors import COLUMNS
 from analysis.stats.design import conclusions, power_table
 from analysis.stats.figure_formats import FORMATS
@@ -82,14 +82,74 @@ RESPONSE_COLUMNS = [
 ]
 
 
+# Which reading an answer belongs to: every answer of every arm is a row of the export.
+ARM_COLUMNS = ["arm", "session", "first_answer", "ai_answer"]
+
+
 def responses_table(result: AnalysisResult) -> pd.DataFrame:
-    """Every answer, with whether it is correct and whether it was too fast (policy)."""
-    r = result.responses
+    """Every answer, in every arm, with its arm and session, whether it is correct and whether
+    it was too fast (policy). A two-arm study's analysis reads the counted arm (the unaided
+    one in a crossover) and compares the arms on the design frame; this export holds both:
+    the counted arm's rows (every question and rater, models included) and, for each other
+    arm, a row per reader and question of their group. `first_answer`: a second read's
+    answer before the AI was shown; `ai_answer`: the AI's answer shown in the aided arm."""
+    r = _with_arm(result, result.responses)
+    r = pd.concat([r, _other_arms(result, r)], ignore_index=True)
     out = r.assign(
         correct=(r["answer"] == r["correct_answer"]).where(r["answer"].notna()),
         too_fast=fast_mask(r, result.settings.fast_answer_ms),
     )
-    return out[[c for c in [*RESPONSE_COLUMNS, "too_fast"] if c in out.columns]]
+    columns = [*RESPONSE_COLUMNS, *ARM_COLUMNS, "too_fast"]
+    return out[[c for c in columns if c in out.columns]]
+
+
+def _counted_arm(result: AnalysisResult) -> str | None:
+    return (result.facts or {}).get("design", {}).get("counted_arm")
+
+
+def _with_arm(result: AnalysisResult, responses: pd.DataFrame) -> pd.DataFrame:
+    """The counted arm's rows with their arm and session (a reader's; models: none)."""
+    counted = _counted_arm(result)
+    if counted is None:  # not from a study (a notebook's frame): nothing to say
+        return responses
+    human = responses["rater_kind"].eq("human").to_numpy()
+    out = responses.assign(arm=pd.Series(counted, index=responses.index).where(human, None))
+    frame = result.arm_answers
+    if frame is None:  # one arm, read in session 1
+        return out.assign(session=pd.Series(1, index=out.index).where(human, None))
+    own = frame[frame["arm"] == counted].set_index(["reader", "question_id"])
+    keys = pd.MultiIndex.from_arrays([out["rater"], out["question_id"]])
+    for column in ("session", "first_answer", "ai_answer"):
+        values = own[column].reindex(keys).to_numpy(dtype=object)
+        out[column] = pd.Series(values, index=out.index).where(human, None)
+    return out
+
+
+def _other_arms(result: AnalysisResult, responses: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the arms the single-arm tables do not read: one per reader and question of
+    their group (answer empty where not given yet), the question's columns as in the counted
+    arm's rows."""
+    counted, frame = _counted_arm(result), result.arm_answers
+    if counted is None or frame is None:
+        return pd.DataFrame()
+    rows = frame[frame["arm"] != counted]
+    if rows.empty:
+        return pd.DataFrame()
+    question_columns = [c for c in QUESTION_COLUMNS if c != "question_id"]
+    questions = responses.drop_duplicates("question_id").set_index("question_id")
+    questions = questions[[c for c in question_columns if c in questions.columns]]
+    columns = ["question_id", "reader", "rater_id", "answer", "time_ms", "difficulty", "alignment"]
+    out = (
+        rows[columns]
+        .rename(columns={"reader": "rater"})
+        .assign(
+            rater_kind="human",
+            presented=True,
+            **{column: rows[column] for column in ARM_COLUMNS},
+        )
+    )
+    out = out.join(questions, on="question_id")
+    return out.reset_index(drop=True)
 
 
 def questions_table(result: AnalysisResult) -> pd.DataFrame:
@@ -140,8 +200,16 @@ def table_about(result: AnalysisResult, name: str) -> list[str]:
     if design is not None:
         policy = result.settings.policy()
         keys = (f"{key}: {policy[key]}" for key in DESIGN_POLICY_KEYS)
-        return [*design.header_lines(), *keys, DESIGN_FAST_LINE]
-    return result.settings.header_lines(name)
+        lines = [*design.header_lines(), *keys, DESIGN_FAST_LINE]
+    else:
+        lines = result.settings.header_lines(name)
+    arm = table_arm(result.facts, name)
+    if arm:
+        lines.append(f"arm: {arm}")
+    if any(line.startswith("excluded_questions:") for line in lines):
+        # The policy lines say what is done with them; this one counts them.
+        lines.append(f"questions_left_out: {result.selection_note()}")
+    return lines
 
 
 def _is_matrix(name: str) -> bool:

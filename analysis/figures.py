@@ -44,14 +44,19 @@ def figure_kind(name: str) -> str:
     return "kappa" if name.startswith("kappa_") else name
 
 
+def _design(result: AnalysisResult) -> dict:
+    return (result.facts or {}).get("design") or {}
+
+
 def counted_arm(result: AnalysisResult) -> str:
-    """The arm the single-arm tables and figures rest on, when the study has an aided arm
-    ("unaided" in a crossover, "aided" in an aided-only study); "" for a study read unaided
-    only (nothing to say)."""
-    arms = list(result.facts.get("arms") or [])
-    if len(arms) > 1 or arms == ["aided"]:
-        return arms[0]
-    return ""
+    """The arm the single-arm tables and figures rest on (selectors.study_facts' design, as
+    reporting.table_arm reads it), when the study has an aided arm; "" for a study read
+    unaided only (nothing to say)."""
+    design = _design(result)
+    arms = list(design.get("arms") or [])
+    if "aided" not in arms:
+        return ""
+    return design.get("counted_arm") or arms[0]
 
 
 def arm_title(result: AnalysisResult, title: str) -> str:
@@ -63,7 +68,7 @@ def arm_title(result: AnalysisResult, title: str) -> str:
 def arm_note(result: AnalysisResult) -> str:
     """The footnote's first sentence: which reads the figure counts (empty for a study read
     unaided only)."""
-    arms = list(result.facts.get("arms") or [])
+    arms = list(_design(result).get("arms") or [])
     arm = counted_arm(result)
     if not arm:
         return ""
@@ -172,6 +177,7 @@ def figure_builders(result: AnalysisResult) -> dict[str, Callable[[], Figure]]:
     order. The functions hold the small tables they draw, not the result: an export lets the
     long frames go before it draws (exports.write_files)."""
     s, models = result.settings, result.models
+    left = result.left_out()  # counts for the footnotes: questions excluded and rejected
     out: dict[str, Callable[[], Figure]] = {}
     compared = arm_comparison(result)
     if compared is not None:
@@ -196,14 +202,14 @@ def figure_builders(result: AnalysisResult) -> dict[str, Callable[[], Figure]]:
         out["accuracy_by_task"] = lambda: drawing().accuracy_figure(
             accuracy,
             models=models,
-            note=arm + s.note("accuracy"),
+            note=arm + s.note("accuracy", left_out=left),
             title=titles["Accuracy by task"],
         )
         out["accuracy_by_category"] = lambda: drawing().accuracy_figure(
             by_category,
             models=models,
             by="category",
-            note=arm + s.note("accuracy"),
+            note=arm + s.note("accuracy", left_out=left),
             title=titles["Accuracy by category"],
         )
     for scale, matrices in result.kappa_by_scale.items():
@@ -219,7 +225,7 @@ def figure_builders(result: AnalysisResult) -> dict[str, Callable[[], Figure]]:
                     models=models,
                     n_by_panel=kappa_spans(pairs),
                     n_matrices=kappa_counts(pairs),
-                    note=arm + s.note("kappa", scale),
+                    note=arm + s.note("kappa", scale, left),
                     arm=shown_arm,
                 )
             )
@@ -228,7 +234,7 @@ def figure_builders(result: AnalysisResult) -> dict[str, Callable[[], Figure]]:
         out["reading_time"] = lambda: drawing().time_figure(
             times,
             by_time,
-            note=arm + s.note("time"),
+            note=arm + s.note("time", left_out=left),
             title=titles["Reading time"] if shown_arm else "",
         )
     return out

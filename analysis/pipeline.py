@@ -172,13 +172,30 @@ class AnalysisSettings:
             f"{self.fast_answer_ms:g} ms {'left out' if self.exclude_fast else 'flagged, kept'}"
         )
 
-    def note(self, figure: str, scale: str | None = None) -> str:
-        """The footnote of one figure: only what applies to it."""
-        excluded = (
-            "questions a PI excluded are included"
-            if self.include_excluded
-            else "questions a PI excluded are left out"
+    def selection_note(self, excluded: int | None = None, rejected: int | None = None) -> str:
+        """The questions the policy leaves out (or keeps), in words, with their counts when
+        given: those a PI excluded, and those an expert rejected that a PI did not exclude
+        (the flow table counts a question both excluded and rejected once, as excluded)."""
+
+        def count(n: int | None, word: str) -> str:
+            if n is None:
+                return f"{word}s"
+            return f"{n} {word}{'' if n == 1 else 's'}"
+
+        pi = "included" if self.include_excluded else "left out"
+        expert = "left out" if self.exclude_rejected else "included"
+        further = "question" if excluded is None else "further question"
+        return (
+            f"{count(excluded, 'question')} a PI excluded {pi}; "
+            f"{count(rejected, further)} an expert rejected {expert}"
         )
+
+    def note(
+        self, figure: str, scale: str | None = None, left_out: tuple[int, int] | None = None
+    ) -> str:
+        """The footnote of one figure: only what applies to it. `left_out`: the counts of
+        questions a PI excluded and (further) an expert rejected (`AnalysisResult.left_out`)."""
+        excluded = self.selection_note(*(left_out or (None, None)))
         if figure == "accuracy":
             missing = (
                 "a missing answer or failed extraction counts as wrong"
@@ -287,7 +304,26 @@ class AnalysisResult:
     design: dict | None = None
     design_frame: pd.DataFrame | None = None
     design_error: str = ""
+    # Every reader's answer in every arm with its session (the design frame before the
+    # policy's question selection): the responses export's rows beyond the counted arm.
+    arm_answers: pd.DataFrame | None = None
     facts: dict = field(default_factory=dict)  # the study beyond its responses (Methods)
+
+    def left_out(self) -> tuple[int, int]:
+        """(questions a PI excluded, further questions an expert rejected) among those
+        sampled: what the flow table counts, whatever the policy does with them."""
+        questions = self.responses.drop_duplicates("question_id")
+        if questions.empty:
+            return 0, 0
+        excluded = questions.get("excluded", pd.Series(False, index=questions.index))
+        excluded = excluded.fillna(False).astype(bool)
+        rejected = questions.get("rejected", pd.Series(False, index=questions.index))
+        rejected = rejected.fillna(False).astype(bool)
+        return int(excluded.sum()), int((rejected & ~excluded).sum())
+
+    def selection_note(self) -> str:
+        """The questions left out (or kept) under the policy, with their counts, in words."""
+        return self.settings.selection_note(*self.left_out())
 
     @property
     def kappas(self) -> dict[str, pd.DataFrame]:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from analysis.stats.bounded import LOGIT_METHOD
 from analysis.stats.clustered import CLUSTER_CI_METHOD, PAIRED_METHOD
 
 if TYPE_CHECKING:
@@ -63,11 +64,17 @@ def table_description(settings: AnalysisSettings, table: str) -> tuple[str, str,
             if table == "ai_vs_readers"
             else "mean reader accuracy"
         )
+        shown = (
+            f"; ci_low/ci_high and the fixed ones: {LOGIT_METHOD}"
+            if table == "reader_panel"
+            else ""
+        )
         return (
             "X-ray (each question counted once; the jackknife leaves out an X-ray)",
             f"{what}, on the questions every reader (and the model) is counted on; "
-            f"{settings.level} {OR_HILLIS}; `warning` below {settings.min_readers} readers; "
-            "`note` where not estimable",
+            f"{settings.level} {OR_HILLIS}{shown}; `warning` below {settings.min_readers} "
+            "readers; `note` where not estimable (with the reason) or where a difference's "
+            "interval passes −1 or 1",
             [*MISSING_KEYS, *SELECTION_KEYS, "min_readers", "alpha"],
         )
     if table == "mcnemar":
@@ -125,9 +132,15 @@ def table_description(settings: AnalysisSettings, table: str) -> tuple[str, str,
         )
     if table == "responses":
         return (
-            "answer (one row per question and rater, every question sampled)",
-            "raw data; no statistics; `excluded` and `rejected` mark the questions left out, "
-            "`too_fast` the answers under fast_answer_ms",
+            "answer (one row per question, rater and arm: every question sampled in the arm "
+            "the single-arm tables read; in a two-arm study also every question of the "
+            "reader's group in the other arm, answer empty where not given yet)",
+            "raw data; no statistics; `arm` (unaided / aided; empty for models) and `session` "
+            "(the reader's session, 1 or 2, in which that arm was read) say which reading an "
+            "answer is; `first_answer`: a second read's answer before the AI was shown; "
+            "`ai_answer`: the AI's answer shown in the aided arm; `correct`: the answer is "
+            "the key; `excluded` and `rejected` mark the questions left out, `too_fast` the "
+            "answers under fast_answer_ms",
             ["time_cap_ms", "time_cap_means", "fast_answer_ms", "exclude_fast", "fast_answers"],
         )
     if table == "questions":
@@ -135,6 +148,65 @@ def table_description(settings: AnalysisSettings, table: str) -> tuple[str, str,
     if table == "methods":
         return ("study", "the Methods and participants text, generated from the data", [])
     return ("see the table", "see the column names", [])
+
+
+# Which reading each output table covers, declared once: README.txt's and the XLSX about
+# sheet's `arm:` line (exports.table_about), the page and the Methods read it. A study read in
+# one unaided arm has nothing to tell apart (no line).
+BOTH_ARMS_TABLES = ("arm_accuracy", "arm_by_session")
+COMPARISON_TABLES = ("mrmc_difference", "mrmc_variance_components", "non_inferiority", "power")
+AIDED_ARM_TABLES = ("reliance_agreement", "second_read_switches")
+NO_ARM_TABLES = ("raters", "questions", "methods")
+# The single-arm tables as the Methods name them (the others are listed by file name).
+SINGLE_ARM_NAMES = (
+    "accuracy (by task and category)",
+    "reading time",
+    "AI versus the reader panel",
+    "paired comparisons (McNemar-type)",
+    "κ agreement",
+)
+
+
+def _design(facts: dict | None) -> dict:
+    return (facts or {}).get("design") or {}
+
+
+def second_read(facts: dict | None) -> bool:
+    return _design(facts).get("aid_mode") == "second-read"
+
+
+def table_arm(facts: dict | None, table: str) -> str:
+    """Which arm (reading) table `table` covers, in words; empty for a study read in one
+    unaided arm and for tables of no reading (raters, questions, methods)."""
+    design = _design(facts)
+    arms = list(design.get("arms") or [])
+    if "aided" not in arms or table in NO_ARM_TABLES:
+        return ""
+    second = second_read(facts)
+    if table == "responses":
+        return "every arm (column `arm`; `session` the reader's session)"
+    if table in BOTH_ARMS_TABLES:
+        first = ", and the aided reads' first answers (before the AI)" if second else ""
+        return f"each arm, side by side ({' and '.join(arms)}){first}"
+    if table in COMPARISON_TABLES:
+        if second:
+            return "aided arm: final answers (after the AI) against first answers (before it)"
+        return "aided against unaided: both arms, on the readers who have read both"
+    if table in AIDED_ARM_TABLES:
+        return "aided arm only"
+    counted = design.get("counted_arm", arms[0])
+    if counted == "aided":
+        what = "final answers, after the AI was shown" if second else "readers saw the AI's answer"
+        said = f"aided arm only ({what})"
+    else:
+        said = (
+            f"{counted} arm only (readers alone; the aided answers enter the aided-vs-unaided "
+            "tables)"
+        )
+    waiting = design.get("not_in_counted_arm") or []
+    if waiting:
+        said += f"; left out (no {counted} answer yet): {', '.join(waiting)}"
+    return said
 
 
 REFERENCES = [
@@ -148,6 +220,8 @@ REFERENCES = [
     "readers and multiple tests. Commun Stat Simul Comput 1995;24:285-308.",
     "Hillis SL. A comparison of denominator degrees of freedom methods for multiple "
     "observer ROC analysis. Stat Med 2007;26:596-619.",
+    "Hillis SL, Obuchowski NA, Berbaum KS. Power estimation for multireader ROC methods: an "
+    "updated and unified approach. Acad Radiol 2011;18:129-142.",
     "Holm S. A simple sequentially rejective multiple test procedure. Scand J Stat 1979;6:65-70.",
     "Cohen J. A coefficient of agreement for nominal scales. Educ Psychol Meas "
     "1960;20:37-46. Fleiss JL. Measuring nominal scale agreement among many raters. "
@@ -249,6 +323,10 @@ def methods_section(result) -> list[tuple[str, str]]:
         )
     )
 
+    design = _design_paragraph(result)
+    if design:
+        out.append(("Design", design))
+
     c = facts.get("conditions", {})
     if c:
         order = "a random order per reader" if c["random_order"] else "study order"
@@ -281,12 +359,109 @@ def methods_section(result) -> list[tuple[str, str]]:
             f"AI versus the reader panel: {OR_HILLIS}; with fewer than {s.min_readers} "
             "readers the random-readers result is flagged as unreliable. Agreement: Cohen's κ "
             f"(pairwise deletion) with raw agreement and PABAK, Fleiss' κ of the readers "
-            f"(complete cases); {_kappa_bootstrap(s)}. The X-ray is the unit of resampling "
-            "throughout.",
+            f"(complete cases); {_kappa_bootstrap(s)}. The reader panel's mean accuracy: "
+            f"{LOGIT_METHOD}. The X-ray is the unit of resampling throughout."
+            + _two_arm_methods(result),
         )
     )
     out.append(("References", " ".join(f"[{i + 1}] {r}" for i, r in enumerate(REFERENCES))))
     return out
+
+
+def _plural_verb(n: int, word: str) -> str:
+    return f"{_plural(n, word)} {'has' if n == 1 else 'have'}"
+
+
+def _design_paragraph(result) -> str:
+    """The design in words: arms, crossover and washout, second read, split-plot groups, the
+    AI aid and how it was shown, and the design the aided-vs-unaided analysis used."""
+    design = _design(result.facts)
+    arms = list(design.get("arms") or [])
+    if "aided" not in arms:
+        return ""
+    parts = [f"{design['sentence']}." if design.get("sentence") else ""]
+    usable, missing = design.get("aid_usable", 0), design.get("aid_missing", 0)
+    parts.append(
+        f"AI aid: {design.get('aid_model') or 'the AI model'}'s answer, "
+        f"{design.get('aid_mode_label') or design.get('aid_mode')}: the reader saw its option "
+        "(letter and text, with the model's own words where it gave any); "
+        f"{_plural_verb(usable, 'question')} a usable answer"
+        + (f", {missing} showed that the AI gave no usable answer" if missing else "")
+        + "."
+    )
+    if len(arms) > 1:
+        days = design.get("washout_days", 0)
+        parts.append(
+            "Crossover: each reader read every question of their set once in each arm, in two "
+            "sessions, the order of the arms counterbalanced over readers; washout "
+            f"{_plural(days, 'day')} between finishing the first session and opening the second."
+        )
+    if second_read(result.facts):
+        parts.append(
+            "Second read: in each aided read the reader first answered alone, then saw the "
+            "AI's answer and gave a final answer; both answers are kept and compared."
+        )
+    groups = design.get("reader_groups", 0)
+    if groups:
+        anchor = design.get("anchor_size", 0)
+        parts.append(
+            f"Split-plot: readers and X-rays in {groups} groups, each reader reading the X-rays "
+            "of their own group"
+            + (
+                f", plus {_plural(anchor, 'anchor question')} read by everyone (used for "
+                "agreement, left out of the aided-vs-unaided comparison)"
+                if anchor
+                else "; without anchor questions no question is read by every reader, so "
+                "the reader-panel tables have no value"
+            )
+            + "."
+        )
+    if result.design:
+        parts.append(f"Analysed: {result.design['design']}")
+    elif result.design_error:
+        parts.append(f"The aided-versus-unaided analysis was refused: {result.design_error}.")
+    return " ".join(p for p in parts if p)
+
+
+def _two_arm_methods(result) -> str:
+    """The Statistical methods of a study with an aided arm: the two-modality OR/Hillis, the
+    NI margin, reliance and power when present, and which arm each table covers."""
+    facts, s = result.facts, result.settings
+    if not table_arm(facts, "accuracy"):
+        return ""
+    parts = []
+    comparison = result.design_table("mrmc_difference") if result.design else None
+    if comparison is not None and result.design.get("result") is not None:
+        parts.append(
+            f"Aided versus unaided: {comparison.method}; the X-ray is the case (a reader's "
+            "accuracy is over questions; the jackknife leaves out whole X-rays); random "
+            "readers and cases, and fixed readers. Non-inferiority at margin "
+            f"{s.ni_margin:g} on the accuracy scale: shown when the lower bound of the "
+            f"two-sided {s.level} CI of the difference is above −{s.ni_margin:g} (one-sided "
+            f"alpha {s.alpha / 2:g}); superiority when it is above 0."
+        )
+        cube = result.design.get("cube")
+        if cube is not None and not cube.split_plot:
+            parts.append(
+                "Power for a future study (power.csv, the page's power section): "
+                "Hillis–Obuchowski–Berbaum (2011) with this study's variance components as "
+                "the pilot."
+            )
+    elif result.design:
+        parts.append(f"Aided versus unaided: {result.design['design']}")
+    reliance = result.design_table("reliance_agreement") if result.design else None
+    if reliance is not None:
+        parts.append(f"Reliance on the AI: {reliance.method}.")
+    single = table_arm(facts, "accuracy")
+    arms = [
+        f"{', '.join(SINGLE_ARM_NAMES)} and the flow tables cover the {single}",
+        f"arm_accuracy and arm_by_session: {table_arm(facts, 'arm_accuracy')}",
+        f"the MRMC, non-inferiority and power tables: {table_arm(facts, 'mrmc_difference')}",
+        f"reliance tables: {table_arm(facts, 'reliance_agreement')}",
+        f"responses.csv: {table_arm(facts, 'responses')}",
+    ]
+    parts.append("Arms: " + "; ".join(arms) + ".")
+    return " " + " ".join(parts)
 
 
 def methods_table(result) -> pd.DataFrame:

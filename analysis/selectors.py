@@ -9,9 +9,18 @@ from django.db.models import Count, Q
 from analysis.models import AIModel, Prediction
 from analysis.rater_names import Rater, display_names, model_key, reader_key, study_labels
 from annotation.models import Answer, ExpertReview
-from annotation.sessions import counted_answers
-from readerstudy.models import Membership, ReaderAssignment, ReaderStudy, Role, StudyQuestion, Task
-from readerstudy.vocabulary import Decision
+from annotation.sessions import counted_answers, counted_arm
+from readerstudy.models import (
+    ItemAid,
+    Membership,
+    ReaderAssignment,
+    ReaderStudy,
+    Role,
+    StudyQuestion,
+    Task,
+)
+from readerstudy.selectors import design_sentence
+from readerstudy.vocabulary import AidMode, Decision
 
 COLUMNS = [
     "question_id",
@@ -125,6 +134,21 @@ def readers_not_started(study: ReaderStudy) -> list[str]:
     )
 
 
+def readers_not_in_counted_arm(study: ReaderStudy) -> list[str]:
+    """Display names of the readers of a two-arm study with answers, but none yet in the arm
+    the single-arm tables read (`counted_arm`): they are left out of those tables."""
+    if len(study.arm_list) < 2:
+        return []
+    counted = {
+        reader_key(reader_id)
+        for reader_id in counted_answers(study)
+        .filter(practice=study.practice)
+        .exclude(choice="")
+        .values_list("reader_id", flat=True)
+    }
+    return [r.name for r in study_raters(study) if r.kind == "human" and r.rater_id not in counted]
+
+
 def study_raters(study: ReaderStudy) -> list[Rater]:
     """Readers who answered at least one question, then models with a prediction for at least
     one of the study's questions; each with its unique display name."""
@@ -214,7 +238,15 @@ def study_responses(study: ReaderStudy, *, include_models: bool = True) -> pd.Da
     # Column by column, each inferred as pandas infers it from rows of Python values (what
     # this frame was once built from): ReXVQA's test split (40,826 questions, 11 raters) as
     # 449,000 tuples took 130 MB more at its peak than the frame itself (52 MB).
-    raters = [r for r in raters if r.kind == "human" or r.rater_id in by_model]
+    # A two-arm study: a reader without an answer in the counted arm yet (their first session
+    # was the other arm) has not read it; as rows of missing answers they would count as all
+    # wrong, so they are left out (named by `readers_not_in_counted_arm`).
+    two_arms = len(study.arm_list) > 1
+    raters = [
+        r
+        for r in raters
+        if (r.kind == "human" and (not two_arms or r.rater_id in given)) or r.rater_id in by_model
+    ]
     # Per rater: its answer columns and whether each question was presented.
     rows: list[tuple[Rater, list[np.ndarray], list[bool]]] = []
     for rater in raters:
@@ -310,10 +342,25 @@ def study_facts(study: ReaderStudy) -> dict:
     ).drop_duplicates("case")
     reviews = ExpertReview.objects.filter(item__study=study)
     return {
-        "arms": list(study.arm_list),  # the first is the one the single-arm tables count
         "readers": readers,
         "roles": {role: sum(1 for _, _, r, _ in members if r == role) for role in Role.values},
         "models": models,
+        # The design (Methods; the responses export's arm of the counted answers).
+        "design": {
+            "arms": list(study.arm_list),
+            "counted_arm": counted_arm(study),
+            "aid_model": study.aid_model,
+            "aid_mode": study.aid_mode,
+            "washout_days": study.washout_days,
+            "reader_groups": study.reader_groups,
+            "anchor_size": study.anchor_size,
+            "shuffle_options": study.shuffle_options,
+            "aid_mode_label": AidMode(study.aid_mode).label if study.aid_mode else "",
+            "aid_usable": ItemAid.objects.filter(item__study=study, usable=True).count(),
+            "aid_missing": ItemAid.objects.filter(item__study=study, usable=False).count(),
+            "sentence": design_sentence(study),
+            "not_in_counted_arm": readers_not_in_counted_arm(study),
+        },
         "conditions": {
             "random_order": study.random_order,
             "allow_revision": study.allow_revision,

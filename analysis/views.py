@@ -29,10 +29,10 @@ from analysis.exports import PRACTICE_WORDS, all_tables, table_csv, table_xlsx
 from analysis.figures import FIGURES, figure_builders, figure_kind
 from analysis.forms import AnalysisSettingsForm, PowerForm, RaterNamesForm
 from analysis.page_contents import contents_tree, page_contents
-from analysis.pipeline import DESIGN_TABLES, records
+from analysis.pipeline import DESIGN_TABLES, clean, records
 from analysis.prediction_views import PredictionUploadForm
 from analysis.rater_names import RaterLabelError, rater_labels_set, study_labels
-from analysis.reporting import methods_section
+from analysis.reporting import methods_section, table_arm
 from analysis.selectors import readers_not_started, study_raters
 from analysis.stats.design import conclusions
 from analysis.stats.figure_formats import FORMATS
@@ -84,12 +84,12 @@ def analysis_page(request: HttpRequest, slug: str) -> HttpResponse:
     if not analysis.has("result"):
         older = downloads.latest(analysis)
         shown, as_of = older if older else (None, None)
-    results_html, excluded_count, contents = "", 0, []
+    results_html, left_out, contents = "", "", []
     if shown is not None:
         # Once every figure is drawn the page links the pictures themselves; until then each
         # figure's place asks (htmx) until the worker has drawn it.
         drawn = downloads.ready(shown)
-        results_html, excluded_count, contents = shown.cached(
+        results_html, left_out, contents = shown.cached(
             f"page:{cached_template_version(RESULTS_TEMPLATE)}:{query}:{drawn}",
             lambda: _results_html(study, shown, query, drawn),
         )
@@ -119,7 +119,7 @@ def analysis_page(request: HttpRequest, slug: str) -> HttpResponse:
         "contents": contents_tree([*contents, *page_contents(tools_html)]),
         "query": query,
         "not_started": readers_not_started(study),
-        "excluded_count": excluded_count,
+        "left_out": left_out,
         "computing": shown is not analysis,
         "as_of": as_of,
         **_status_context(analysis, job),
@@ -276,9 +276,9 @@ def figure_slot(request: HttpRequest, slug: str, name: str) -> HttpResponse:
     return render(request, "analysis/_figure.html", context)
 
 
-def _results_html(study, analysis: StudyAnalysis, query: str, drawn: bool) -> tuple[str, int, list]:
-    """The tables and figure links, the number of questions a PI excluded and the sections
-    (page_contents): made once per data version, policy and query."""
+def _results_html(study, analysis: StudyAnalysis, query: str, drawn: bool) -> tuple[str, str, list]:
+    """The tables and figure links, the page's policy line on left-out questions and the
+    sections (page_contents): made once per data version, policy and query."""
     result = analysis.result
     settings = result.settings
     context = {
@@ -288,7 +288,9 @@ def _results_html(study, analysis: StudyAnalysis, query: str, drawn: bool) -> tu
         "policy": settings.policy(),
         "grid": _grid(result.accuracy, "task"),
         "category_grid": _grid(result.accuracy_by_category, "category"),
-        "reader_panel": result.reader_panel,
+        "reader_panel": (
+            {k: clean(v) for k, v in result.reader_panel.items()} if result.reader_panel else None
+        ),
         "matrices": [
             name for name in result.matrices() if name.startswith(f"kappa_{settings.scale}_")
         ],
@@ -300,9 +302,9 @@ def _results_html(study, analysis: StudyAnalysis, query: str, drawn: bool) -> tu
         **_design(study, analysis, QueryDict(query)),
         "drawn": drawn,
     }
-    excluded = int(result.flow.iloc[1]["questions"]) if not result.flow.empty else 0
     html = render_to_string(RESULTS_TEMPLATE, context)
-    return html, excluded, page_contents(html)
+    # The page's policy line: the questions a PI excluded and an expert rejected, counted.
+    return html, result.selection_note(), page_contents(html)
 
 
 def _figure_slots(analysis: StudyAnalysis, drawn: bool) -> dict[str, dict]:
@@ -337,11 +339,12 @@ def _cell(value):
     return "–" if value is None else value
 
 
-def _design_table(name: str, title: str, table) -> dict:
+def _design_table(name: str, title: str, table, facts: dict) -> dict:
     """A design table for the page: its columns in plain words (`column_labels`; the CSV
     keeps the names), grouped under spanning headers where they share a measure; a table
     with declared labels (reliance) shows each measure in one cell, so that it fits 1280 px."""
     data = table.data
+    arm = table_arm(facts, name)
     declared = DECLARED.get(name)
     if declared:
         measures = compact_columns(list(data.columns), declared)
@@ -360,7 +363,7 @@ def _design_table(name: str, title: str, table) -> dict:
         "spans": spans,
         "labels": labels,
         "rows": rows,
-        "about": table.header_lines(),
+        "about": [*table.header_lines(), *([f"arm: {arm}"] if arm else [])],
     }
 
 
@@ -372,7 +375,7 @@ def _design(study, analysis: StudyAnalysis, query: QueryDict) -> dict:
     if not study.aid_model:
         return {}
     result = analysis.result
-    out = {"design": design_sentence(study), "baseline_arm": study.arm_list[0]}
+    out = {"design": design_sentence(study), "single_arm": table_arm(result.facts, "accuracy")}
     if result.design_error:
         return {**out, "design_error": result.design_error}
     if result.design is None:
@@ -383,7 +386,7 @@ def _design(study, analysis: StudyAnalysis, query: QueryDict) -> dict:
         **out,
         "analysed": result.design["design"].rstrip("."),
         "design_tables": [
-            _design_table(name, DESIGN_TITLES[name], result.design_table(name))
+            _design_table(name, DESIGN_TITLES[name], result.design_table(name), result.facts)
             for name in DESIGN_TABLES
             if result.design_table(name) is not None
         ],
@@ -401,6 +404,7 @@ def _design(study, analysis: StudyAnalysis, query: QueryDict) -> dict:
             "power",
             f"Power: readers × X-rays to detect {effect:g} with power {target:g}",
             analysis.design_power(effect, target),
+            result.facts,
         ),
     }
 

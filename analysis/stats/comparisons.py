@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.stats import mrmc
+from analysis.stats.bounded import LOGIT_METHOD, difference_note, logit_interval
 from analysis.stats.frame import AnalysisInputError, Missing, Prepared, correct_matrix, prepare
 
 UNCERTAINTY_COLUMNS = [
@@ -43,7 +44,14 @@ PANEL_COLUMNS = [
     "n_questions",
     "n_cases",
     "mean",
-    *(c for c in UNCERTAINTY_COLUMNS if c not in ("p_value", "p_fixed")),
+    *(c for c in UNCERTAINTY_COLUMNS if c not in ("p_value", "p_fixed", "note", "warning")),
+    "ci_method",
+    "ci_low_untransformed",
+    "ci_high_untransformed",
+    "ci_low_fixed_untransformed",
+    "ci_high_fixed_untransformed",
+    "note",
+    "warning",
 ]
 DEFAULT_MIN_READERS = 4
 
@@ -79,6 +87,14 @@ def _uncertainty(result: mrmc.SingleResult, readers: int, min_readers: int) -> d
     }
 
 
+def _with_range_note(values: dict) -> dict:
+    """A difference's row, with words where its random-readers interval passes -1 or 1."""
+    said = difference_note(values["ci_low"], values["ci_high"])
+    if said:
+        values["note"] = "; ".join(v for v in (values["note"], said) if v)
+    return values
+
+
 def _columns(data: Prepared, names: list[str]) -> list[int]:
     unknown = [n for n in names if n not in data.raters]
     if unknown:
@@ -97,7 +113,9 @@ def ai_vs_readers_table(
     """Per model: panel mean accuracy, model accuracy, difference (readers - model) with an
     Obuchowski-Rockette/Hillis CI and p-value (random readers, random X-rays), unclipped,
     with the variance components, and the fixed-readers (FRRC) CI and p beside it. `warning`
-    is set with fewer than `min_readers` readers; `note` says why a value is not estimable.
+    is set with fewer than `min_readers` readers; `note` says why a value is not estimable
+    (a model without two X-rays counted for it and every reader has a row with only the
+    reason) or that the interval passes -1 or 1.
 
     Computed on the questions where every reader and the model are counted under the policy
     (all questions the model was given under "wrong"; under "exclude" only those every reader
@@ -114,6 +132,17 @@ def ai_vs_readers_table(
         keep = ~np.isnan(block).any(axis=1)
         cases = data.cases[keep]
         if len(np.unique(cases)) < 2:
+            rows.append(
+                dict.fromkeys(AI_COLUMNS, float("nan"))
+                | {
+                    "model": model,
+                    "readers": len(readers),
+                    "n_questions": int(keep.sum()),
+                    "n_cases": len(np.unique(cases)),
+                    "note": no_common_questions(len(readers), model),
+                    "warning": few_readers_warning(len(readers), min_readers),
+                }
+            )
             continue
         reader_correct = block[keep, :-1].T
         model_correct = block[keep, -1]
@@ -127,10 +156,22 @@ def ai_vs_readers_table(
                 "reader_mean": float(reader_correct.mean()),
                 "model_accuracy": float(model_correct.mean()),
                 "difference": result.mean,
-                **_uncertainty(result, len(readers), min_readers),
+                **_with_range_note(_uncertainty(result, len(readers), min_readers)),
             }
         )
     return pd.DataFrame(rows, columns=AI_COLUMNS)
+
+
+def no_common_questions(readers: int, model: str | None = None) -> str:
+    """Why a panel comparison has no value although there are readers (and a model): no
+    question is counted for every one of them (a split-plot study without anchor questions,
+    where each group reads its own X-rays; or, under "exclude", no question all answered)."""
+    who = f"all {readers} readers" + (f" and {model}" if model else "")
+    return (
+        f"not estimable: no two X-rays have a question counted for {who} (a split-plot "
+        "design without anchor questions gives each group its own X-rays; under missing = "
+        "exclude, a question counts only where everyone answered it)"
+    )
 
 
 def reader_panel_accuracy(
@@ -140,16 +181,28 @@ def reader_panel_accuracy(
     alpha: float = 0.05,
     min_readers: int = DEFAULT_MIN_READERS,
 ) -> dict | None:
-    """Mean reader accuracy with an OR/Hillis CI (random readers, X-rays; never clipped) and
-    the fixed-readers CI beside it, on the questions every reader is counted on. None with
-    fewer than two readers."""
+    """Mean reader accuracy on the questions every reader is counted on, with an interval
+    that cannot leave 0-100%: the OR/Hillis (random readers, X-rays) and fixed-readers
+    intervals on the logit scale (`bounded.logit_interval`); the untransformed intervals
+    beside them (`*_untransformed`, never clipped: what the R packages give). None with fewer
+    than two readers; a row with `note` (the reason, in words) when no two X-rays have a
+    question counted for every reader."""
     if len(readers) < 2:
         return None
     data = prepare(df)
     block = correct_matrix(data, missing)[:, _columns(data, readers)]
     keep = ~np.isnan(block).any(axis=1)
+    nan = float("nan")
     if len(np.unique(data.cases[keep])) < 2:
-        return None
+        empty = dict.fromkeys(PANEL_COLUMNS, nan)
+        return empty | {
+            "readers": len(readers),
+            "n_questions": int(keep.sum()),
+            "n_cases": len(np.unique(data.cases[keep])),
+            "ci_method": LOGIT_METHOD,
+            "note": no_common_questions(len(readers)),
+            "warning": few_readers_warning(len(readers), min_readers),
+        }
     result = mrmc.panel_accuracy(block[keep].T, alpha, data.cases[keep])
     values = {
         "readers": len(readers),
@@ -158,5 +211,35 @@ def reader_panel_accuracy(
         "mean": result.mean,
         **_uncertainty(result, len(readers), min_readers),
     }
+    low, high = logit_interval(result.mean, result.se, result.df, alpha)
+    low_fixed, high_fixed = logit_interval(result.mean, result.se_fixed, float("inf"), alpha)
+    values |= {
+        "ci_method": LOGIT_METHOD,
+        "ci_low_untransformed": values["ci_low"],
+        "ci_high_untransformed": values["ci_high"],
+        "ci_low_fixed_untransformed": values["ci_low_fixed"],
+        "ci_high_fixed_untransformed": values["ci_high_fixed"],
+        "ci_low": low,
+        "ci_high": high,
+        "ci_low_fixed": low_fixed,
+        "ci_high_fixed": high_fixed,
+    }
+    past = panel_range_note(values, len(readers))
+    if past:
+        values["note"] = "; ".join(v for v in (values["note"], past) if v)
     # a test of "mean accuracy = 0" means nothing: the panel has an interval, no p-value
     return {key: values[key] for key in PANEL_COLUMNS}
+
+
+def panel_range_note(values: dict, readers: int) -> str:
+    """Words for a panel whose untransformed random-readers interval passes 0 or 1: that
+    interval is not usable as it stands, and the logit one that replaces it is wide."""
+    low, high = values["ci_low_untransformed"], values["ci_high_untransformed"]
+    if not (np.isfinite(low) and np.isfinite(high)) or (low >= 0 and high <= 1):
+        return ""
+    return (
+        "the untransformed OR/Hillis interval (ci_low_untransformed, ci_high_untransformed) "
+        "passes 0–100%: "
+        f"{readers} readers (df {values['df']:.1f}) pin the mean down too little for it to be "
+        "informative; the logit-scale interval is given instead"
+    )

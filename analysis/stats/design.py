@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.stats import reliance
+from analysis.stats.bounded import difference_note
 from analysis.stats.design_frame import (
     ANCHOR,
     ARMS,
@@ -80,12 +81,43 @@ def design_sentence(frame: pd.DataFrame, cube: Cube) -> str:
     return ", ".join(parts) + "."
 
 
+PANEL = "Panel (mean of readers)"
+ARM_ACCURACY_COLUMNS = ["arm", "task", "reader", "n", "correct", "accuracy", "note"]
+
+
+def _not_started(rows: pd.DataFrame, arm_column: str) -> dict[str, list[str]]:
+    """Per arm, the readers with rows in it but not a single answer yet (their session has
+    not opened): under missing = "wrong" they would enter as all wrong, so every per-arm
+    table leaves them out and names them."""
+    answered = rows["answer"].notna().groupby([rows[arm_column], rows["reader"]]).any()
+    out: dict[str, list[str]] = {}
+    for (arm, reader), any_answer in answered.items():
+        if not any_answer:
+            out.setdefault(str(arm), []).append(str(reader))
+    return out
+
+
+def _started(rows: pd.DataFrame, arm_column: str, waiting: dict[str, list[str]]) -> np.ndarray:
+    """The rows of readers who have answered in the row's arm (`_not_started` left out)."""
+    pairs = zip(rows[arm_column], rows["reader"], strict=True)
+    return np.array([r not in waiting.get(str(a), ()) for a, r in pairs], dtype=bool)
+
+
+def not_started_words(readers: list[str]) -> str:
+    """The note of a per-arm row whose readers leave some out (empty when none)."""
+    if not readers:
+        return ""
+    return f"left out (no answer yet in this arm): {', '.join(readers)}"
+
+
 def arm_accuracy(frame: pd.DataFrame, missing: Missing = "wrong") -> pd.DataFrame:
     """Accuracy per arm, reader and task (task "All" = every question), plus the panel.
 
     The panel row is the mean of the readers' accuracies (the OR figure of merit), not the
     pooled proportion. Second-read studies add the aided reads' first answers as their own
-    arm ("aided (first answer)").
+    arm ("aided (first answer)"). A reader without a single answer in an arm has not read it
+    yet: they are in none of that arm's rows (nor its panel mean), and the panel row's `note`
+    names them.
     """
     rows = frame.assign(arm_label=frame["arm"])
     if is_second_read(frame):
@@ -93,11 +125,15 @@ def arm_accuracy(frame: pd.DataFrame, missing: Missing = "wrong") -> pd.DataFram
             arm_label="aided (first answer)", answer=lambda d: d["first_answer"]
         )
         rows = pd.concat([rows, first], ignore_index=True)
+    waiting = _not_started(rows, "arm_label")
+    started = _started(rows, "arm_label", waiting)
     answered = rows["answer"].notna()
     rows = rows.assign(
         counted=answered if missing == "exclude" else True,
         right=(rows["answer"] == rows["correct_answer"]) & answered,
     )
+    arms = list(pd.unique(rows["arm_label"]))
+    rows = rows[started]
     tasks = [ALL, *sorted(rows["task"].dropna().unique())] if "task" in rows else [ALL]
     out = []
     for task in tasks:
@@ -107,7 +143,8 @@ def arm_accuracy(frame: pd.DataFrame, missing: Missing = "wrong") -> pd.DataFram
         )
         stats = stats.reset_index()
         stats["accuracy"] = stats["correct"] / stats["n"].where(stats["n"] > 0)
-        for arm, block in stats.groupby("arm_label"):
+        for arm in arms:
+            block = stats[stats["arm_label"] == arm]
             for _, row in block.iterrows():
                 out.append(
                     {
@@ -117,20 +154,25 @@ def arm_accuracy(frame: pd.DataFrame, missing: Missing = "wrong") -> pd.DataFram
                         "n": int(row["n"]),
                         "correct": int(row["correct"]),
                         "accuracy": row["accuracy"],
+                        "note": "",
                     }
                 )
+            note = not_started_words(waiting.get(str(arm), []))
+            if block.empty:
+                note = f"no reader has answered in this arm yet: {', '.join(waiting[str(arm)])}"
             out.append(
                 {
                     "arm": arm,
                     "task": task,
-                    "reader": "Panel (mean of readers)",
+                    "reader": PANEL,
                     "n": int(block["n"].sum()),
                     "correct": int(block["correct"].sum()),
-                    "accuracy": float(block["accuracy"].mean()),
+                    "accuracy": float(block["accuracy"].mean()) if not block.empty else np.nan,
+                    "note": note,
                 }
             )
     arm_order = {a: i for i, a in enumerate([*ARMS, "aided (first answer)"])}
-    table = pd.DataFrame(out, columns=["arm", "task", "reader", "n", "correct", "accuracy"])
+    table = pd.DataFrame(out, columns=ARM_ACCURACY_COLUMNS)
     key = pd.DataFrame(
         {"task": table["task"] != ALL, "name": table["task"], "arm": table["arm"].map(arm_order)}
     )
@@ -141,14 +183,18 @@ def arm_accuracy(frame: pd.DataFrame, missing: Missing = "wrong") -> pd.DataFram
 def session_accuracy(frame: pd.DataFrame, missing: Missing = "wrong") -> pd.DataFrame:
     """Crossover order check: the readers' mean accuracy per arm and session (period). The
     MRMC comparison assumes the arm effect does not depend on which arm came first; a large
-    gap between sessions within an arm points at learning or fatigue."""
+    gap between sessions within an arm points at learning or fatigue. Readers without an
+    answer yet in an arm are left out of it and named in `note`."""
+    columns = ["arm", "session", "readers", "n", "mean_accuracy", "note"]
     if "session" not in frame.columns or frame["session"].isna().all():
-        return pd.DataFrame(columns=["arm", "session", "readers", "n", "mean_accuracy"])
+        return pd.DataFrame(columns=columns)
+    waiting = _not_started(frame, "arm")
     answered = frame["answer"].notna()
     rows = frame.assign(
         counted=answered if missing == "exclude" else True,
         right=(frame["answer"] == frame["correct_answer"]) & answered,
     )
+    rows = rows[_started(rows, "arm", waiting)]
     per_reader = rows.groupby(["arm", "session", "reader"]).agg(
         n=("counted", "sum"), correct=("right", "sum")
     )
@@ -156,7 +202,9 @@ def session_accuracy(frame: pd.DataFrame, missing: Missing = "wrong") -> pd.Data
     table = per_reader.groupby(["arm", "session"]).agg(
         readers=("accuracy", "size"), n=("n", "sum"), mean_accuracy=("accuracy", "mean")
     )
-    return table.reset_index()
+    table = table.reset_index()
+    table["note"] = [not_started_words(waiting.get(str(a), [])) for a in table["arm"]]
+    return table[columns]
 
 
 def _number(value: float, digits: int = 3) -> str:
@@ -270,7 +318,21 @@ def comparison_table(result: ORDesignResult, cube: Cube) -> pd.DataFrame:
                 "note": _note(comparison, len(cube.readers), result.components),
             }
         )
-    return pd.DataFrame(rows)
+    return _range_notes(pd.DataFrame(rows))
+
+
+def _range_notes(table: pd.DataFrame) -> pd.DataFrame:
+    """Each row's note, with words where its interval passes -1 or 1 (shown as computed: it
+    is the OR/Hillis result the R packages give)."""
+    past = [
+        difference_note(low, high)
+        for low, high in zip(table["ci_low"], table["ci_high"], strict=True)
+    ]
+    table["note"] = [
+        "; ".join(part for part in (note, said) if part)
+        for note, said in zip(table["note"], past, strict=True)
+    ]
+    return table
 
 
 def _note(comparison: Comparison, readers: int, components: Components) -> str:

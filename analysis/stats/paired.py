@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from analysis.stats.bounded import difference_note
 from analysis.stats.clustered import clustered_paired_difference
 from analysis.stats.frame import (
     AnalysisInputError,
@@ -214,7 +215,11 @@ def mcnemar_pairs(
                     "df": result.df,
                     "p_value": result.p_value,
                     "in_holm_family": in_family(a, b, family, kinds),
-                    "note": result.note,
+                    "note": "; ".join(
+                        part
+                        for part in (result.note, difference_note(result.ci_low, result.ci_high))
+                        if part
+                    ),
                 }
             )
     out = pd.DataFrame(rows, columns=[c for c in PAIR_COLUMNS if c != "p_holm"])

@@ -18,6 +18,7 @@ import pandas as pd
 
 from analysis.models import Prediction
 from analysis.pipeline import AnalysisResult, AnalysisSettings
+from analysis.stats.bounded import difference_note
 from annotation.models import Answer, ExpertReview
 from readerstudy.models import ReaderAssignment, ReaderStudy
 from readerstudy.vocabulary import Decision
@@ -276,8 +277,14 @@ def _pairs(name: str, frame: pd.DataFrame) -> list[tuple[str, str, str, tuple]]:
         if column.endswith("_ci_low") and column not in ("ci_low",):
             base = column[: -len("_ci_low")]
             if base in frame.columns and f"{base}_ci_high" in frame.columns:
-                out.append((column, f"{base}_ci_high", base, PROPORTION))
+                bounds = DIFFERENCE if base.endswith("_change") else PROPORTION
+                out.append((column, f"{base}_ci_high", base, bounds))
     return out
+
+
+# A difference's interval may pass -1 or 1 where it is said, in the row's note, to be
+# uninformative beyond (analysis.stats.bounded): the R packages' numbers, shown as computed.
+PASSES_WORDS = difference_note(-2.0, 2.0)
 
 
 def interval_problems(tables: dict[str, pd.DataFrame]) -> list[str]:
@@ -294,7 +301,11 @@ def interval_problems(tables: dict[str, pd.DataFrame]) -> list[str]:
                 if len(values) < 3:
                     continue
                 a, b, e = float(a), float(b), float(e)
-                if not (lo <= a <= e <= b <= hi):
+                said = PASSES_WORDS in str(row.get("note", ""))
+                floor, ceiling = (
+                    (-math.inf, math.inf) if (lo, hi) == DIFFERENCE and said else (lo, hi)
+                )
+                if not (floor <= a <= e <= b <= ceiling):
                     problems.append(
                         f"{name} row {index}: {estimate} {e!r} with CI [{a!r}, {b!r}] "
                         f"outside [{lo}, {hi}] or not around its estimate"

@@ -223,8 +223,15 @@ def test_export_analysis_writes_every_file(tmp_path, analysed_study):
         "time_ms",
         "excluded",
         "rejected",
+        "arm",
+        "session",
         "too_fast",
     ]
+    # A study read in one unaided arm: every reader's answer in that arm, session 1.
+    humans = responses["rater_kind"] == "human"
+    assert set(responses.loc[humans, "arm"]) == {"unaided"}
+    assert set(responses.loc[humans, "session"]) == {1}
+    assert responses.loc[~humans, "arm"].isna().all()
     questions = pd.read_csv(out / "questions.csv")
     assert list(questions.columns) == [
         "question_id",

@@ -146,21 +146,18 @@ IN_SUITE = [
         "all-finished",
         0,
         r=True,
-        defects=frozenset({"responses", "rjafroc", "wilson-rounding"}),
     ),
     Case(
         "split-plot-anchor",
         "arm-half-read",
         1,
         downloads=False,
-        defects=frozenset({"arm-readers", "counted-arm-readers", "mcnemar-ci"}),
     ),
     Case(
         "second-read",
         "one-reader-finished",
         2,
         downloads=False,
-        defects=frozenset({"figure", "wilson-rounding"}),
     ),
     Case("single", "before", 3, downloads=False, defects=frozenset({"flow-before"})),
     Case(
@@ -168,7 +165,6 @@ IN_SUITE = [
         "arm-half-read",
         4,
         downloads=False,
-        defects=frozenset({"arm-readers", "counted-arm-readers", "mcnemar-ci"}),
     ),
 ]
 

@@ -101,7 +101,9 @@ def test_a_pi_designs_a_crossover_two_readers_read_both_arms_and_the_analysis_co
         "rows => rows.map(r => Array.from(r.cells, c => c.innerText.trim()))",
     )
     shown = {
-        (arm, reader): (n, correct) for arm, task, reader, n, correct, _ in cells if task == "All"
+        (arm, reader): (n, correct)
+        for arm, task, reader, n, correct, _, _note in cells
+        if task == "All"
     }
     # Readers by the page's names ("Reader 1"), as in every other table, never by username.
     names = {r.source: r.name for r in study_raters(study) if r.kind == "human"}
