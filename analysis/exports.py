@@ -34,6 +34,7 @@ from analysis.selectors import COLUMNS
 from analysis.stats.design import conclusions, power_table
 from analysis.stats.figure_formats import FORMATS
 from analysis.stats.flow import fast_mask
+from analysis.stats.frame import right
 from analysis.stats.mrmc_formats import README_LINES, id_map, package_files
 from readerstudy.downloads import export_filename
 from readerstudy.spreadsheets import frame_csv, write_frame_csv, write_sheet, xlsx_writer
@@ -52,6 +53,8 @@ DESIGN_POLICY_KEYS = (
     "ni_margin_means",
     "excluded_questions",
     "rejected_questions",
+    "key",
+    "key_means",
 )
 # What the aided-vs-unaided tables do with too-fast answers, whatever exclude_fast says: the
 # design reads every reader on every question of their group in each arm.
@@ -85,7 +88,7 @@ def responses_table(result: AnalysisResult) -> pd.DataFrame:
     """Every answer, with whether it is correct and whether it was too fast (policy)."""
     r = result.responses
     out = r.assign(
-        correct=(r["answer"] == r["correct_answer"]).where(r["answer"].notna()),
+        correct=pd.Series(right(r), index=r.index).where(r["answer"].notna()),
         too_fast=fast_mask(r, result.settings.fast_answer_ms),
     )
     return out[[c for c in [*RESPONSE_COLUMNS, "too_fast"] if c in out.columns]]
@@ -139,8 +142,13 @@ def table_about(result: AnalysisResult, name: str) -> list[str]:
     if design is not None:
         policy = result.settings.policy()
         keys = (f"{key}: {policy[key]}" for key in DESIGN_POLICY_KEYS)
-        return [*design.header_lines(), *keys, DESIGN_FAST_LINE]
-    return result.settings.header_lines(name)
+        return [
+            *design.header_lines(),
+            *keys,
+            f"key_version: {result.key_version}",
+            DESIGN_FAST_LINE,
+        ]
+    return result.header_lines(name)
 
 
 def _is_matrix(name: str) -> bool:
@@ -169,7 +177,7 @@ def table_xlsx(result: AnalysisResult, frames: dict[str, pd.DataFrame]) -> bytes
 
 def write_table_xlsx(result: AnalysisResult, frames: dict[str, pd.DataFrame], target) -> None:
     """`table_xlsx` into `target` (a file name or a seekable binary stream), a row at a time."""
-    policy = pd.DataFrame(list(result.settings.policy().items()), columns=["setting", "value"])
+    policy = pd.DataFrame(list(result.policy().items()), columns=["setting", "value"])
     about = pd.DataFrame(
         [
             (name, *line.split(": ", 1)) if ": " in line else (name, "", line)
@@ -207,6 +215,7 @@ def readme_txt(
             lines.append(info.kind_words)
     lines += [
         f"Policy in force: {s.describe()}.",
+        f"Key version: {result.key_version} (key_changes.csv; accuracy_by_key.csv).",
         f"Fast answers: {s.fast_means()} (fast_answer_ms = {s.fast_answer_ms}, "
         f"exclude_fast = {str(s.exclude_fast).lower()}).",
         "",
@@ -399,7 +408,7 @@ def analysis_files(
 ) -> dict[str, FileBody]:
     """Every output file by name, README.txt first, each as the function writing it."""
     tables = all_tables(result)
-    files = {"policy.json": _bytes(json.dumps(result.settings.policy(), indent=2).encode())}
+    files = {"policy.json": _bytes(json.dumps(result.policy(), indent=2).encode())}
     files["methods.md"] = _bytes(methods_markdown(result).encode())
     for name, frame in tables.items():
         files[f"{name}.csv"] = functools.partial(write_table_csv, name, frame)

@@ -30,7 +30,7 @@ from datetime import datetime
 
 from readerstudy.models import Question
 from readerstudy.question_versions import QuestionVersion, first_version
-from readerstudy.vocabulary import KeyPolicy, WordingRule
+from readerstudy.vocabulary import DEFAULT_KEY_POLICY, KeyPolicy, WordingRule
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,10 @@ class KeyBook:
                 book._all[question.pk] = {1: first_version(question)}
         return book
 
+    def question_ids(self) -> list[int]:
+        """The questions this book holds."""
+        return list(self._all)
+
     def versions(self, question_id: int) -> list[QuestionVersion]:
         """The question's versions in order, those made after `as_of` left out."""
         every = self._all[question_id]
@@ -110,7 +114,7 @@ class KeyBook:
         self,
         question_id: int,
         *,
-        policy: str = KeyPolicy.ADJUDICATED,
+        policy: str = DEFAULT_KEY_POLICY,
         shown: int | None = None,
         wording: str = WordingRule.AS_SHOWN,
     ) -> ScoringKey:
@@ -143,7 +147,7 @@ class KeyBook:
 def question_key(
     question: Question,
     *,
-    policy: str = KeyPolicy.ADJUDICATED,
+    policy: str = DEFAULT_KEY_POLICY,
     as_of: datetime | None = None,
 ) -> ScoringKey:
     """The key (and accepted answers) of one question under `policy`: "the key as
@@ -154,7 +158,7 @@ def question_key(
 def answer_key(
     answer,
     *,
-    policy: str = KeyPolicy.ADJUDICATED,
+    policy: str = DEFAULT_KEY_POLICY,
     wording: str = WordingRule.AS_SHOWN,
     as_of: datetime | None = None,
     book: KeyBook | None = None,
@@ -173,4 +177,13 @@ def answer_key(
 def current_versions(question_ids: Iterable[int]) -> dict[int, QuestionVersion]:
     """question id -> its current version (the words readers see now), one query."""
     book = KeyBook.of(question_ids)
-    return {pk: book.current(pk) for pk in book._all}
+    return {pk: book.current(pk) for pk in book.question_ids()}
+
+
+def key_words(key: ScoringKey) -> str:
+    """What one answer's key rests on, in words (beside a key a page shows one reader)."""
+    if key.policy == KeyPolicy.ORIGINAL:
+        return "the key as imported"
+    if key.version == 1:
+        return "the key as imported (no correction accepted for this question)"
+    return f"the key as adjudicated (version {key.version} of the question)"
