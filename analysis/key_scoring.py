@@ -62,7 +62,7 @@ class KeyColumns:
         if policy not in KeyPolicy.values:
             raise ValueError(f"unknown key policy {policy!r}")
         self.policy = str(policy)
-        self.book = KeyBook.of(list(question_pks))
+        self.book = KeyBook.of(list(question_pks), keys_only=True)
         self._cache: dict[tuple[int, int | None], tuple] = {}
 
     def question_key(self, pk: int) -> str:

@@ -52,10 +52,12 @@ QUESTION_COLUMNS = (
 TASK_LABELS = dict(Task.choices)
 
 
-def study_questions(study: ReaderStudy, *, key: str = DEFAULT_KEY_POLICY) -> pd.DataFrame:
+def study_questions(
+    study: ReaderStudy, *, key: str = DEFAULT_KEY_POLICY, keys: KeyColumns | None = None
+) -> pd.DataFrame:
     """One row per study question; `rejected_by` counts the experts whose current review
     rejects it (`rejected`: at least one); `correct_answer` is its key under the key policy
-    `key` (analysis.key_scoring)."""
+    `key` (analysis.key_scoring; `keys`: the questions' versions, read already)."""
     rows = (
         StudyQuestion.objects.filter(study=study)
         .annotate(
@@ -75,7 +77,7 @@ def study_questions(study: ReaderStudy, *, key: str = DEFAULT_KEY_POLICY) -> pd.
         )
     )
     rows = list(rows.iterator(2000))
-    keys = KeyColumns((row[1] for row in rows), key)
+    keys = keys or KeyColumns((row[1] for row in rows), key)
     words: dict[str, str] = {}  # one object per distinct text (category, reason)
     return pd.DataFrame(
         [
@@ -162,7 +164,10 @@ def study_responses(
     left out and listed by `readers_not_started`. Every row is scored by the versioned keys
     under the key policy `key` (analysis.key_scoring: `accepted`, ...).
     """
-    questions = study_questions(study, key=key)
+    keys = KeyColumns(
+        StudyQuestion.objects.filter(study=study).values_list("question_id", flat=True), key
+    )
+    questions = study_questions(study, keys=keys)
     raters = study_raters(study)
     # A designed study: the arm that counts (`counted_arm`: unaided in a crossover, the
     # readers alone against the models); the arms are compared on the design frame
@@ -256,7 +261,7 @@ def study_responses(
     # Column by column, each inferred as pandas infers it from rows of Python values (what
     # this frame was once built from): ReXVQA's test split (40,826 questions, 11 raters) as
     # 449,000 tuples took 130 MB more at its peak than the frame itself (52 MB).
-    scored = _key_columns(questions, rows, shown, imported, key)
+    scored = _key_columns(questions, rows, shown, imported, keys)
     frame = {}
     for column in COLUMNS:
         values = np.empty(n * len(rows), dtype=object)
@@ -286,12 +291,11 @@ def _key_columns(
     rows: list[tuple[Rater, list[np.ndarray], list[bool]]],
     shown: dict[str, list[int | None]],
     imported: dict[str, object],
-    key: str,
+    keys: KeyColumns,
 ) -> list[dict[str, np.ndarray]]:
     """Per rater (in `rows`' order), its key columns: a reader's answers by the version each
     recorded, a model's predictions by the version current when they were imported."""
     pks = questions["pk"].tolist()
-    keys = KeyColumns(set(pks), key)
     out = []
     for rater, answered, _ in rows:
         letters = answered[0]
