@@ -52,12 +52,15 @@ QUESTION_COLUMNS = (
 TASK_LABELS = dict(Task.choices)
 
 
-def study_questions(
-    study: ReaderStudy, *, key: str = DEFAULT_KEY_POLICY, keys: KeyColumns | None = None
-) -> pd.DataFrame:
+def study_questions(study: ReaderStudy, *, key: str = DEFAULT_KEY_POLICY) -> pd.DataFrame:
     """One row per study question; `rejected_by` counts the experts whose current review
     rejects it (`rejected`: at least one); `correct_answer` is its key under the key policy
-    `key` (analysis.key_scoring; `keys`: the questions' versions, read already)."""
+    `key` (analysis.key_scoring)."""
+    return _questions_and_keys(study, key)[0]
+
+
+def _questions_and_keys(study: ReaderStudy, key: str) -> tuple[pd.DataFrame, KeyColumns]:
+    """`study_questions`, and the versions of its questions read for it (to score answers)."""
     rows = (
         StudyQuestion.objects.filter(study=study)
         .annotate(
@@ -77,9 +80,9 @@ def study_questions(
         )
     )
     rows = list(rows.iterator(2000))
-    keys = keys or KeyColumns((row[1] for row in rows), key)
+    keys = KeyColumns((row[1] for row in rows), key)
     words: dict[str, str] = {}  # one object per distinct text (category, reason)
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         [
             (
                 item_id,
@@ -120,6 +123,7 @@ def study_questions(
             "rejected_by",
         ],
     )
+    return frame, keys
 
 
 def readers_not_started(study: ReaderStudy) -> list[str]:
@@ -164,10 +168,7 @@ def study_responses(
     left out and listed by `readers_not_started`. Every row is scored by the versioned keys
     under the key policy `key` (analysis.key_scoring: `accepted`, ...).
     """
-    keys = KeyColumns(
-        StudyQuestion.objects.filter(study=study).values_list("question_id", flat=True), key
-    )
-    questions = study_questions(study, keys=keys)
+    questions, keys = _questions_and_keys(study, key)
     raters = study_raters(study)
     # A designed study: the arm that counts (`counted_arm`: unaided in a crossover, the
     # readers alone against the models); the arms are compared on the design frame
