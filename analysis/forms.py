@@ -1,7 +1,7 @@
 from django import forms
 from django.conf import settings as django_settings
 
-from analysis.key_version import KEY_POLICIES
+from analysis.key_version import KEY_POLICY_LABELS
 from analysis.pipeline import AnalysisSettings
 from analysis.rater_names import MAX_LABEL, Rater
 
@@ -61,7 +61,7 @@ class AnalysisSettingsForm(forms.Form):
     )
     # The page's, the API's (`key`) and the export's (--key) switch, and their default.
     key = forms.ChoiceField(
-        choices=[(value, words.split(" (")[0]) for value, words in KEY_POLICIES.items()],
+        choices=list(KEY_POLICY_LABELS.items()),
         initial=AnalysisSettings.key_policy,
         required=False,
         label="Keys",

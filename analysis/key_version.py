@@ -27,6 +27,11 @@ KEY_POLICIES: dict[str, str] = {
     "adjudicated": "keys as adjudicated (each correction accepted for a question applied)",
     "original": "original keys (as imported; accepted corrections not applied)",
 }
+# ... and in a word or two (the form's choices, the page's one-line policy).
+KEY_POLICY_LABELS: dict[str, str] = {
+    "adjudicated": "keys as adjudicated",
+    "original": "original keys",
+}
 
 KEY_CHANGE_COLUMNS = [
     "question_id",

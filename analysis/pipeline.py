@@ -174,7 +174,7 @@ class AnalysisSettings:
             f"{HOLM_FAMILY_LABELS[self.holm_family]}; reading time capped at "
             f"{self.time_cap_ms / 60000:g} min per answer; answers under "
             f"{self.fast_answer_ms:g} ms {'left out' if self.exclude_fast else 'flagged, kept'}; "
-            f"{key_version.KEY_POLICIES[self.key_policy].split(' (')[0]}"
+            f"{key_version.KEY_POLICY_LABELS[self.key_policy]}"
         )
 
     def note(self, figure: str, scale: str | None = None) -> str:

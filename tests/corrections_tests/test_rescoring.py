@@ -18,7 +18,7 @@ import pytest
 from django.urls import reverse
 
 from analysis.cache import StudyAnalysis, data_version
-from analysis.key_version import KEY_POLICIES
+from analysis.key_version import KEY_POLICIES, KEY_POLICY_LABELS
 from analysis.pipeline import AnalysisSettings
 from analysis.services import predictions_import
 from annotation.corrections import (
@@ -96,7 +96,7 @@ def accept_wrong_key_b(item, expert, pi):
 
 
 def test_the_switch_is_declared_once_and_defaults_to_the_adjudicated_keys():
-    assert set(KEY_POLICIES) == set(KeyPolicy.values)
+    assert set(KEY_POLICIES) == set(KEY_POLICY_LABELS) == set(KeyPolicy.values)
     assert AnalysisSettings.key_policy == DEFAULT_KEY_POLICY == KeyPolicy.ADJUDICATED
 
 
