@@ -313,6 +313,13 @@ def test_the_zip_holds_both_key_tables_and_every_file_states_the_key_version(
     (change,) = csv.DictReader(io.StringIO(archive.read("key_changes.csv").decode()))
     assert (change["old_key"], change["new_key"], change["error_type"]) == ("A", "B", "Wrong key")
     assert '"key_version"' in archive.read("policy.json").decode()
+    from openpyxl import load_workbook
+
+    report = load_workbook(io.BytesIO(archive.read("report.xlsx")), read_only=True)
+    assert {"key_changes", "accuracy_by_key"} <= set(report.sheetnames)
+    about = [row for row in report["about"].iter_rows(values_only=True) if row[1] == "key_version"]
+    assert {row[0] for row in about} >= {"accuracy", "accuracy_by_key", "key_changes"}
+    assert all(row[2] == statement for row in about)
     responses = list(csv.DictReader(io.StringIO(archive.read("responses.csv").decode())))
     first = [r for r in responses if r["question_id"] == item.question.source_id]
     assert {(r["answer"], r["correct"], r["accepted"]) for r in first} == {("B", "True", "B")}
