@@ -14,7 +14,8 @@ from analysis import tasks
 from analysis.cache import StudyAnalysis
 from analysis.exports import responses_table
 from analysis.forms import AnalysisSettingsForm, PowerForm
-from analysis.pipeline import DESIGN_TABLES, TABLES, clean, records
+from analysis.key_version import KEY_POLICIES
+from analysis.pipeline import DESIGN_TABLES, TABLES, AnalysisSettings, clean, records
 from analysis.prediction_views import too_large
 from analysis.reporting import table_arm
 from analysis.selectors import readers_not_started
@@ -158,6 +159,14 @@ class AnalysisResults(GenericAPIView):
                 "fast", str, enum=["keep", "drop"], description="Answers under FAST_ANSWER_MS."
             ),
             OpenApiParameter(
+                "key",
+                str,
+                enum=list(KEY_POLICIES),
+                description="Which keys score the answers; default "
+                f"{AnalysisSettings.key_policy} (the imported ones until a correction is "
+                "accepted). `key_version` says which were used.",
+            ),
+            OpenApiParameter(
                 "ni_margin",
                 float,
                 description="Aided vs unaided NI margin: 0.005-0.5, a multiple of 0.005.",
@@ -178,6 +187,7 @@ class AnalysisResults(GenericAPIView):
                     "data_version": serializers.CharField(),
                     "as_of": serializers.DateTimeField(allow_null=True),
                     "policy": serializers.DictField(),
+                    "key_version": serializers.CharField(),
                     **{
                         name: serializers.ListField(
                             child=serializers.DictField(), required=name not in DESIGN_TABLES
@@ -222,7 +232,8 @@ class AnalysisResults(GenericAPIView):
                 {
                     "detail": "missing must be wrong|exclude, scale answer|correct, "
                     "excluded drop|keep, ci wilson|clopper-pearson, rejected drop|keep, "
-                    "holm ai_vs_reader|all_pairs, fast keep|drop, ni_margin 0.005–0.5 in steps of "
+                    "holm ai_vs_reader|all_pairs, fast keep|drop, "
+                    f"key {'|'.join(KEY_POLICIES)}, ni_margin 0.005–0.5 in steps of "
                     "0.005, "
                     "effect 0.005–0.5, power 0.5–0.99.",
                     "errors": {**form.errors, **power_form.errors},
@@ -248,7 +259,8 @@ class AnalysisResults(GenericAPIView):
                 # Set while a newer data version is being analysed: when this one was computed.
                 "as_of": as_of.isoformat() if as_of else None,
                 **design,
-                "policy": result.settings.policy(),
+                "policy": result.policy(),
+                "key_version": result.key_version,
                 **{name: records(frame) for name, frame in result.shown_tables().items()},
                 "kappa": {name: _matrix(m) for name, m in result.kappas.items()},
                 "reader_panel": (

@@ -4,7 +4,8 @@ the downloads, the ZIP and the API.
 The version stamp changes whenever anything the analysis reads changes: answers (count, last
 id, last update), predictions (count, last id: a replacement creates new rows), exclusions
 (which questions, with which reasons), the raters with their display names (the PI's labels,
-model names, usernames), and the study's questions.
+model names, usernames), the study's questions and their key versions (an accepted
+correction or its reversal, readerstudy.keys).
 The code is part of the stamp too: `CODE_VERSION` is a hash of the analysis package's source,
 taken at start-up, so a deploy that changes a statistic or a column is a new version with
 nothing to bump by hand; the page's cached HTML is keyed by its templates' content as well.
@@ -36,6 +37,7 @@ from analysis.selectors import study_facts, study_raters, study_responses
 from analysis.stats.design import power_table
 from annotation.models import Answer, ExpertReview
 from readerstudy.models import Membership, ReaderStudy, StudyQuestion
+from readerstudy.question_versions import QuestionVersion
 from readerstudy.vocabulary import Decision
 
 # One INFO line per analysis computed and per figure drawn or rendered, naming the study,
@@ -121,6 +123,11 @@ def data_version(study: ReaderStudy) -> str:
         .order_by("item_id", "expert_id")
         .values_list("item_id", "expert_id")
     )
+    # The keys: a correction accepted (or reversed) for any of the study's questions, in this
+    # study or another holding it, is a new version (readerstudy.keys).
+    versions = QuestionVersion.objects.filter(question__study_items__study=study).aggregate(
+        n=Count("id", distinct=True), last=Max("id"), at=Max("created_at")
+    )
     predictions = Prediction.objects.filter(
         model__dataset=study.dataset, question__study_items__study=study
     ).aggregate(n=Count("id"), last=Max("id"))
@@ -140,6 +147,7 @@ def data_version(study: ReaderStudy) -> str:
             conditions,
             predictions,
             raters,
+            versions,
         )
     )
     return hashlib.sha256(stamp.encode()).hexdigest()[:24]
@@ -208,11 +216,13 @@ class StudyAnalysis:
 
     def _analyse(self) -> AnalysisResult:
         log.info("analysed %s pid=%s", self._what("result"), os.getpid())
-        result = analyse(study_responses(self.study), self.settings, study_facts(self.study))
+        key = self.settings.key_policy
+        responses = study_responses(self.study, key=key)
+        result = analyse(responses, self.settings, study_facts(self.study))
         if self.study.aid_model:  # aided vs unaided, on the design frame, same policy
             # Every question (the responses export lists the excluded ones too, marked);
             # attach_design leaves out what the policy leaves out.
-            frame = design_frame(self.study, include_excluded=True)
+            frame = design_frame(self.study, include_excluded=True, key=key)
             result.arm_answers = frame
             attach_design(result, frame)
         return result

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import pandas as pd
 
+from analysis.key_scoring import KeyColumns
 from analysis.rater_names import display_names, reader_key, study_labels
 from annotation.models import Answer
 from readerstudy.models import ItemAid, ReaderAssignment, ReaderStudy, Task
+from readerstudy.vocabulary import DEFAULT_KEY_POLICY
 
 DESIGN_COLUMNS = [
     "reader",
@@ -30,11 +32,16 @@ DESIGN_COLUMNS = [
     "difficulty",
     "alignment",
     "rater_id",
+    # What each answer (and its first answer) is scored against (analysis.key_scoring).
+    "accepted",
+    "key_version",
 ]
 TASK_LABELS = dict(Task.choices)
 
 
-def design_frame(study: ReaderStudy, *, include_excluded: bool = False) -> pd.DataFrame:
+def design_frame(
+    study: ReaderStudy, *, include_excluded: bool = False, key: str = DEFAULT_KEY_POLICY
+) -> pd.DataFrame:
     """Readers who answered at least one question, each with a row for every question of
     their group (all questions without groups) in every arm; answer None where they have not
     (yet) given one. Questions excluded from analysis are left out. `session` is the session
@@ -43,14 +50,16 @@ def design_frame(study: ReaderStudy, *, include_excluded: bool = False) -> pd.Da
     of a second read (else None); `ai_answer` the AI's answer shown in the aided arm (None:
     no usable answer, or no aided arm); `difficulty` and `alignment` the reader's ratings with
     that answer; `rater_id` the reader's key in the other tables. `include_excluded`: the
-    policy's, keep the questions a PI excluded."""
+    policy's, keep the questions a PI excluded. `correct_answer` is the question's key under
+    the key policy `key`, `accepted` what the row's answers are scored against (the version
+    their reader was shown)."""
     items = study.items.all() if include_excluded else study.items.filter(excluded=False)
     items = list(
         items.order_by("position").values_list(
             "id",
             "question__source_id",
             "question__task",
-            "question__correct",
+            "question_id",
             "question__case__study_id",
             "case_group",
             "anchor",
@@ -59,6 +68,7 @@ def design_frame(study: ReaderStudy, *, include_excluded: bool = False) -> pd.Da
     aid = dict(
         ItemAid.objects.filter(item__study=study, usable=True).values_list("item_id", "letter")
     )
+    keys = KeyColumns([row[3] for row in items], key)
     given = {
         (reader_id, session, item_id): (choice or None, first or None, *rest)
         for reader_id, session, item_id, choice, first, *rest in Answer.objects.filter(
@@ -72,6 +82,7 @@ def design_frame(study: ReaderStudy, *, include_excluded: bool = False) -> pd.Da
             "time_ms",
             "difficulty",
             "alignment",
+            "question_version_id",
         )
     }
     readers = dict(
@@ -100,12 +111,13 @@ def design_frame(study: ReaderStudy, *, include_excluded: bool = False) -> pd.Da
             else list(study.arm_list),
             start=1,
         ):
-            for item_id, qid, task, correct, case, case_group, anchor in items:
+            for item_id, qid, task, pk, case, case_group, anchor in items:
                 if group is not None and not anchor and case_group != group:
                     continue
-                choice, first, time_ms, difficulty, alignment = given.get(
-                    (reader_id, session, item_id), (None,) * 5
+                choice, first, time_ms, difficulty, alignment, version = given.get(
+                    (reader_id, session, item_id), (None,) * 6
                 )
+                scored = keys.rows([pk], [keys.shown_by_version_id(version)])
                 rows.append(
                     (
                         names[reader_key(reader_id)],
@@ -116,7 +128,7 @@ def design_frame(study: ReaderStudy, *, include_excluded: bool = False) -> pd.Da
                         choice,
                         first,
                         aid.get(item_id),
-                        correct,
+                        keys.question_key(pk),
                         session,
                         str(group) if group is not None else None,
                         "anchor" if anchor else (str(case_group) if case_group else None),
@@ -124,6 +136,8 @@ def design_frame(study: ReaderStudy, *, include_excluded: bool = False) -> pd.Da
                         difficulty,
                         alignment,
                         reader_key(reader_id),
+                        scored["accepted"][0],
+                        scored["key_version"][0],
                     )
                 )
     frame = pd.DataFrame(rows, columns=DESIGN_COLUMNS)

@@ -36,6 +36,7 @@ from analysis.selectors import COLUMNS
 from analysis.stats.design import conclusions, power_table
 from analysis.stats.figure_formats import FORMATS
 from analysis.stats.flow import fast_mask
+from analysis.stats.frame import right
 from analysis.stats.mrmc_formats import id_map, package_files, readme_lines
 from readerstudy.downloads import export_filename
 from readerstudy.spreadsheets import frame_csv, write_frame_csv, write_sheet, xlsx_writer
@@ -53,6 +54,8 @@ DESIGN_POLICY_KEYS = (
     "ni_margin_means",
     "excluded_questions",
     "rejected_questions",
+    "key",
+    "key_means",
 )
 # What the aided-vs-unaided tables do with too-fast answers, whatever exclude_fast says: the
 # design reads every reader on every question of their group in each arm.
@@ -96,7 +99,7 @@ def responses_table(result: AnalysisResult) -> pd.DataFrame:
     r = _with_arm(result, result.responses)
     r = pd.concat([r, _other_arms(result, r)], ignore_index=True)
     out = r.assign(
-        correct=(r["answer"] == r["correct_answer"]).where(r["answer"].notna()),
+        correct=pd.Series(right(r), index=r.index).where(r["answer"].notna()),
         too_fast=fast_mask(r, result.settings.fast_answer_ms),
     )
     columns = [*RESPONSE_COLUMNS, *ARM_COLUMNS, "too_fast"]
@@ -139,6 +142,8 @@ def _other_arms(result: AnalysisResult, responses: pd.DataFrame) -> pd.DataFrame
     questions = responses.drop_duplicates("question_id").set_index("question_id")
     questions = questions[[c for c in question_columns if c in questions.columns]]
     columns = ["question_id", "reader", "rater_id", "answer", "time_ms", "difficulty", "alignment"]
+    # Each answer scored against the version its reader was shown (design_frame's columns).
+    columns += [c for c in ("accepted", "key_version") if c in rows.columns]
     out = (
         rows[columns]
         .rename(columns={"reader": "rater"})
@@ -200,9 +205,14 @@ def table_about(result: AnalysisResult, name: str) -> list[str]:
     if design is not None:
         policy = result.settings.policy()
         keys = (f"{key}: {policy[key]}" for key in DESIGN_POLICY_KEYS)
-        lines = [*design.header_lines(), *keys, DESIGN_FAST_LINE]
+        lines = [
+            *design.header_lines(),
+            *keys,
+            f"key_version: {result.key_version}",
+            DESIGN_FAST_LINE,
+        ]
     else:
-        lines = result.settings.header_lines(name)
+        lines = result.header_lines(name)
     arm = table_arm(result.facts, name)
     if arm:
         lines.append(f"arm: {arm}")
@@ -238,7 +248,7 @@ def table_xlsx(result: AnalysisResult, frames: dict[str, pd.DataFrame]) -> bytes
 
 def write_table_xlsx(result: AnalysisResult, frames: dict[str, pd.DataFrame], target) -> None:
     """`table_xlsx` into `target` (a file name or a seekable binary stream), a row at a time."""
-    policy = pd.DataFrame(list(result.settings.policy().items()), columns=["setting", "value"])
+    policy = pd.DataFrame(list(result.policy().items()), columns=["setting", "value"])
     about = pd.DataFrame(
         [
             (name, *line.split(": ", 1)) if ": " in line else (name, "", line)
@@ -286,6 +296,7 @@ def readme_txt(
             lines.append(info.kind_words)
     lines += [
         f"Policy in force: {s.describe()}.",
+        f"Key version: {result.key_version} (key_changes.csv; accuracy_by_key.csv).",
         f"Fast answers: {s.fast_means()} (fast_answer_ms = {s.fast_answer_ms}, "
         f"exclude_fast = {str(s.exclude_fast).lower()}).",
         "",
@@ -424,7 +435,7 @@ def analysis_files(
     """Every output file by name, README.txt first, each as the function writing it.
     `failed`: figures that could not be drawn (name -> why), left out and named in README."""
     tables = all_tables(result)
-    files = {"policy.json": _bytes(json.dumps(result.settings.policy(), indent=2).encode())}
+    files = {"policy.json": _bytes(json.dumps(result.policy(), indent=2).encode())}
     files["methods.md"] = _bytes(methods_markdown(result).encode())
     for name, frame in tables.items():
         files[f"{name}.csv"] = functools.partial(write_table_csv, name, frame)

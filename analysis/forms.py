@@ -1,6 +1,7 @@
 from django import forms
 from django.conf import settings as django_settings
 
+from analysis.key_version import KEY_POLICY_LABELS
 from analysis.pipeline import AnalysisSettings
 from analysis.rater_names import MAX_LABEL, Rater
 
@@ -58,6 +59,15 @@ class AnalysisSettingsForm(forms.Form):
         help_text="Answers given in less time on screen than the reading policy's minimum "
         "(FAST_ANSWER_MS).",
     )
+    # The page's, the API's (`key`) and the export's (--key) switch, and their default.
+    key = forms.ChoiceField(
+        choices=list(KEY_POLICY_LABELS.items()),
+        initial=AnalysisSettings.key_policy,
+        required=False,
+        label="Keys",
+        help_text="Adjudicated: each accepted correction applied (until one is accepted, "
+        "the imported keys); original: the keys as imported.",
+    )
     # A multiple of half a percentage point: each value is a policy (a full analysis in the
     # background), so a margin is a declared step, not any float (issue 38).
     ni_margin = forms.FloatField(
@@ -83,6 +93,7 @@ class AnalysisSettingsForm(forms.Form):
             time_cap_ms=django_settings.MAX_CASE_TIME_MS,
             fast_answer_ms=django_settings.FAST_ANSWER_MS,
             exclude_fast=data.get("fast") == "drop",
+            key_policy=data.get("key") or AnalysisSettings.key_policy,
             # Rounded to the step: 0.015 and 0.015000000001 are one policy.
             ni_margin=round(data.get("ni_margin") or AnalysisSettings.ni_margin, 3),
         )

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from analysis import stats
+from analysis.key_scoring import study_key_facts
+from analysis.key_version import KEY_POLICIES, key_statement
 from analysis.models import Prediction
 from analysis.pipeline import AnalysisSettings
 from analysis.rater_names import reader_key
@@ -28,7 +30,7 @@ from analysis.stats.flow import analysed_rows, drop_fast
 from annotation.models import Answer
 from annotation.selectors import ordered_item_ids
 from annotation.sessions import counted_answers, counted_arm
-from readerstudy.answer_keys import KEY_VERSION, is_right, question_key
+from readerstudy.keys import KeyBook, answer_key, key_words
 from readerstudy.models import ReaderStudy, StudyQuestion, Task
 from readerstudy.vocabulary import LETTERS
 
@@ -54,8 +56,13 @@ def counting_words(settings: AnalysisSettings = COUNTING) -> str:
         f"{settings.fast_answer_ms / 1000:g} s are "
         f"{'left out' if settings.exclude_fast else 'counted (and marked)'}. Intervals: "
         f"{settings.level} Wilson on the effective sample size, questions clustered by X-ray. "
-        f"Key: {KEY_VERSION}."
+        f"Key: {KEY_POLICIES[settings.key_policy]}."
     )
+
+
+def study_key_words(study: ReaderStudy) -> str:
+    """The key version a study's debrief rests on, as its analysis states it by default."""
+    return key_statement(COUNTING.key_policy, study_key_facts(study))
 
 
 @dataclass(frozen=True)
@@ -134,7 +141,7 @@ def _num(value) -> float | None:
 def counted_frame(study: ReaderStudy, *, include_models: bool) -> pd.DataFrame:
     """The analysis's responses frame of `study` with `COUNTING`'s selection applied: the rows
     the accuracy is computed on."""
-    responses = study_responses(study, include_models=include_models)
+    responses = study_responses(study, include_models=include_models, key=COUNTING.key_policy)
     if responses.empty:
         return responses
     rows = analysed_rows(
@@ -181,6 +188,7 @@ class DebriefCase:
     key: str
     explanation: str
     right: bool
+    key_words: str  # what this case's key rests on (readerstudy.keys.key_words)
     answered_by: int
     not_counted: str  # why the accuracy leaves this case out ("" : counted)
     too_fast: bool
@@ -200,6 +208,7 @@ class Debrief:
     accuracy: list[TaskAccuracy]
     show_ai: bool
     arm_words: str  # a two-arm study: which session's answers these are
+    key_version: str = ""  # the study's key version (`study_key_words`)
     counting: str = field(default_factory=counting_words)
 
     @property
@@ -222,7 +231,7 @@ def debrief(study: ReaderStudy, reader, *, with_accuracy: bool = True) -> Debrie
     counted = counted_answers(study).filter(practice=study.practice).exclude(choice="")
     shares: dict[int, dict[str, int]] = {}
     mine: dict[int, Answer] = {}
-    for answer in counted.only("item_id", "reader_id", "choice", "time_ms"):
+    for answer in counted.only("item_id", "reader_id", "choice", "time_ms", "question_version_id"):
         shares.setdefault(answer.item_id, dict.fromkeys(LETTERS, 0))[answer.choice] += 1
         if answer.reader_id == reader.pk:
             mine[answer.item_id] = answer
@@ -242,13 +251,23 @@ def debrief(study: ReaderStudy, reader, *, with_accuracy: bool = True) -> Debrie
         ):
             ai.setdefault(qid, []).append((model, letter or "no usable answer"))
     fast_ms = COUNTING.fast_answer_ms
+    # Scored as the analysis scores (readerstudy.keys under COUNTING's key policy): each
+    # answer against the version its reader was shown; shown those words.
+    book = KeyBook.of([item.question for item in items])
     cases = []
     for item_id in order + [i.id for i in items if i.id not in number_of]:
         item = by_id[item_id]
         question = item.question
-        key = question_key(question)
         answer = mine.get(item_id)
         choice = answer.choice if answer else ""
+        if answer is not None:
+            scoring = answer_key(answer, policy=COUNTING.key_policy, book=book)
+            shown = book.by_pk(answer.question_version_id)
+        else:
+            scoring = book.key(question.pk, policy=COUNTING.key_policy)
+            shown = book.current(question.pk)
+        keyed = book.version(question.pk, scoring.version)
+        key = " or ".join(sorted(scoring.accepted))
         counts = shares.get(item_id, dict.fromkeys(LETTERS, 0))
         total = sum(counts.values())
         panel_shown = total >= PANEL_MIN_READERS
@@ -256,22 +275,23 @@ def debrief(study: ReaderStudy, reader, *, with_accuracy: bool = True) -> Debrie
             DebriefCase(
                 number=number_of.get(item_id, 0),
                 item_id=item_id,
-                question=question.text,
+                question=shown.text,
                 options=[
                     DebriefOption(
                         letter=letter,
                         text=text,
                         share=counts[letter] / total if panel_shown else None,
                         chosen_by=counts[letter] if panel_shown else None,
-                        is_key=letter == key,
+                        is_key=letter in scoring.accepted,
                         is_choice=letter == choice,
                     )
-                    for letter, text in question.labelled_options
+                    for letter, text in shown.labelled_options
                 ],
                 choice=choice,
                 key=key,
-                explanation=question.explanation,
-                right=is_right(question, choice),
+                explanation=keyed.explanation,
+                right=bool(scoring.correct(choice)),
+                key_words=key_words(scoring),
                 answered_by=total,
                 not_counted=_not_counted(item, item_id in rejected),
                 too_fast=bool(answer and fast_ms and 0 < answer.time_ms < fast_ms),
@@ -293,6 +313,7 @@ def debrief(study: ReaderStudy, reader, *, with_accuracy: bool = True) -> Debrie
         accuracy=accuracy,
         show_ai=show_ai,
         arm_words=scope,
+        key_version=study_key_words(study),
     )
 
 

@@ -95,7 +95,7 @@ class ReaderResults(GenericAPIView):
                 "study": study.slug,
                 "practice": study.practice,
                 "counting": debrief.counting,
-                "key_version": learning.KEY_VERSION,
+                "key_version": debrief.key_version,
                 "accuracy": [asdict(row) for row in debrief.accuracy],
                 "misses": [c.number for c in debrief.misses],
                 "cases": cases,

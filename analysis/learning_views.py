@@ -81,7 +81,7 @@ def results_case(request: HttpRequest, slug: str, number: int) -> HttpResponse:
         "next_miss": after[0] if after else None,
         "miss_index": misses.index(number) + 1 if number in misses else None,
         "misses": len(misses),
-        "key_version": learning.KEY_VERSION,
+        "key_version": debrief.key_version,
     }
     return render(request, "analysis/results_case.html", context)
 
@@ -138,7 +138,7 @@ def results_csv(request: HttpRequest, slug: str) -> HttpResponse:
                 case.answered_by,
                 *[shares[letter] for letter in "ABCD"],
                 case.explanation,
-                learning.KEY_VERSION,
+                debrief.key_version,
             ]
         )
     body = csv_text([RESULT_COLUMNS, *rows])

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 
 import pandas as pd
 
-from analysis import stats
+from analysis import key_version, stats
 from analysis.reporting import methods_table, table_description
 from analysis.stats.arm_readers import reader_arms_table
 from analysis.stats.clustered import CLUSTER_CI_METHOD
@@ -64,6 +64,9 @@ class AnalysisSettings:
     # fast to be a reading: counted in the flow tables; left out of every n when exclude_fast.
     fast_answer_ms: int = DEFAULT_FAST_ANSWER_MS
     exclude_fast: bool = False
+    # Which keys score the answers (key_version.KEY_POLICIES): the adjudicated ones by
+    # default, which are the imported ones until a correction is accepted.
+    key_policy: str = "adjudicated"  # the switch `key` of the page, the API and the export
 
     @property
     def level(self) -> str:
@@ -113,6 +116,8 @@ class AnalysisSettings:
             "fast_answer_ms": self.fast_answer_ms,
             "exclude_fast": self.exclude_fast,
             "fast_answers": self.fast_means(),
+            "key": self.key_policy,
+            "key_means": key_version.KEY_POLICIES[self.key_policy],
         }
 
     def fast_means(self) -> str:
@@ -169,7 +174,8 @@ class AnalysisSettings:
             f"OR/Hillis, paired comparisons and bootstraps; Holm over "
             f"{HOLM_FAMILY_LABELS[self.holm_family]}; reading time capped at "
             f"{self.time_cap_ms / 60000:g} min per answer; answers under "
-            f"{self.fast_answer_ms:g} ms {'left out' if self.exclude_fast else 'flagged, kept'}"
+            f"{self.fast_answer_ms:g} ms {'left out' if self.exclude_fast else 'flagged, kept'}; "
+            f"{key_version.KEY_POLICY_LABELS[self.key_policy]}"
         )
 
     def selection_note(self, excluded: int | None = None, rejected: int | None = None) -> str:
@@ -250,6 +256,9 @@ TABLES: tuple[str, ...] = (
     "raters",
     "accuracy",
     "accuracy_by_category",
+    # Versioned keys (analysis.key_version): what changed, and every rater under both keys.
+    "key_changes",
+    "accuracy_by_key",
     "ai_vs_readers",
     "reader_panel",
     "mcnemar",
@@ -299,6 +308,8 @@ class AnalysisResult:
     flow: pd.DataFrame = field(default_factory=pd.DataFrame)
     flow_raters: pd.DataFrame = field(default_factory=pd.DataFrame)
     failed: pd.DataFrame = field(default_factory=pd.DataFrame)
+    key_changes: pd.DataFrame = field(default_factory=pd.DataFrame)
+    accuracy_by_key: pd.DataFrame = field(default_factory=pd.DataFrame)
     # A study with an aided arm: design_results() of its design frame (None otherwise), the
     # frame itself (the MRMC-package files are written from it), or why it cannot be analysed.
     design: dict | None = None
@@ -324,6 +335,28 @@ class AnalysisResult:
     def selection_note(self) -> str:
         """The questions left out (or kept) under the policy, with their counts, in words."""
         return self.settings.selection_note(*self.left_out())
+
+    @property
+    def key_version(self) -> str:
+        """The key version the numbers rest on, in words (every output states it)."""
+        return key_version.key_statement(
+            self.settings.key_policy,
+            self.facts.get("keys", {}),
+            key_version.earlier_words_count(self.analysed),
+        )
+
+    def policy(self) -> dict:
+        """The policy with the key version it met (policy.json, the XLSX settings sheet, the
+        API's `policy`)."""
+        return {**self.settings.policy(), "key_version": self.key_version}
+
+    def header_lines(self, table: str) -> list[str]:
+        """`AnalysisSettings.header_lines` of a table, with the key version when its numbers
+        rest on the keys."""
+        lines = self.settings.header_lines(table)
+        if any(line.startswith("key: ") for line in lines):
+            lines.append(f"key_version: {self.key_version}")
+        return lines
 
     @property
     def kappas(self) -> dict[str, pd.DataFrame]:
@@ -445,6 +478,7 @@ def analyse(
         analysed = drop_fast(analysed, settings.fast_answer_ms)
     result = AnalysisResult(settings, responses, analysed, flow=flow.stages, facts=facts or {})
     result.flow_raters = flow.raters
+    result.key_changes = key_version.key_changes_table(result.facts.get("keys", {}))
     if analysed.empty:
         return result
     prepared = stats.prepare(analysed)
@@ -504,6 +538,7 @@ def analyse(
         result.accuracy_by_time = stats.accuracy_by_time(
             analysed, humans, alpha=alpha, method=settings.ci_method
         )
+    result.accuracy_by_key = key_version.accuracy_by_key(analysed, kinds, missing)
     failed = stats.failed_extractions(prepared)
     result.failed = failed[failed["rater"].isin(models)].reset_index(drop=True)
     return result

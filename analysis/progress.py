@@ -19,10 +19,10 @@ from django.db.models import Max, Q
 
 from analysis.learning import (
     COUNTING,
-    KEY_VERSION,
     TaskAccuracy,
     counting_words,
     study_accuracy,
+    study_key_words,
 )
 from analysis.rater_names import reader_key
 from annotation.models import Answer, ReaderCompletion
@@ -288,9 +288,12 @@ def programme_csv(view: Programme) -> str:
     unit = "question (answers of one resident), clustered by X-ray"
     method = f"{COUNTING.level} Wilson interval on the effective sample size by X-ray"
     policy = counting_words()
+    keys: dict[int, str] = {}  # per study: its key version, asked once
     rows = [CSV_COLUMNS]
     for resident in view.residents:
         for sitting in resident.sittings:
+            if sitting.study.pk not in keys:
+                keys[sitting.study.pk] = study_key_words(sitting.study)
             for row in sitting.rows:
                 rows.append(
                     [
@@ -310,7 +313,7 @@ def programme_csv(view: Programme) -> str:
                         row.panel_n,
                         unit,
                         method,
-                        KEY_VERSION,
+                        keys[sitting.study.pk],
                         policy,
                     ]
                 )

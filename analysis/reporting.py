@@ -30,6 +30,9 @@ SELECTION_KEYS = [
     "fast_answers",
 ]
 SCALE_NAMES = {"answer": "A–D answers", "correct": "correct / incorrect"}
+# A table whose numbers rest on which answers are right names the key policy (and, through
+# AnalysisResult.header_lines, the key version).
+KEY_KEYS = ["key", "key_means"]
 
 OR_HILLIS = (
     "Obuchowski–Rockette with Hillis df (random readers and random X-rays; jackknife leaving "
@@ -56,7 +59,7 @@ def table_description(settings: AnalysisSettings, table: str) -> tuple[str, str,
         return (
             "question (n); X-ray as the cluster (x_rays; deff, n_eff per row)",
             f"accuracy = correct / n with a {accuracy_ci}",
-            [*MISSING_KEYS, *SELECTION_KEYS, "ci_method", "alpha"],
+            [*MISSING_KEYS, *SELECTION_KEYS, "ci_method", "alpha", *KEY_KEYS],
         )
     if table in ("ai_vs_readers", "reader_panel"):
         what = (
@@ -75,14 +78,21 @@ def table_description(settings: AnalysisSettings, table: str) -> tuple[str, str,
             f"{settings.level} {OR_HILLIS}{shown}; `warning` below {settings.min_readers} "
             "readers; `note` where not estimable (with the reason) or where a difference's "
             "interval passes −1 or 1",
-            [*MISSING_KEYS, *SELECTION_KEYS, "min_readers", "alpha"],
+            [*MISSING_KEYS, *SELECTION_KEYS, "min_readers", "alpha", *KEY_KEYS],
         )
     if table == "mcnemar":
         return (
             "question (n, the 2x2 counts); X-ray as the cluster (x_rays)",
             f"difference A − B with a {settings.level} CI and p from one method: {PAIRED_METHOD}; "
             f"p_holm: Holm over {settings.holm_family} (in_holm_family), empty outside it",
-            [*MISSING_KEYS, *SELECTION_KEYS, "holm_family", "holm_family_means", "alpha"],
+            [
+                *MISSING_KEYS,
+                *SELECTION_KEYS,
+                "holm_family",
+                "holm_family_means",
+                "alpha",
+                *KEY_KEYS,
+            ],
         )
     if table == "fleiss":
         return (
@@ -97,14 +107,19 @@ def table_description(settings: AnalysisSettings, table: str) -> tuple[str, str,
             f"Cohen's κ on {SCALE_NAMES.get(scale, scale)}; {_kappa_bootstrap(settings)}; "
             "raw agreement and PABAK beside; `caveat` also where agreement is high and κ low "
             "(prevalence)",
-            [*SELECTION_KEYS, "kappa_min_xrays", "alpha"],
+            [
+                *SELECTION_KEYS,
+                "kappa_min_xrays",
+                "alpha",
+                *(KEY_KEYS if scale == "correct" else []),
+            ],
         )
     if table.startswith(("kappa_answer_", "kappa_correct_")):
         scale = "answer" if table.startswith("kappa_answer_") else "correct"
         return (
             "question both raters answered (pairwise deletion)",
             f"Cohen's κ on {SCALE_NAMES[scale]}; no interval (CIs and n: kappa_pairs_{scale})",
-            SELECTION_KEYS,
+            [*SELECTION_KEYS, *(KEY_KEYS if scale == "correct" else [])],
         )
     if table == "reading_time":
         return (
@@ -117,12 +132,29 @@ def table_description(settings: AnalysisSettings, table: str) -> tuple[str, str,
             "answer with a recorded time, in quartiles of each reader's own time; X-ray as "
             "the cluster",
             f"accuracy per quartile with a {accuracy_ci}",
-            [*SELECTION_KEYS, "time_cap_ms", "time_cap_means", "ci_method", "alpha"],
+            [*SELECTION_KEYS, "time_cap_ms", "time_cap_means", "ci_method", "alpha", *KEY_KEYS],
         )
     if table in ("flow", "flow_raters"):
         return ("question and X-ray", counts, [*MISSING_KEYS, *SELECTION_KEYS])
     if table == "failed_extractions":
         return ("question presented to the model", counts, SELECTION_KEYS)
+    if table == "key_changes":
+        return (
+            "version of a study question after the imported one (a correction or a reversal "
+            "accepted, in this study or another holding the question)",
+            "old key -> new key and accepted answers, error type, who decided under which "
+            "rule, where and when; `words_changed`: the words shown to readers changed "
+            "(earlier answers keep the key of the words they were given); no statistics",
+            KEY_KEYS,
+        )
+    if table == "accuracy_by_key":
+        return (
+            "question (n), per rater (readers and AI models) and task",
+            "correct / n under the original keys (as imported) and under the adjudicated "
+            "keys, difference = adjudicated − original, answers_rescored = answers whose "
+            "score differs; the same questions and answers as the accuracy table; no interval",
+            [*MISSING_KEYS, *SELECTION_KEYS, *KEY_KEYS],
+        )
     if table == "raters":
         return (
             "rater",
@@ -138,13 +170,26 @@ def table_description(settings: AnalysisSettings, table: str) -> tuple[str, str,
             "raw data; no statistics; `arm` (unaided / aided; empty for models) and `session` "
             "(the reader's session, 1 or 2, in which that arm was read) say which reading an "
             "answer is; `first_answer`: a second read's answer before the AI was shown; "
-            "`ai_answer`: the AI's answer shown in the aided arm; `correct`: the answer is "
-            "the key; `excluded` and `rejected` mark the questions left out, `too_fast` the "
-            "answers under fast_answer_ms",
-            ["time_cap_ms", "time_cap_means", "fast_answer_ms", "exclude_fast", "fast_answers"],
+            "`ai_answer`: the AI's answer shown in the aided arm; `correct` is scored against "
+            "`accepted` (the version `key_version`; `shown_version`: the words the rater saw; "
+            "`original_accepted` / `adjudicated_accepted`: under each key policy); "
+            "`excluded` and `rejected` mark the questions left out, `too_fast` the answers "
+            "under fast_answer_ms",
+            [
+                "time_cap_ms",
+                "time_cap_means",
+                "fast_answer_ms",
+                "exclude_fast",
+                "fast_answers",
+                *KEY_KEYS,
+            ],
         )
     if table == "questions":
-        return ("question", "raw data; no statistics", SELECTION_KEYS)
+        return (
+            "question",
+            "raw data; no statistics; `correct_answer` is the key under the key policy",
+            [*SELECTION_KEYS, *KEY_KEYS],
+        )
     if table == "methods":
         return ("study", "the Methods and participants text, generated from the data", [])
     return ("see the table", "see the column names", [])
@@ -311,7 +356,14 @@ def methods_section(result) -> list[tuple[str, str]]:
     out.append(
         (
             "Reference standard (answer key)",
-            "The key is the dataset's correct option. "
+            "The key is the dataset's correct option, versioned by the experts' "
+            f"corrections; answers were scored against the {result.key_version}"
+            + (
+                " (key_changes.csv; every rater under both keys: accuracy_by_key.csv)"
+                if facts.get("keys", {}).get("changes")
+                else ""
+            )
+            + ". "
             f"{_plural(reviews.get('reviews', 0), 'expert review')} by "
             f"{_plural(reviews.get('experts', 0), 'expert')} covered "
             f"{_plural(reviews.get('questions_reviewed', 0), 'question')}"

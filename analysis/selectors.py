@@ -6,6 +6,8 @@ import numpy as np
 import pandas as pd
 from django.db.models import Count, Q
 
+from analysis.key_scoring import ROW_COLUMNS as KEY_COLUMNS
+from analysis.key_scoring import KeyColumns, study_key_facts
 from analysis.models import AIModel, Prediction
 from analysis.rater_names import Rater, display_names, model_key, reader_key, study_labels
 from annotation.models import Answer, ExpertReview
@@ -20,7 +22,7 @@ from readerstudy.models import (
     Task,
 )
 from readerstudy.selectors import design_sentence
-from readerstudy.vocabulary import AidMode, Decision
+from readerstudy.vocabulary import DEFAULT_KEY_POLICY, AidMode, Decision
 
 COLUMNS = [
     "question_id",
@@ -40,6 +42,8 @@ COLUMNS = [
     "excluded_reason",
     "rejected",
     "rejected_by",
+    # What each answer is scored against (analysis.key_scoring): no table reads another key.
+    *KEY_COLUMNS,
 ]
 # The columns a rater's answer fills (the rest: the rater's, or the question's).
 ANSWER_COLUMNS = ("answer", "difficulty", "alignment", "time_ms")
@@ -57,9 +61,15 @@ QUESTION_COLUMNS = (
 TASK_LABELS = dict(Task.choices)
 
 
-def study_questions(study: ReaderStudy) -> pd.DataFrame:
+def study_questions(study: ReaderStudy, *, key: str = DEFAULT_KEY_POLICY) -> pd.DataFrame:
     """One row per study question; `rejected_by` counts the experts whose current review
-    rejects it (`rejected`: at least one)."""
+    rejects it (`rejected`: at least one); `correct_answer` is its key under the key policy
+    `key` (analysis.key_scoring)."""
+    return _questions_and_keys(study, key)[0]
+
+
+def _questions_and_keys(study: ReaderStudy, key: str) -> tuple[pd.DataFrame, KeyColumns]:
+    """`study_questions`, and the versions of its questions read for it (to score answers)."""
     rows = (
         StudyQuestion.objects.filter(study=study)
         .annotate(
@@ -72,15 +82,16 @@ def study_questions(study: ReaderStudy) -> pd.DataFrame:
             "question__source_id",
             "question__task",
             "question__category",
-            "question__correct",
             "question__case__study_id",
             "excluded",
             "excluded_reason",
             "n_reject",
         )
     )
+    rows = list(rows.iterator(2000))
+    keys = KeyColumns((row[1] for row in rows), key)
     words: dict[str, str] = {}  # one object per distinct text (category, reason)
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         [
             (
                 item_id,
@@ -88,7 +99,7 @@ def study_questions(study: ReaderStudy) -> pd.DataFrame:
                 source_id,
                 TASK_LABELS.get(task, task),
                 words.setdefault(category, category),
-                correct,
+                keys.question_key(pk),
                 case,
                 excluded,
                 words.setdefault(reason, reason),
@@ -101,12 +112,11 @@ def study_questions(study: ReaderStudy) -> pd.DataFrame:
                 source_id,
                 task,
                 category,
-                correct,
                 case,
                 excluded,
                 reason,
                 n_reject,
-            ) in rows.iterator(2000)
+            ) in rows
         ],
         columns=[
             "item_id",
@@ -122,6 +132,7 @@ def study_questions(study: ReaderStudy) -> pd.DataFrame:
             "rejected_by",
         ],
     )
+    return frame, keys
 
 
 def readers_not_started(study: ReaderStudy) -> list[str]:
@@ -167,7 +178,9 @@ def study_raters(study: ReaderStudy) -> list[Rater]:
     return display_names(set(readers), set(models), study_labels(study))
 
 
-def study_responses(study: ReaderStudy, *, include_models: bool = True) -> pd.DataFrame:
+def study_responses(
+    study: ReaderStudy, *, include_models: bool = True, key: str = DEFAULT_KEY_POLICY
+) -> pd.DataFrame:
     """Long format: every reader and every AI model x every study question.
 
     `rater` is the display name (unique in the study), `rater_id` the internal key (kind +
@@ -176,9 +189,10 @@ def study_responses(study: ReaderStudy, *, include_models: bool = True) -> pd.Da
     presented=False ("not predicted"). Readers are everyone who has answered at least one
     question, members or not (a reader removed later keeps their answers in the analysis); a
     reader who has not started would only show as 0% under "missing = wrong", so they are
-    left out and listed by `readers_not_started`.
+    left out and listed by `readers_not_started`. Every row is scored by the versioned keys
+    under the key policy `key` (analysis.key_scoring: `accepted`, ...).
     """
-    questions = study_questions(study)
+    questions, keys = _questions_and_keys(study, key)
     raters = study_raters(study)
     # A designed study: the arm that counts (`counted_arm`: unaided in a crossover, the
     # readers alone against the models); the arms are compared on the design frame
@@ -189,15 +203,26 @@ def study_responses(study: ReaderStudy, *, include_models: bool = True) -> pd.Da
         counted_answers(study)
         .filter(practice=study.practice)
         .exclude(choice="")
-        .values_list("item_id", "reader_id", "choice", "difficulty", "alignment", "time_ms")
+        .values_list(
+            "item_id",
+            "reader_id",
+            "choice",
+            "difficulty",
+            "alignment",
+            "time_ms",
+            "question_version_id",
+        )
     )
     n = len(questions)
     item_ids = questions["item_id"].tolist()
     row_of_item = {item_id: row for row, item_id in enumerate(item_ids)}
     # Per reader, their answers' fields in question order (None: no answer).
     given: dict[str, list[np.ndarray]] = {}
+    shown: dict[str, list[int | None]] = {}  # per reader: the version id each answer saw
     words: dict[str, str] = {}  # one object per distinct text ("easy", ""), not one per answer
-    for item_id, user_id, choice, difficulty, alignment, time_ms in answers.iterator(2000):
+    for item_id, user_id, choice, difficulty, alignment, time_ms, version_id in answers.iterator(
+        2000
+    ):
         row = row_of_item.get(item_id)
         if row is None:
             continue
@@ -208,6 +233,7 @@ def study_responses(study: ReaderStudy, *, include_models: bool = True) -> pd.Da
         fields[1][row] = words.setdefault(difficulty, difficulty)
         fields[2][row] = words.setdefault(alignment, alignment)
         fields[3][row] = time_ms
+        shown.setdefault(reader_key(user_id), [None] * n)[row] = version_id
     groups: dict[str, int] = {}
     item_group: dict[int, int | None] = {}
     anchor: set[int] = set()
@@ -226,11 +252,13 @@ def study_responses(study: ReaderStudy, *, include_models: bool = True) -> pd.Da
     pk_rows, pks = pd.factorize(questions["pk"])
     row_of_pk = {pk: row for row, pk in enumerate(pks.tolist())}
     by_model: dict[str, np.ndarray] = {}
+    imported: dict[str, object] = {}  # per model: when its predictions were imported
     if include_models:
         predictions = Prediction.objects.filter(
             model__dataset=study.dataset, question__study_items__study=study
-        ).values_list("model_id", "question_id", "letter")
-        for model_id, question_pk, letter in predictions.iterator(2000):
+        ).values_list("model_id", "question_id", "letter", "model__imported_at")
+        for model_id, question_pk, letter, imported_at in predictions.iterator(2000):
+            imported[model_key(model_id)] = imported_at
             letters = by_model.get(model_key(model_id))
             if letters is None:
                 letters = by_model.setdefault(model_key(model_id), _nones(len(pks)))
@@ -266,6 +294,7 @@ def study_responses(study: ReaderStudy, *, include_models: bool = True) -> pd.Da
     # Column by column, each inferred as pandas infers it from rows of Python values (what
     # this frame was once built from): ReXVQA's test split (40,826 questions, 11 raters) as
     # 449,000 tuples took 130 MB more at its peak than the frame itself (52 MB).
+    scored = _key_columns(questions, rows, shown, imported, keys)
     frame = {}
     for column in COLUMNS:
         values = np.empty(n * len(rows), dtype=object)
@@ -274,6 +303,8 @@ def study_responses(study: ReaderStudy, *, include_models: bool = True) -> pd.Da
             part = slice(k * n, (k + 1) * n)
             if same is not None:
                 values[part] = same
+            elif column in KEY_COLUMNS:
+                values[part] = scored[k][column]
             elif column in ANSWER_COLUMNS:
                 values[part] = answered[ANSWER_COLUMNS.index(column)]
             elif column == "presented":
@@ -286,6 +317,32 @@ def study_responses(study: ReaderStudy, *, include_models: bool = True) -> pd.Da
                 }[column]
         frame[column] = pd.Series(values, copy=False).infer_objects()
     return pd.DataFrame(frame, columns=COLUMNS, copy=False)
+
+
+def _key_columns(
+    questions: pd.DataFrame,
+    rows: list[tuple[Rater, list[np.ndarray], list[bool]]],
+    shown: dict[str, list[int | None]],
+    imported: dict[str, object],
+    keys: KeyColumns,
+) -> list[dict[str, np.ndarray]]:
+    """Per rater (in `rows`' order), its key columns: a reader's answers by the version each
+    recorded, a model's predictions by the version current when they were imported."""
+    pks = questions["pk"].tolist()
+    out = []
+    for rater, answered, _ in rows:
+        letters = answered[0]
+        if rater.kind == "human":
+            ids = shown.get(rater.rater_id) or [None] * len(pks)
+            versions = [keys.shown_by_version_id(v) if v else None for v in ids]
+        else:
+            when = imported.get(rater.rater_id)
+            versions = [keys.shown_at(pk, when) for pk in pks]
+        versions = [
+            v if letter is not None else None for v, letter in zip(versions, letters, strict=True)
+        ]
+        out.append(keys.rows(pks, versions))
+    return out
 
 
 def _nones(n: int) -> np.ndarray:
@@ -342,6 +399,7 @@ def study_facts(study: ReaderStudy) -> dict:
     ).drop_duplicates("case")
     reviews = ExpertReview.objects.filter(item__study=study)
     return {
+        "keys": study_key_facts(study),
         "readers": readers,
         "roles": {role: sum(1 for _, _, r, _ in members if r == role) for role in Role.values},
         "models": models,

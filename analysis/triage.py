@@ -51,7 +51,7 @@ WEIGHTS = {"key_suspicion": 3.0, "complaints": 2.0, "discrimination_readers": 1.
 ITEM_COLUMNS: dict[str, tuple[str, str]] = {
     "question_id": ("Question", "Question id"),
     "task": ("Task", "ReXVQA task"),
-    "key": ("Key", "The correct option as keyed"),
+    "key": ("Key", "The correct option as adjudicated (the imported key until a correction)"),
     "key_suspicion": ("Key susp.", "Key suspicion, 0-1 (see above)"),
     "n": ("n", "Raters who answered (readers and models)"),
     "p_readers": ("Readers ✓", "Proportion correct among readers"),
@@ -320,17 +320,16 @@ def triage_queue(study: ReaderStudy, expert) -> list[QueueRow]:
         row = analysis.loc[item.id]
         evidence, complaints = evidence_of(row)
         counts = option_counts(row)
+        key = row["key"]  # the key the item analysis scored by (readerstudy.keys, as adjudicated)
         rows.append(
             QueueRow(
                 item=item,
                 thumbnail_url=thumbnails.get(item.question.case_id),
-                key=item.question.correct,
+                key=key,
                 modal_wrong=row["modal_wrong"] if isinstance(row["modal_wrong"], str) else None,
                 modal_wrong_share=float(row["modal_wrong_share"]),
                 modal_wrong_count=round(float(row["modal_wrong_share"]) * int(row["n"])),
-                key_count=round(
-                    (_number(row[f"share_{item.question.correct}"]) or 0) * int(row["n"])
-                ),
+                key_count=round((_number(row[f"share_{key}"]) or 0) * int(row["n"])),
                 answered=int(row["n"]),
                 key_suspicion=float(row["key_suspicion"]),
                 complaints=complaints,
@@ -346,7 +345,7 @@ def triage_queue(study: ReaderStudy, expert) -> list[QueueRow]:
                 choices=chosen.get(item.question.source_id, ()),
                 counts=counts,
                 most_chosen=tied_top(counts),
-                wrong_tied=tied_top(counts, exclude=item.question.correct),
+                wrong_tied=tied_top(counts, exclude=key),
                 my_review=mine.get(item.id),
             )
         )

@@ -286,6 +286,7 @@ def _results_html(study, analysis: StudyAnalysis, query: str, drawn: bool) -> tu
         "study": study,
         "scale": settings.scale,
         "policy": settings.policy(),
+        "key_version": result.key_version,
         "grid": _grid(result.accuracy, "task"),
         "category_grid": _grid(result.accuracy_by_category, "category"),
         "reader_panel": (

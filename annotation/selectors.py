@@ -14,9 +14,8 @@ from django.urls import reverse
 
 from annotation.models import Answer, ReaderCompletion
 from annotation.sessions import Reading, reading_of, washout_message
-from readerstudy.answer_keys import KEY_VERSION, is_right, question_key
 from readerstudy.blinding import may_see_answers
-from readerstudy.keys import current_versions
+from readerstudy.keys import answer_key, current_versions, key_words
 from readerstudy.models import Image, ItemAid, ReaderStudy, StudyQuestion
 from readerstudy.question_versions import QuestionVersion
 from readerstudy.sampling import option_order, reader_order, session_order
@@ -75,7 +74,7 @@ class Feedback:
     key: str
     key_text: str
     explanation: str
-    key_version: str = KEY_VERSION
+    key_version: str  # what the key rests on (readerstudy.keys.key_words)
 
 
 @dataclass(frozen=True)
@@ -434,19 +433,28 @@ def _build_case(
         designed=study.designed,
         layout=reading.layout,
         practice=study.practice,
-        feedback=_feedback(question, final, mapping) if reveal and final else None,
+        feedback=_feedback(final, mapping) if reveal and final else None,
         words=words.words_stamp,
     )
 
 
-def _feedback(question, answer: Answer, mapping: dict[str, str]) -> Feedback:
-    key = question_key(question)
+def _feedback(answer: Answer, mapping: dict[str, str]) -> Feedback:
+    """Scored as the analysis scores it (readerstudy.keys, the default key policy), against
+    the words the reader was shown."""
+    scoring = answer_key(answer)
+    shown = answer.question_version
+    keyed = (
+        shown
+        if scoring.version == shown.number
+        else shown.question.versions.get(number=scoring.version)
+    )
     return Feedback(
-        right=is_right(question, answer.choice),
+        right=bool(scoring.correct(answer.choice)),
         choice=to_screen(mapping, answer.choice),
-        key=to_screen(mapping, key),
-        key_text=dict(question.labelled_options)[key],
-        explanation=question.explanation,
+        key=to_screen(mapping, scoring.key),
+        key_text=dict(shown.labelled_options)[scoring.key],
+        explanation=keyed.explanation,
+        key_version=key_words(scoring),
     )
 
 

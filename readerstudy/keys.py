@@ -30,7 +30,17 @@ from datetime import datetime
 
 from readerstudy.models import Question
 from readerstudy.question_versions import QuestionVersion, first_version
-from readerstudy.vocabulary import KeyPolicy, WordingRule
+from readerstudy.vocabulary import DEFAULT_KEY_POLICY, KeyPolicy, WordingRule
+
+# What scoring reads of a version (KeyBook.of(keys_only=True)).
+SCORING_FIELDS = ("id", "question_id", "number", "correct", "accepted", "wording", "created_at")
+# Ids per query: SQLite allows 32,766 variables in one statement, ReXVQA's test split has
+# 40,826 questions.
+CHUNK = 10_000
+
+
+def _chunks(ids: list[int]) -> list[list[int]]:
+    return [ids[start : start + CHUNK] for start in range(0, len(ids), CHUNK)] or [[]]
 
 
 @dataclass(frozen=True)
@@ -64,21 +74,40 @@ class KeyBook:
             self._by_pk[version.pk] = version
 
     @classmethod
-    def of(cls, questions: Iterable[int | Question], *, as_of: datetime | None = None) -> KeyBook:
+    def of(
+        cls,
+        questions: Iterable[int | Question],
+        *,
+        as_of: datetime | None = None,
+        keys_only: bool = False,
+    ) -> KeyBook:
         """The versions of `questions` (ids or Question rows; a question with no version row
-        yet counts as its version 1, from the Question row)."""
+        yet counts as its version 1, from the Question row). `keys_only`: read no words
+        (scoring a whole dataset's answers needs the keys, not 40,000 questions' texts)."""
         rows = list(questions)
         ids = [q.pk if isinstance(q, Question) else int(q) for q in rows]
-        book = cls(QuestionVersion.objects.filter(question_id__in=ids), as_of=as_of)
+        versions = QuestionVersion.objects.all()
+        if keys_only:
+            versions = versions.only(*SCORING_FIELDS)
+        book = cls(
+            (v for chunk in _chunks(ids) for v in versions.filter(question_id__in=chunk)),
+            as_of=as_of,
+        )
         missing = [pk for pk in ids if pk not in book._all]
         if missing:
             by_id = {q.pk: q for q in rows if isinstance(q, Question)}
             lacking = [by_id.get(pk) for pk in missing]
             if any(q is None for q in lacking):
-                lacking = list(Question.objects.filter(pk__in=missing))
+                lacking = [
+                    q for chunk in _chunks(missing) for q in Question.objects.filter(pk__in=chunk)
+                ]
             for question in lacking:
                 book._all[question.pk] = {1: first_version(question)}
         return book
+
+    def question_ids(self) -> list[int]:
+        """The questions this book holds."""
+        return list(self._all)
 
     def versions(self, question_id: int) -> list[QuestionVersion]:
         """The question's versions in order, those made after `as_of` left out."""
@@ -110,7 +139,7 @@ class KeyBook:
         self,
         question_id: int,
         *,
-        policy: str = KeyPolicy.ADJUDICATED,
+        policy: str = DEFAULT_KEY_POLICY,
         shown: int | None = None,
         wording: str = WordingRule.AS_SHOWN,
     ) -> ScoringKey:
@@ -143,7 +172,7 @@ class KeyBook:
 def question_key(
     question: Question,
     *,
-    policy: str = KeyPolicy.ADJUDICATED,
+    policy: str = DEFAULT_KEY_POLICY,
     as_of: datetime | None = None,
 ) -> ScoringKey:
     """The key (and accepted answers) of one question under `policy`: "the key as
@@ -154,7 +183,7 @@ def question_key(
 def answer_key(
     answer,
     *,
-    policy: str = KeyPolicy.ADJUDICATED,
+    policy: str = DEFAULT_KEY_POLICY,
     wording: str = WordingRule.AS_SHOWN,
     as_of: datetime | None = None,
     book: KeyBook | None = None,
@@ -173,4 +202,13 @@ def answer_key(
 def current_versions(question_ids: Iterable[int]) -> dict[int, QuestionVersion]:
     """question id -> its current version (the words readers see now), one query."""
     book = KeyBook.of(question_ids)
-    return {pk: book.current(pk) for pk in book._all}
+    return {pk: book.current(pk) for pk in book.question_ids()}
+
+
+def key_words(key: ScoringKey) -> str:
+    """What one answer's key rests on, in words (beside a key a page shows one reader)."""
+    if key.policy == KeyPolicy.ORIGINAL:
+        return "the key as imported"
+    if key.version == 1:
+        return "the key as imported (no correction accepted for this question)"
+    return f"the key as adjudicated (version {key.version} of the question)"

@@ -313,6 +313,14 @@ class KeyPolicy(models.TextChoices):
     ADJUDICATED = "adjudicated", "Keys as adjudicated"
 
 
+# The keys every output scores by unless asked otherwise (the analysis's `key` switch, its API
+# parameter and export flag, a reader's debrief and practice feedback): the adjudicated ones.
+# Until a correction is accepted for a question its adjudicated key is its imported one
+# (version 1), so this one default is "adjudicated once any correction is accepted, else the
+# original keys", whatever the study; each output says which it was.
+DEFAULT_KEY_POLICY: str = KeyPolicy.ADJUDICATED
+
+
 class WordingRule(models.TextChoices):
     """Under adjudicated keys: whether an answer given to earlier words keeps the key of those
     words (the default) or is scored against the latest version all the same."""

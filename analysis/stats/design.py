@@ -27,7 +27,7 @@ from analysis.stats.design_frame import (
     modality_cube,
 )
 from analysis.stats.distributions import norm_sf, t_sf
-from analysis.stats.frame import ALL, AnalysisInputError, Missing
+from analysis.stats.frame import ACCEPTED, ALL, AnalysisInputError, Missing, right
 from analysis.stats.or_design import Comparison, Components, ORDesignResult, or_design
 
 
@@ -130,7 +130,7 @@ def arm_accuracy(frame: pd.DataFrame, missing: Missing = "wrong") -> pd.DataFram
     answered = rows["answer"].notna()
     rows = rows.assign(
         counted=answered if missing == "exclude" else True,
-        right=(rows["answer"] == rows["correct_answer"]) & answered,
+        right=right(rows),
     )
     arms = list(pd.unique(rows["arm_label"]))
     rows = rows[started]
@@ -192,7 +192,7 @@ def session_accuracy(frame: pd.DataFrame, missing: Missing = "wrong") -> pd.Data
     answered = frame["answer"].notna()
     rows = frame.assign(
         counted=answered if missing == "exclude" else True,
-        right=(frame["answer"] == frame["correct_answer"]) & answered,
+        right=right(frame),
     )
     rows = rows[_started(rows, "arm", waiting)]
     per_reader = rows.groupby(["arm", "session", "reader"]).agg(
@@ -487,8 +487,9 @@ def agreement_frames(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
     rows = frame[frame["case_group"] == ANCHOR] if is_split_plot(frame) else frame
     out = {}
     for arm, part in rows.groupby("arm"):
+        columns = ["question_id", "rater", "answer", "correct_answer", "task", "case_id"]
         out[str(arm)] = part.rename(columns={"reader": "rater"})[
-            ["question_id", "rater", "answer", "correct_answer", "task", "case_id"]
+            columns + ([ACCEPTED] if ACCEPTED in part else [])
         ].reset_index(drop=True)
     return out
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analysis.stats.frame import LETTERS, AnalysisInputError, Missing
+from analysis.stats.frame import ACCEPTED, LETTERS, AnalysisInputError, Missing, right
 
 ARMS = ("unaided", "aided")
 ANCHOR = "anchor"
@@ -123,7 +123,7 @@ def modality_answers(frame: pd.DataFrame) -> tuple[Modalities, pd.DataFrame]:
     Crossover: the two arms. Second read: the aided arm's first and final answers.
     """
     columns = ["reader", "case_id", "question_id", "correct_answer"]
-    extra = [c for c in ("task", "reader_group", "case_group") if c in frame.columns]
+    extra = [c for c in ("task", "reader_group", "case_group", ACCEPTED) if c in frame.columns]
     if is_second_read(frame):
         aided = frame[frame["arm"] == "aided"]
         first = aided[columns + extra].assign(modality="first", answer=aided["first_answer"])
@@ -214,7 +214,7 @@ def comparison_rows(
         raise AnalysisInputError("no question has been read by every reader in both modalities")
     answered = rows["answer"].notna()
     rows = rows.assign(
-        right=(rows["answer"] == rows["correct_answer"]) & answered,
+        right=right(rows),
         counted=answered if missing == "exclude" else True,
     )
     return modalities, rows, total_questions - int(complete.sum()), left_out

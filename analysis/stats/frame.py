@@ -25,6 +25,13 @@ For example, in the ReXVQA paper's reader study (200 X-rays) MedGemma scores 83.
 (166/198) and the best resident 77.27% (153/198): both on the 198 cases answered.
 
 Cohen's kappa uses pairwise deletion: each pair is compared on the questions both answered.
+
+`accepted` (optional) is what an answer is scored against: the letters counted correct for
+that row ("B", or "BC" for a question with several valid answers), which may differ between
+rows of one question (a reader shown earlier words keeps the key of those words). Without it
+each row's only right answer is `correct_answer`. Every statistic asks `Prepared.correct` (or,
+on a frame, `right`), so the scoring lives here once; `correct_answer` stays the question's key
+(the item analysis's "key" and its wrong options).
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ ALL = "All"
 LETTERS = ("A", "B", "C", "D")
 Missing = Literal["wrong", "exclude"]
 REQUIRED = ("question_id", "rater", "answer", "correct_answer", "task")
+ACCEPTED = "accepted"  # optional column: the letters counted correct for the row
 NO_ANSWER = -1  # asked, no answer (or a failed extraction)
 NOT_PRESENTED = -2  # never asked (a model without a prediction for the question)
 
@@ -64,6 +72,9 @@ class Prepared:
     cases: np.ndarray  # int, questions: index of the question's case (X-ray) in case_ids
     case_ids: np.ndarray
     case_unit: str  # "case_id" when the frame names the X-ray, else "question"
+    # Questions x raters bit masks of the letters counted correct (bit k: letter k); None:
+    # the key alone (`truth`).
+    accepted: np.ndarray | None = None
 
     @property
     def present(self) -> np.ndarray:
@@ -75,7 +86,10 @@ class Prepared:
 
     @property
     def correct(self) -> np.ndarray:
-        return (self.answers == self.truth[:, None]) & self.present
+        if self.accepted is None:
+            return (self.answers == self.truth[:, None]) & self.present
+        bits = np.left_shift(np.uint8(1), np.maximum(self.answers, 0).astype(np.uint8))
+        return ((self.accepted & bits) != 0) & self.present
 
     def rows(self, task: str | None) -> np.ndarray | slice:
         """Question selector for one task (None: every question)."""
@@ -113,6 +127,41 @@ def _letter_codes(values: pd.Series, what: str, ids: pd.Series, raters: pd.Serie
     return codes
 
 
+def accepted_masks(
+    accepted: pd.Series, keys: pd.Series, ids: pd.Series | None = None
+) -> np.ndarray:
+    """Per row, the bit mask (uint8, bit k: letter k) of the letters counted correct: the
+    row's `accepted` letters ("BC"), or its key where `accepted` is empty. Anything but A-D
+    is refused: a typo must not silently change a score."""
+    given = accepted.to_numpy(dtype=object)
+    blank = pd.isna(given) | np.array([not str(v).strip() for v in given], dtype=bool)
+    values = np.where(blank, keys.to_numpy(dtype=object), given)
+    codes, uniques = pd.factorize(values)
+    table = np.zeros(len(uniques) + 1, dtype=np.uint8)  # the last: no letters at all
+    for index, value in enumerate(uniques):
+        mask = 0
+        for letter in str(value).strip().upper().replace(",", "").replace(" ", ""):
+            if letter not in LETTERS:
+                row = int(np.flatnonzero(codes == index)[0])
+                where = f" for question {ids.iloc[row]}" if ids is not None else ""
+                raise AnalysisInputError(f"accepted answers {value!r}{where} are not letters A-D")
+            mask |= 1 << LETTERS.index(letter)
+        table[index] = mask
+    return table[codes]
+
+
+def right(frame: pd.DataFrame, column: str = "answer") -> np.ndarray:
+    """Per row of a long frame, whether `column`'s letter is counted correct: one of the
+    row's `accepted` letters, else its `correct_answer` (False for no answer)."""
+    letters = frame[column]
+    if ACCEPTED not in frame.columns:
+        return ((letters == frame["correct_answer"]) & letters.notna()).to_numpy(dtype=bool)
+    masks = accepted_masks(frame[ACCEPTED], frame["correct_answer"])
+    codes = _LETTER_INDEX.get_indexer(letters.to_numpy(dtype=object))
+    bits = np.left_shift(1, np.maximum(codes, 0))
+    return (codes >= 0) & ((masks & bits) != 0)
+
+
 def prepare(df: pd.DataFrame | Prepared) -> Prepared:
     """Validate the long format and turn it into arrays (see module docstring)."""
     if isinstance(df, Prepared):
@@ -147,6 +196,12 @@ def prepare(df: pd.DataFrame | Prepared) -> Prepared:
     truth[q_codes] = truth_rows
     if (truth[q_codes] != truth_rows).any():
         raise AnalysisInputError("a question has different correct answers in different rows")
+    accepted = None
+    if ACCEPTED in df.columns:
+        accepted = np.zeros((n_q, n_r), dtype=np.uint8)
+        accepted[q_codes, r_codes] = accepted_masks(
+            df[ACCEPTED], df["correct_answer"], df["question_id"]
+        )
     attributes = {}
     for column in ("task", "category", "case_id"):
         if column in df.columns:
@@ -175,6 +230,7 @@ def prepare(df: pd.DataFrame | Prepared) -> Prepared:
         np.asarray(cases),
         np.asarray(case_ids),
         unit,
+        accepted,
     )
 
 

@@ -19,8 +19,9 @@ Per question (`item_analysis` columns):
   questions, which is the same correlation when nobody skips, and fair to raters who skip).
   NaN when fewer than 3 raters count or either score has no variance.
 - share_A..share_D: share of the answering raters choosing each option.
-- modal_wrong, modal_wrong_share: the most chosen option that is not the key (ties: the
-  earlier letter) and its share; None / 0 when nobody chose a wrong option.
+- modal_wrong, modal_wrong_share: the most chosen option that is not the key (nor another
+  accepted answer, `accepted`: several valid) (ties: the earlier letter) and its share;
+  None / 0 when nobody chose a wrong option.
 - difficulty_<level>, fit_<level>: readers' votes; comments: readers' non-empty comments.
 - discrimination_low, discrimination_high: a 95% CI of the pooled discrimination (Fisher's
   z, atanh(r) +- 1.96 / sqrt(k - 3) with k raters counted; NaN with 3 or fewer).
@@ -167,13 +168,18 @@ def item_analysis(
             correct[q, readers].astype(float), rest[q, readers]
         )
 
-    key_votes = np.array(
-        [chosen[q, data.truth[q]] if data.truth[q] >= 0 else 0 for q in range(len(ids))]
-    )
-    wrong_votes = chosen.copy()
+    # The options counted correct for the question: its key, and any further accepted
+    # answer (several valid) counted correct for one of its answers.
+    right_options = np.zeros((len(ids), len(LETTERS)), dtype=bool)
     for q, key in enumerate(data.truth):
         if key >= 0:
-            wrong_votes[q, key] = -1
+            right_options[q, key] = True
+    if data.accepted is not None:
+        union = np.bitwise_or.reduce(data.accepted, axis=1)
+        for code in range(len(LETTERS)):
+            right_options[:, code] |= (union >> code) & 1 == 1
+    key_votes = np.where(right_options, chosen, 0).sum(axis=1)
+    wrong_votes = np.where(right_options, -1, chosen)
     modal_code = wrong_votes.argmax(axis=1)  # ties: the earlier letter
     modal_votes = wrong_votes[np.arange(len(ids)), modal_code]
     modal_wrong = [

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.stats.clustered import clustered_proportion_ci
-from analysis.stats.frame import ALL, LETTERS, AnalysisInputError
+from analysis.stats.frame import ACCEPTED, ALL, LETTERS, AnalysisInputError, right
 
 TIME_COLUMNS = ["rater", "task", "n", "median_s", "q1_s", "q3_s", "total_min"]
 BIN_COLUMNS = [
@@ -36,11 +36,12 @@ def _timed(df: pd.DataFrame, raters: list[str]) -> pd.DataFrame:
     answered = timed["answer"].map(lambda v: str(v).strip().upper() in LETTERS)
     keep = answered & (seconds > 0)
     columns = ["rater", "task", "answer", "correct_answer"]
-    out = timed.loc[keep, columns + (["case_id"] if "case_id" in timed else [])].copy()
+    extra = [c for c in ("case_id", ACCEPTED) if c in timed]
+    out = timed.loc[keep, columns + extra].copy()
     if "case_id" not in out:
         out["case_id"] = timed.loc[keep, "question_id"] if "question_id" in timed else out.index
     out["seconds"] = seconds[keep]
-    out["correct"] = out["answer"].astype(str).str.strip().str.upper() == out["correct_answer"]
+    out["correct"] = right(out.assign(answer=out["answer"].astype(str).str.strip().str.upper()))
     return out
 
 

@@ -223,6 +223,14 @@ def test_export_analysis_writes_every_file(tmp_path, analysed_study):
         "time_ms",
         "excluded",
         "rejected",
+        # What each answer is scored against (issue 35): the words shown, the version scored
+        # by, the letters counted right, and the same under each key policy.
+        "shown_version",
+        "key_version",
+        "accepted",
+        "original_accepted",
+        "adjudicated_accepted",
+        "earlier_words",
         "arm",
         "session",
         "too_fast",

@@ -125,3 +125,32 @@ def test_the_feedback_export_says_arm_and_session_in_canonical_letters(read_cros
     for row in rows:
         key = (row["reader"], row["question_id"], row["session"])
         assert (row["choice"], row["arm"]) == stored[key]
+
+
+def test_an_accepted_correction_rescores_both_arms(read_crossover):
+    """Issue 35: the design frame scores by the adjudicated key (and accepted letters) too:
+    per-arm accuracy moves by each reader's answers to the corrected question, by hand."""
+    from analysis.stats.design import arm_accuracy
+    from readerstudy.services.versions import version_create
+
+    study, _readers = read_crossover
+    item = study.items.order_by("position").first()  # keyed A
+
+    def counts():
+        table = arm_accuracy(design_frame(study))
+        every = table[(table["task"] == "All") & table["reader"].str.startswith("Reader ")]
+        return {(r.arm, r.reader): r.correct for r in every.itertuples()}
+
+    before = counts()
+    frame = design_frame(study)
+    chosen = frame[frame["question_id"] == item.question.source_id]
+    version_create(question=item.question, changes={"correct": "B", "accepted": "BC"})
+    after = counts()
+    for row in chosen.itertuples():
+        gain = (row.answer in ("B", "C")) - (row.answer == "A")
+        assert after[(row.arm, row.reader)] - before[(row.arm, row.reader)] == gain
+    rescored = design_frame(study)
+    first = rescored[rescored["question_id"] == item.question.source_id]
+    assert set(first["correct_answer"]) == {"B"} and set(first["accepted"]) == {"BC"}
+    original = design_frame(study, key="original")
+    assert set(original[original["question_id"] == item.question.source_id]["accepted"]) == {"A"}

@@ -242,6 +242,26 @@ def endpoints(study, item) -> list[Endpoint]:
         Endpoint(
             "analysis table", "get", reverse("analysis-table", args=[s, "responses", "csv"]), pis
         ),
+        # The key tables (issue 35): what changed in the keys, every rater under both.
+        Endpoint(
+            "analysis key changes",
+            "get",
+            reverse("analysis-table", args=[s, "key_changes", "csv"]),
+            pis,
+        ),
+        Endpoint(
+            "analysis accuracy by key",
+            "get",
+            reverse("analysis-table", args=[s, "accuracy_by_key", "xlsx"]),
+            pis,
+        ),
+        Endpoint(
+            "api analysis original keys",
+            "get",
+            f"/api/v1/studies/{s}/analysis/?key=original",
+            pis,
+            api=True,
+        ),
         Endpoint("analysis zip", "get", reverse("analysis-zip", args=[s]), pis),
         Endpoint("analysis report", "get", reverse("analysis-report", args=[s]), pis),
         Endpoint("analysis status", "get", reverse("analysis-status", args=[s]), pis),
@@ -453,6 +473,9 @@ ENDPOINT_NAMES = [
     "analysis",
     "analysis figure",
     "analysis table",
+    "analysis key changes",
+    "analysis accuracy by key",
+    "api analysis original keys",
     "analysis zip",
     "analysis report",
     "analysis status",

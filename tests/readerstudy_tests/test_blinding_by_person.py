@@ -55,6 +55,7 @@ SENTINELS = [
     "B-PROPOSAL-NOTE",
     "B-PROPOSED-EXPLANATION",
     "D-CORRECTED-EXPLANATION",
+    "D-KEY-CHANGE-RULE",  # the rule of D's correction: a row of D's key_changes table
 ]
 AID_MODEL = "Aid-Model"
 
@@ -148,7 +149,7 @@ def world(db):
         question=a.items.order_by("position").first().question,
         changes={"correct": "D", "accepted": "D", "explanation": "D-CORRECTED-EXPLANATION"},
         study=d,
-        rule="a PI's decision",
+        rule="D-KEY-CHANGE-RULE (a PI's decision)",
         error_type="wrong_key",
     )
     return {"a": a, "b": b, "c": c, "d": d}
@@ -270,6 +271,9 @@ def test_the_same_crawl_reaches_the_answers_once_the_reading_is_final(world, peo
     pi_d = Membership.objects.get(study=d, role=Role.PI).user
     bank = crawl(pi_d, [d], ["bank json"])[("study-d", "bank json")]
     assert bank[0] == 200 and "D-CORRECTED-EXPLANATION" in bank[1]
+    # ... and D's analysis: the key change, in its key_changes table (issue 35).
+    tables = crawl(pi_d, [d], ["analysis key changes"])
+    assert "D-KEY-CHANGE-RULE" in tables[("study-d", "analysis key changes")][1]
     seen = crawl(people["unaided_aided"], [world["c"]], ["reader case", "api cases"])
     assert seen[("study-c", "reader case")][0] == 200
     assert "C-AI-RATIONALE" in seen[("study-c", "reader case")][1]

@@ -27,6 +27,7 @@ from tests.factories import (
     QuestionFactory,
     UserFactory,
     build_study,
+    imported_as,
     touch_display_files,
 )
 from tests.readerstudy_tests.test_authorization_matrix import endpoints
@@ -41,7 +42,8 @@ KEY_MARKS = ["data-feedback-panel", 'class="key-letter"', '"key":']
 @pytest.fixture
 def world(db):
     a = build_study(4, slug="study-a", title="Reading study A")
-    Question.objects.filter(dataset=a.dataset).update(explanation="A-KEY-EXPLANATION")
+    for question in Question.objects.filter(dataset=a.dataset):
+        imported_as(question, explanation="A-KEY-EXPLANATION")  # its version 1 too
     a.results_visibility = ResultsVisibility.OWN_FINAL
     a.results_show_ai = True
     a.save()

@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 from analysis.cache import data_version
 from analysis.design_frame import design_frame
 from analysis.exports import ExportInfo, analysis_files, write_files
+from analysis.key_version import KEY_POLICIES
 from analysis.pipeline import AnalysisSettings, analyse, attach_design
 from analysis.selectors import study_facts, study_responses
 from analysis.stats import AnalysisInputError
@@ -52,6 +53,13 @@ class Command(BaseCommand):
             help="Leave out answers faster than FAST_ANSWER_MS (default: flag and keep them).",
         )
         parser.add_argument(
+            "--key",
+            choices=list(KEY_POLICIES),
+            default=AnalysisSettings.key_policy,
+            help="Which keys score the answers (default: adjudicated; until a correction is "
+            "accepted they are the imported ones).",
+        )
+        parser.add_argument(
             "--include-excluded",
             action="store_true",
             help="Count questions the PI excluded (default: leave them out).",
@@ -77,13 +85,19 @@ class Command(BaseCommand):
             time_cap_ms=django_settings.MAX_CASE_TIME_MS,
             fast_answer_ms=django_settings.FAST_ANSWER_MS,
             exclude_fast=opts["exclude_fast"],
+            key_policy=opts["key"],
         )
         if not 0 < settings.alpha < 1 or settings.n_boot < 1:
             raise CommandError("--alpha must be between 0 and 1 and --bootstrap at least 1")
         try:
-            result = analyse(study_responses(study), settings, study_facts(study))
+            responses = study_responses(study, key=settings.key_policy)
+            result = analyse(responses, settings, study_facts(study))
             if study.aid_model:  # aided vs unaided and the MRMC-package files, like the ZIP
-                frame = design_frame(study, include_excluded=result.settings.include_excluded)
+                frame = design_frame(
+                    study,
+                    include_excluded=result.settings.include_excluded,
+                    key=settings.key_policy,
+                )
                 attach_design(result, frame)
         except AnalysisInputError as exc:
             raise CommandError(str(exc)) from exc
@@ -93,7 +107,9 @@ class Command(BaseCommand):
             study.slug, study.title, data_version(study), dt.datetime.now(dt.UTC).date()
         )
         files = analysis_files(result, info=info)
+        key_words = result.key_version
         del result  # the long frames go once the tables are written, before the figures
         written = write_files(files, opts["out"])
         self.stdout.write(self.style.SUCCESS(f"Wrote {len(written)} files to {opts['out']}"))
         self.stdout.write(f"Policy: {json.dumps(settings.policy())}")
+        self.stdout.write(f"Key version: {key_words}")
