@@ -15,8 +15,9 @@ read that arm), `responses.csv` holds both arms' answers with their arm and sess
 
 The analysis and its downloads are prepared by the task the page asks for (ANALYSIS_PREPARE_
 DOWNLOADS on, as in production); the tests' TASKS_URL=immediate:// runs it inline, so a page
-that asks finds it done. Screenshots of the analysis page at each point go to artifacts/
-(SCREENSHOT_DIR=docs/screenshots writes the README's)."""
+that asks finds it done. At each point the whole analysis page goes to artifacts/full-*.png
+with the ZIP, and its "Aided against unaided" section in view to artifacts/ (SCREENSHOT_DIR=
+docs/screenshots writes the README's)."""
 
 from __future__ import annotations
 
@@ -46,13 +47,10 @@ READERS = ("pub1", "pub2", "pub3")  # people who read nothing else of the demo's
 PARTWAY = 2  # cases the first reader answers in session 1 before the PI looks
 PANEL = "Panel (mean of readers)"
 ARMS = ("unaided", "aided")
-# Columns holding the point estimate of a proportion: its interval lies in [0, 1]. Any other
-# interval (a difference, a kappa) lies in [-1, 1].
-PROPORTIONS = ("accuracy", "mean", "agreement", "rate", "proportion", "sensitivity")
 
 
 def shots() -> Path:
-    folder = Path(os.environ.get("SCREENSHOT_DIR") or Path(__file__).parents[2] / "artifacts")
+    folder = Path(os.environ.get("SCREENSHOT_DIR") or ARTIFACTS)
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 
@@ -425,7 +423,10 @@ def look(page, live_server, study, findings: Findings, point: str, rejected: str
         page.wait_for_url(f"**rejected={rejected}**")
     findings.check("the analysis job", no_error_on_page, page)
     findings.check("figures", figures_drawn, page, study)
-    page.screenshot(path=str(shots() / f"publish-walk-{point}-{rejected}.png"), full_page=True)
+    name = f"publish-walk-{point}-{rejected}.png"
+    page.screenshot(path=str(ARTIFACTS / f"full-{name}"), full_page=True)  # to look at
+    page.evaluate("document.querySelector('#arms').scrollIntoView()")
+    page.screenshot(path=str(shots() / name))  # aided against unaided, as the PI sees it
     findings.check("per-arm accuracy on the page", arm_accuracy_shown, page, study, rejected)
     keep = ARTIFACTS / f"publish-walk-{point}-{rejected}.zip"
     archive = findings.check("the ZIP", download_zip, page, keep)
