@@ -1,3 +1,5 @@
+from __future__ import annotations
+
 from django import forms
 from django.conf import settings as django_settings
 
@@ -116,6 +118,12 @@ class PowerForm(forms.Form):
     power = forms.FloatField(
         min_value=0.5, max_value=0.99, initial=POWER, required=False, label="Power"
     )
+
+    @classmethod
+    def of(cls, query) -> PowerForm:
+        """The form for a page's query: bound when the query asks for an effect or a power,
+        else unbound, so that its fields show the defaults the table is computed for."""
+        return cls(query if any(name in query for name in cls.base_fields) else None)
 
     def values(self) -> tuple[float, float]:
         """(effect, power); the defaults when the form is empty or invalid."""

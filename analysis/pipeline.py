@@ -19,7 +19,7 @@ from analysis import key_version, stats
 from analysis.reporting import methods_table, table_description
 from analysis.stats.arm_readers import reader_arms_table
 from analysis.stats.clustered import CLUSTER_CI_METHOD
-from analysis.stats.comparisons import ai_vs_readers_table, reader_panel_accuracy
+from analysis.stats.comparisons import PANEL_COLUMNS, ai_vs_readers_table, reader_panel_accuracy
 from analysis.stats.design import DesignPolicy, design_results
 from analysis.stats.flow import analysed_rows, drop_fast
 from analysis.stats.frame import AnalysisInputError
@@ -384,8 +384,9 @@ class AnalysisResult:
             if name == "kappa_pairs":
                 for scale, pairs in self.kappa_pairs.items():
                     out[f"kappa_pairs_{scale}"] = pairs
-            elif name == "reader_panel":
-                out[name] = pd.DataFrame([self.reader_panel] if self.reader_panel else [])
+            elif name == "reader_panel":  # no row yet (fewer than two readers): its header
+                rows = [self.reader_panel] if self.reader_panel else []
+                out[name] = pd.DataFrame(rows, columns=PANEL_COLUMNS)
             else:
                 out[name] = self.table(name)
         return out

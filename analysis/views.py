@@ -381,7 +381,7 @@ def _design(study, analysis: StudyAnalysis, query: QueryDict) -> dict:
         return {**out, "design_error": result.design_error}
     if result.design is None:
         return {**out, "design_tables": []}
-    power_form = PowerForm(query)
+    power_form = PowerForm.of(query)
     effect, target = power_form.values()
     return {
         **out,

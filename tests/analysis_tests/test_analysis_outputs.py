@@ -256,3 +256,21 @@ def test_renaming_a_model_is_a_new_data_version(client, answered, pi):
     AIModel.objects.filter(name="model-x").update(name="MedGemma-4b")
     html = get(client, "analysis", answered).content.decode()
     assert "MedGemma-4b" in html and "model-x" not in html
+
+
+def test_every_table_of_the_zip_opens_while_one_reader_has_answered(client, study, reader, pi):
+    """With one reader there is no reader panel yet: reader_panel.csv holds its header and no
+    row, like every table without rows (it was an empty file, which pandas and R refuse), in
+    the ZIP and as its own download."""
+    for item in study.items.all():
+        answer_submit(reader=reader, item=item, choice=item.question.correct, time_ms=5000)
+    upload(study, "model-x")
+    client.force_login(pi)
+    archive = zipfile.ZipFile(io.BytesIO(get(client, "analysis-zip", study).content))
+    for name in archive.namelist():
+        if name.endswith(".csv"):
+            assert len(pd.read_csv(io.BytesIO(archive.read(name))).columns), name
+    panel = pd.read_csv(io.BytesIO(archive.read("reader_panel.csv")))
+    assert panel.empty and {"readers", "mean", "ci_low", "ci_high"} <= set(panel.columns)
+    alone = get(client, "analysis-table", study, "reader_panel", "csv").content
+    assert list(pd.read_csv(io.BytesIO(alone)).columns) == list(panel.columns)

@@ -311,3 +311,23 @@ def test_readme_says_where_aided_against_unaided_is_on_the_page(client, two_arm)
         "after the policy form and the flow of questions, the first section of results is "
         "**Aided against unaided**"
     ) in said
+
+
+def _input_value(html: str, name: str) -> str | None:
+    field = re.search(rf'<input[^>]*name="{name}"[^>]*>', html)
+    value = re.search(r'value="([^"]*)"', field.group(0)) if field else None
+    return value.group(1) if value else None
+
+
+def test_the_power_form_shows_the_effect_and_power_its_table_is_for(client, two_arm):
+    """Not asked, the table is for the defaults and the form shows them (it showed two empty
+    fields under "to detect 0.05 with power 0.8"); asked, the form keeps what was asked."""
+    study, pi = two_arm
+    client.force_login(pi)
+    for query, shown in (
+        ({}, ("0.05", "0.8")),
+        ({"effect": "0.1", "power": "0.9"}, ("0.1", "0.9")),
+    ):
+        html = client.get(reverse("analysis", args=[study.slug]), query).content.decode()
+        assert f"to detect {shown[0]} with power {shown[1]}" in unescape(html)
+        assert (_input_value(html, "effect"), _input_value(html, "power")) == shown, query
