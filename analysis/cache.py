@@ -33,7 +33,7 @@ from django.template.loader import get_template
 from analysis.design_frame import design_frame
 from analysis.models import Prediction
 from analysis.pipeline import AnalysisResult, AnalysisSettings, analyse, attach_design
-from analysis.selectors import study_facts, study_raters, study_responses
+from analysis.selectors import study_facts, study_questions, study_raters, study_responses
 from analysis.stats.design import power_table
 from annotation.models import Answer, ExpertReview
 from readerstudy.models import Membership, ReaderStudy, StudyQuestion
@@ -218,7 +218,9 @@ class StudyAnalysis:
         log.info("analysed %s pid=%s", self._what("result"), os.getpid())
         key = self.settings.key_policy
         responses = study_responses(self.study, key=key)
-        result = analyse(responses, self.settings, study_facts(self.study))
+        result = analyse(
+            responses, self.settings, study_facts(self.study), study_questions(self.study, key=key)
+        )
         if self.study.aid_model:  # aided vs unaided, on the design frame, same policy
             # Every question (the responses export lists the excluded ones too, marked);
             # attach_design leaves out what the policy leaves out.

@@ -319,11 +319,20 @@ class AnalysisResult:
     # policy's question selection): the responses export's rows beyond the counted arm.
     arm_answers: pd.DataFrame | None = None
     facts: dict = field(default_factory=dict)  # the study beyond its responses (Methods)
+    # The study's sampled questions (one row each), when known: before anyone has read,
+    # the responses hold none, and the flow still counts what was sampled.
+    questions: pd.DataFrame | None = None
+
+    def sampled(self) -> pd.DataFrame:
+        """One row per sampled question: `questions` when given, else the responses'."""
+        if self.questions is not None:
+            return self.questions
+        return self.responses.drop_duplicates("question_id")
 
     def left_out(self) -> tuple[int, int]:
         """(questions a PI excluded, further questions an expert rejected) among those
         sampled: what the flow table counts, whatever the policy does with them."""
-        questions = self.responses.drop_duplicates("question_id")
+        questions = self.sampled()
         if questions.empty:
             return 0, 0
         excluded = questions.get("excluded", pd.Series(False, index=questions.index))
@@ -464,20 +473,27 @@ def attach_design(result: AnalysisResult, frame: pd.DataFrame) -> AnalysisResult
 
 
 def analyse(
-    responses: pd.DataFrame, settings: AnalysisSettings, facts: dict | None = None
+    responses: pd.DataFrame,
+    settings: AnalysisSettings,
+    facts: dict | None = None,
+    questions: pd.DataFrame | None = None,
 ) -> AnalysisResult:
     """Every table under one policy. `facts` (readers' seniority, models' provenance,
-    reading conditions, reviews; `selectors.study_facts`) feed the Methods section."""
+    reading conditions, reviews; `selectors.study_facts`) feed the Methods section;
+    `questions` (selectors.study_questions) lets the flow count what was sampled before
+    anyone has answered."""
     selection = {
         "include_excluded": settings.include_excluded,
         "exclude_rejected": settings.exclude_rejected,
     }
     fast = {"fast_ms": settings.fast_answer_ms, "exclude_fast": settings.exclude_fast}
-    flow = stats.flow_tables(responses, **selection, **fast)
+    flow = stats.flow_tables(responses, **selection, **fast, questions=questions)
     analysed = analysed_rows(responses, **selection)
     if settings.exclude_fast:
         analysed = drop_fast(analysed, settings.fast_answer_ms)
-    result = AnalysisResult(settings, responses, analysed, flow=flow.stages, facts=facts or {})
+    result = AnalysisResult(
+        settings, responses, analysed, flow=flow.stages, facts=facts or {}, questions=questions
+    )
     result.flow_raters = flow.raters
     result.key_changes = key_version.key_changes_table(result.facts.get("keys", {}))
     if analysed.empty:

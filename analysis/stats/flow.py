@@ -91,6 +91,7 @@ def flow_tables(
     exclude_rejected: bool = True,
     fast_ms: int | None = None,
     exclude_fast: bool = False,
+    questions: pd.DataFrame | None = None,
 ) -> Flow:
     """`responses`: the long frame with `excluded` (bool) and optionally `excluded_reason`
     and `rejected` (bool: an expert rejected the question). A question both excluded and
@@ -100,8 +101,10 @@ def flow_tables(
     a question the model was never run on (or, split-plot, never shown to the reader).
     "too_fast": answers faster than `fast_ms` (`fast_mask`), counted in every case; with
     `exclude_fast` they are not in "answered" (nor in any n), and a stage row says so.
+    `questions` (one row per sampled question, the same question columns): what was sampled
+    when nobody has answered yet; by default the responses' questions.
     """
-    questions = responses.drop_duplicates("question_id")
+    questions = (questions if questions is not None else responses).drop_duplicates("question_id")
     case = questions["case_id"] if "case_id" in questions else questions["question_id"]
     excluded = questions["excluded"].fillna(False).astype(bool)
     reasons = (

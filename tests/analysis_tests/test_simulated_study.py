@@ -7,12 +7,8 @@ every CSV opens in pandas, and the package files give the page's aided - unaided
 
 The suite runs a covering selection (IN_SUITE); `make bench` runs the whole sweep of
 designs x stop points x a pairwise covering of the switches
-(benchmarks/simulated_study_bench.py sets SIMULATED_STUDY_SWEEP=full).
-
-A parametrization that meets a defect another change owns (issue 32) is marked
-xfail(strict=True, raises=KnownDefect): only that defect makes it an expected failure, any
-other problem fails it, and once the defect is fixed it passes and the strict mark fails,
-saying the mark can go."""
+(benchmarks/simulated_study_bench.py sets SIMULATED_STUDY_SWEEP=full). A problem of any
+kind fails the case, naming the check that found it."""
 
 from __future__ import annotations
 
@@ -21,11 +17,10 @@ import itertools
 import json
 import os
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from django.conf import settings as django_settings
 
 from analysis import tasks
 from analysis.cache import StudyAnalysis
@@ -39,39 +34,6 @@ pytestmark = pytest.mark.django_db
 
 FULL = os.environ.get("SIMULATED_STUDY_SWEEP") == "full"
 
-
-class KnownDefect(Exception):
-    """A problem issue 32 lists and another change fixes."""
-
-
-# The defects of issue 32 another change owns, by the check that finds them.
-DEFECTS = {
-    "figure": "issue 32: a figure that cannot be drawn (a 3/3 quartile's Wilson bound "
-    "below its estimate) fails the whole analysis job",
-    "arm-readers": "issue 32: per-arm tables count readers who have not read that arm",
-    "counted-arm-readers": "issue 32: the accuracy table (counted arm) counts readers who have "
-    "not read that arm (n = all their questions, 0 correct)",
-    "wilson-rounding": "issue 32: an interval bound leaves its range or its estimate by "
-    "rounding (Wilson at 0/n or n/n)",
-    "panel-ci": "issue 32: the reader panel's CI leaves 0-100%",
-    "responses": "issue 32: responses.csv misses the aided arm",
-    "rjafroc": "issue 32: RJafroc reads the modalities in its own order (sign flipped)",
-    "split-plot-recipe": "issue 32: the README's MRMCaov command on the split-plot file does "
-    "not give the page's numbers",
-    # Found by this test, owned by no line of issue 32 (see the report to the coordinator):
-    "mcnemar-ci": "simulated study: a McNemar paired difference's CI leaves [-1, 1] (t "
-    "interval on few X-rays, e.g. 0.0 with CI -6.35 to 6.35)",
-    "flow-before": "simulated study: before anyone reads, the flow table says 0 questions "
-    "sampled, rejected and analysed",
-}
-
-# Defects met or not by the numbers a study happens to have (a 3/3 time quartile, a McNemar
-# pair on few X-rays), not by its design or stop point. The simulated data are the same on
-# every run where ids restart in every test (SQLite); elsewhere (PostgreSQL's sequences) the
-# split-plot groups and reading orders, which follow the ids, differ, so these are allowed
-# to come or go there.
-DATA_DEPENDENT = frozenset({"figure", "wilson-rounding", "mcnemar-ci", "panel-ci"})
-REPRODUCIBLE = django_settings.DATABASES["default"]["ENGINE"].endswith("sqlite3")
 
 # The policy switches (AnalysisSettings; the analysis page's form, analysis.forms).
 SWITCHES: dict[str, tuple] = {
@@ -111,30 +73,15 @@ class Case:
     seed: int = 1
     downloads: bool = True  # the PNG/PDF figures, the XLSX and the ZIP too (the slow part)
     r: bool = False  # run the package files in R as well
-    defects: frozenset = field(default_factory=frozenset)
 
     @property
     def id(self) -> str:
         return f"{self.design}-{self.stop}-p{self.policy}"
 
 
-def param(case: Case, *, strict: bool = True):
-    """The case as a parameter; with known defects, an xfail that only those make expected
-    (strict in the suite; the sweep does not know in advance which cases meet them)."""
-    marks = [pytest.mark.roracle] if case.r else []
-    if case.defects:
-        structural = bool(case.defects - DATA_DEPENDENT)
-        reason = (
-            "; ".join(DEFECTS[d] for d in sorted(case.defects))
-            if strict
-            else "met a known defect (benchmarks/simulated_study_bench.py tallies which)"
-        )
-        marks.append(
-            pytest.mark.xfail(
-                strict=strict and (structural or REPRODUCIBLE), raises=KnownDefect, reason=reason
-            )
-        )
-    return pytest.param(case, marks=marks, id=case.id)
+def param(case: Case):
+    """The case as a parameter (marked `roracle` where it runs the R packages)."""
+    return pytest.param(case, marks=[pytest.mark.roracle] if case.r else [], id=case.id)
 
 
 # The suite's selection: every design, every stop point and both values of every switch at
@@ -159,7 +106,7 @@ IN_SUITE = [
         2,
         downloads=False,
     ),
-    Case("single", "before", 3, downloads=False, defects=frozenset({"flow-before"})),
+    Case("single", "before", 3, downloads=False),
     Case(
         "split-plot",
         "arm-half-read",
@@ -172,7 +119,7 @@ IN_SUITE = [
 def sweep() -> list[Case]:
     """Designs x stop points, each under half the pairwise policies (by the parity of design,
     stop and policy numbers, so each policy meets every design at two stop points and every
-    stop point in two or three designs), with any known defect allowed."""
+    stop point in two or three designs)."""
     out = []
     for index, (design, stop) in enumerate(itertools.product(DESIGNS, STOPS)):
         d, s = divmod(index, len(STOPS))
@@ -188,13 +135,12 @@ def sweep() -> list[Case]:
                     xrays=12,
                     seed=index,
                     r=stop == "all-finished",
-                    defects=frozenset(DEFECTS),
                 )
             )
     return out
 
 
-PARAMS = [param(c, strict=False) for c in sweep()] if FULL else [param(c) for c in IN_SUITE]
+PARAMS = [param(c) for c in (sweep() if FULL else IN_SUITE)]
 
 
 def simulated(case: Case, media_root: Path):
@@ -371,19 +317,14 @@ def test_simulated_study(case: Case, settings, tmp_path):
                     body, result, tmp_path, split_plot=bool(made.study.reader_groups)
                 ).items():
                     report(kind, problems)
-    allowed = case.defects if REPRODUCIBLE else case.defects | DATA_DEPENDENT
-    unexpected = {k: v for k, v in found.items() if k not in allowed}
-    if unexpected:
-        pytest.fail(
-            "\n".join(f"{kind}: {problem}" for kind, ps in unexpected.items() for problem in ps),
-            pytrace=False,
-        )
-    known = {k: v for k, v in found.items() if k in allowed}
     if os.environ.get("SIMULATED_STUDY_REPORT"):  # a JSON-lines file: what each case met
         with open(os.environ["SIMULATED_STUDY_REPORT"], "a") as out:
             out.write(json.dumps({"case": case.id, "found": found}) + "\n")
-    if known:
-        raise KnownDefect(known)
+    if found:
+        pytest.fail(
+            "\n".join(f"{kind}: {problem}" for kind, ps in found.items() for problem in ps),
+            pytrace=False,
+        )
 
 
 def _reader_names(study) -> dict[str, str]:
