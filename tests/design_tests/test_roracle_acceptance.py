@@ -145,3 +145,7 @@ def test_crossover_made_by_the_commands_packages_print_the_pages_aided_minus_una
     assert random_row["comparison"] == "aided − unaided"
     assert out["mrmcaov.csv"]["random_readers"]["test_diffs"]["Comparison"] == "aided - unaided"
     assert out["rjafroc.xlsx"]["rrrc"]["row"] == "trtaided-trtunaided"
+    # methods.md describes the design the numbers come from.
+    methods = archive.read("methods.md").decode()
+    assert "Crossover: each reader read every question of their set once in each arm" in methods
+    assert "two-modality" in methods or "Obuchowski" in methods
