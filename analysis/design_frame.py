@@ -11,6 +11,7 @@ import pandas as pd
 
 from analysis.key_scoring import KeyColumns
 from analysis.rater_names import display_names, reader_key, study_labels
+from analysis.selectors import RATING_COLUMNS
 from annotation.models import Answer
 from readerstudy.models import ItemAid, ReaderAssignment, ReaderStudy, Task
 from readerstudy.vocabulary import DEFAULT_KEY_POLICY
@@ -29,8 +30,7 @@ DESIGN_COLUMNS = [
     "reader_group",
     "case_group",
     "time_ms",
-    "difficulty",
-    "alignment",
+    *RATING_COLUMNS,
     "rater_id",
     # What each answer (and its first answer) is scored against (analysis.key_scoring).
     "accepted",
@@ -48,11 +48,11 @@ def design_frame(
     in which the reader read that arm (1 for a single-arm study); `case_group` is "anchor"
     for the anchor set and None without groups; `first_answer` is the unaided first answer
     of a second read (else None); `ai_answer` the AI's answer shown in the aided arm (None:
-    no usable answer, or no aided arm); `difficulty` and `alignment` the reader's ratings with
-    that answer; `rater_id` the reader's key in the other tables. `include_excluded`: the
-    policy's, keep the questions a PI excluded. `correct_answer` is the question's key under
-    the key policy `key`, `accepted` what the row's answers are scored against (the version
-    their reader was shown)."""
+    no usable answer, or no aided arm); the reader's ratings with that answer
+    (selectors.RATING_COLUMNS); `rater_id` the reader's key in the other tables.
+    `include_excluded`: the policy's, keep the questions a PI excluded. `correct_answer` is
+    the question's key under the key policy `key`, `accepted` what the row's answers are
+    scored against (the version their reader was shown)."""
     items = study.items.all() if include_excluded else study.items.filter(excluded=False)
     items = list(
         items.order_by("position").values_list(
@@ -80,9 +80,8 @@ def design_frame(
             "choice",
             "first_choice",
             "time_ms",
-            "difficulty",
-            "alignment",
             "question_version_id",
+            *RATING_COLUMNS,
         )
     }
     readers = dict(
@@ -114,8 +113,8 @@ def design_frame(
             for item_id, qid, task, pk, case, case_group, anchor in items:
                 if group is not None and not anchor and case_group != group:
                     continue
-                choice, first, time_ms, difficulty, alignment, version = given.get(
-                    (reader_id, session, item_id), (None,) * 6
+                choice, first, time_ms, version, *ratings = given.get(
+                    (reader_id, session, item_id), (None,) * (4 + len(RATING_COLUMNS))
                 )
                 scored = keys.rows([pk], [keys.shown_by_version_id(version)])
                 rows.append(
@@ -133,8 +132,7 @@ def design_frame(
                         str(group) if group is not None else None,
                         "anchor" if anchor else (str(case_group) if case_group else None),
                         time_ms,
-                        difficulty,
-                        alignment,
+                        *ratings,
                         reader_key(reader_id),
                         scored["accepted"][0],
                         scored["key_version"][0],

@@ -32,7 +32,7 @@ import pandas as pd
 from analysis.figures import FIGURES, drawing, figure_builders, figure_kind
 from analysis.pipeline import AnalysisResult
 from analysis.reporting import methods_markdown, table_arm
-from analysis.selectors import COLUMNS
+from analysis.selectors import COLUMNS, RATING_COLUMNS
 from analysis.stats.design import conclusions, power_table
 from analysis.stats.figure_formats import FORMATS
 from analysis.stats.flow import fast_mask
@@ -141,7 +141,7 @@ def _other_arms(result: AnalysisResult, responses: pd.DataFrame) -> pd.DataFrame
     question_columns = [c for c in QUESTION_COLUMNS if c != "question_id"]
     questions = responses.drop_duplicates("question_id").set_index("question_id")
     questions = questions[[c for c in question_columns if c in questions.columns]]
-    columns = ["question_id", "reader", "rater_id", "answer", "time_ms", "difficulty", "alignment"]
+    columns = ["question_id", "reader", "rater_id", "answer", "time_ms", *RATING_COLUMNS]
     # Each answer scored against the version its reader was shown (design_frame's columns).
     columns += [c for c in ("accepted", "key_version") if c in rows.columns]
     out = (

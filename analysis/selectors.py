@@ -46,7 +46,10 @@ COLUMNS = [
     *KEY_COLUMNS,
 ]
 # The columns a rater's answer fills (the rest: the rater's, or the question's).
-ANSWER_COLUMNS = ("answer", "difficulty", "alignment", "time_ms")
+# The reader's ratings given with an answer (the answer fields beyond the letter): every
+# frame that carries them (the design frame, the responses export) names them from here.
+RATING_COLUMNS = ("difficulty", "alignment")
+ANSWER_COLUMNS = ("answer", *RATING_COLUMNS, "time_ms")
 QUESTION_COLUMNS = (
     "question_id",
     "correct_answer",

@@ -123,3 +123,25 @@ def end_session(page) -> None:
     page.context.clear_cookies()
     if kept:
         page.context.add_cookies(kept)
+
+
+def contents_reach_every_section(page) -> list[str]:
+    """The analysis page's contents list every section of the page, in order, and each link
+    brings its section to the top (or the page to its end); returns the sections."""
+    nav = page.locator("nav#contents")
+    nav.wait_for()
+    sections = page.eval_on_selector_all("section[id]", "els => els.map(e => e.id)")
+    linked = nav.locator("a").evaluate_all("as => as.map(a => a.getAttribute('href').slice(1))")
+    assert linked == sections
+    for target in linked:
+        page.evaluate("window.scrollTo(0, 0)")
+        nav.locator(f'a[href="#{target}"]').click()
+        page.wait_for_function(f"location.hash === '#{target}'")
+        at = page.evaluate(
+            """(id) => { const top = document.getElementById(id).getBoundingClientRect().top;
+                 const end = scrollY + innerHeight >= document.documentElement.scrollHeight - 2;
+                 return {top, end}; }""",
+            target,
+        )
+        assert abs(at["top"]) <= 2 or at["end"], (target, at)
+    return linked

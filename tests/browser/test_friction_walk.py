@@ -26,7 +26,7 @@ from django.urls import reverse
 
 from annotation.models import Answer, AnswerRevision, ReaderCompletion, ReadingPreference
 from readerstudy.models import ReaderAssignment, ReaderStudy
-from tests.browser.helpers import sign_in, wait_for_image, wait_seen
+from tests.browser.helpers import contents_reach_every_section, sign_in, wait_for_image, wait_seen
 
 pytestmark = [pytest.mark.browser, pytest.mark.engine, pytest.mark.django_db(transaction=True)]
 
@@ -296,3 +296,13 @@ def test_the_friction_walk(page, live_server, demo, new_context, tmp_path):
     expert.wait_for_selector(".expert-saved")
     assert expert.evaluate("window.__samePage === true")  # swapped in, not a page load
     assert "saved" in expert.inner_text(".expert-saved")
+
+    # --- pi1: the crossover's analysis page, its contents reaching every section ---
+    for viewport, name in ((LAPTOP, "1280"), (DESKTOP, "1920")):
+        pi = new_context(viewport=viewport).new_page()
+        sign_in(pi, live_server, "pi1")
+        pi.goto(live_server.url + reverse("analysis", args=[study.slug]))
+        linked = contents_reach_every_section(pi)
+        assert {"arms", "accuracy", "predictions"} <= set(linked), linked
+        pi.evaluate("window.scrollTo(0, 0)")
+        pi.screenshot(path=str(shots() / f"analysis-contents-demo-{name}.png"))
