@@ -12,8 +12,8 @@
 - pi1 exports the residents' progress per task over time as CSV (read back with pandas).
 
 Every number shown is checked against counts made here from the database's Answer rows and
-keys. Screenshots (debrief, a practice answer's feedback, the progress page) go to artifacts/
-(SCREENSHOT_DIR=docs/screenshots writes the docs' copies)."""
+keys. Screenshots (debrief, a practice answer's feedback, the progress page, the programme) go
+to artifacts/ (SCREENSHOT_DIR=docs/screenshots writes the docs' copies)."""
 
 from __future__ import annotations
 
@@ -339,12 +339,14 @@ def test_debrief_practice_misses_progress_and_programme_on_the_demo(page, live_s
     # The practice set's own analysis says its answers are practice.
     page.goto(live_server.url + reverse("analysis", args=[PRACTICE_SLUG]))
     assert "describe practice, not a reader study" in page.inner_text("[data-practice]")
+    page.wait_for_selector("[data-no-kappa]")  # one rater: no pair to compare
 
     # pi1 exports the residents' progress per task over time as CSV.
     page.goto(live_server.url + reverse("programme"))
     with page.expect_download() as info:
         page.click(f"a[href='{reverse('programme-csv')}']")
     table = pd.read_csv(info.value.path(), dtype={"finished": str})
+    page.screenshot(path=str(shots() / "walk36-programme-1280.png"))
     theirs = table[table["resident"] == "reader2"]
     assert list(theirs["sat_at"]) == sorted(theirs["sat_at"])  # over time, oldest first
     for slug, tasks in expected.items():
