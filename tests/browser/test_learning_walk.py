@@ -1,7 +1,7 @@
 """Issue 36's acceptance walk on the demo, in Chromium at 1280x720, as its people do it:
 
-- pi1 opens the demo study's results to readers whose reading is final (the results setting,
-  in the browser); reader2 (finished) then sees every case with their answer, the key and the
+- pi1 sets the demo study's results to open when its reading is closed (reader2 still
+  waits), then to readers whose reading is final (the results setting, in the browser); reader2 (finished) then sees every case with their answer, the key and the
   explanation, and their accuracy per task beside the panel's median; reader3 (partway) gets
   nothing of it by page, case page, CSV or API, before and after;
 - pi1 builds a practice set of 10 questions from the teaching file in the browser; reader2
@@ -118,14 +118,20 @@ def test_debrief_practice_misses_progress_and_programme_on_the_demo(page, live_s
     assert "does not show its readers their results" in page.inner_text("[data-results-closed]")
     assert page.request.get(closed_urls["API"]).status == 403
 
-    # pi1 opens results once a reader's own reading is final, in the browser.
-    as_person(page, live_server, "pi1")
-    page.goto(live_server.url + reverse("pi-results", args=["demo"]))
-    page.select_option("select[name=results_visibility]", ResultsVisibility.OWN_FINAL.value)
-    page.click("form.form-grid button[type=submit]")
-    page.wait_for_selector("text=Results settings saved.")
-    demo.refresh_from_db()
-    assert demo.results_visibility == ResultsVisibility.OWN_FINAL
+    # pi1 chooses "when the study's reading is closed": reader2 still waits (reader1 and
+    # reader3 are reading); then "once a reader's own reading is final", in the browser.
+    for setting in (ResultsVisibility.CLOSED, ResultsVisibility.OWN_FINAL):
+        as_person(page, live_server, "pi1")
+        page.goto(live_server.url + reverse("pi-results", args=["demo"]))
+        page.select_option("select[name=results_visibility]", setting.value)
+        page.click("form.form-grid button[type=submit]")
+        page.wait_for_selector("text=Results settings saved.")
+        demo.refresh_from_db()
+        assert demo.results_visibility == setting
+        if setting == ResultsVisibility.CLOSED:
+            as_person(page, live_server, "reader2")
+            assert page.goto(results_url).status == 403
+            assert "once the study's reading is closed" in page.inner_text("[data-results-closed]")
 
     # reader3 (partway) gets nothing: no page, no case, no CSV, no API, and no key text.
     as_person(page, live_server, "reader3")
