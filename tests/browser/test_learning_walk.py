@@ -1,9 +1,11 @@
 """Issue 36's acceptance walk on the demo, in Chromium at 1280x720, as its people do it:
 
 - pi1 sets the demo study's results to open when its reading is closed (reader2 still
-  waits), then to readers whose reading is final (the results setting, in the browser); reader2 (finished) then sees every case with their answer, the key and the
-  explanation, and their accuracy per task beside the panel's median; reader3 (partway) gets
-  nothing of it by page, case page, CSV or API, before and after;
+  waits), then to readers whose reading is final (the results setting, in the browser);
+  reader2 (finished) then sees every case with their answer, the key and the explanation, and
+  their accuracy per task beside the panel's median (once a third reader has finished: with
+  two, `PANEL_MIN_READERS` withholds it and the page says why); reader3 (partway) gets nothing
+  of it by page, case page, CSV or API, before and after;
 - pi1 builds a practice set of 10 questions from the teaching file in the browser; reader2
   reads it with the keyboard, each answer followed by right or wrong, the key and the
   explanation; "practise my misses" (every day) offers exactly the missed ones once the day
