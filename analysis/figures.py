@@ -214,8 +214,10 @@ def figure_builders(result: AnalysisResult) -> dict[str, Callable[[], Figure]]:
         )
     for scale, matrices in result.kappa_by_scale.items():
         # The policy's scale only: the other scale's tables are in every export, and its
-        # figure is one switch away (a kappa figure is the slowest thing to draw).
-        if matrices and scale == s.scale:
+        # figure is one switch away (a kappa figure is the slowest thing to draw). With one
+        # rater (a practice set's analysis, a study one reader has answered) there is no pair:
+        # no figure, rather than an empty one.
+        if scale == s.scale and any(len(matrix) >= 2 for matrix in matrices.values()):
             pairs = result.kappa_pairs.get(scale)
             out[f"kappa_{scale}"] = lambda scale=scale, matrices=matrices, pairs=pairs: (
                 drawing().kappa_figure(

@@ -26,6 +26,7 @@ from analysis.learning import (
 )
 from analysis.rater_names import reader_key
 from annotation.models import Answer, ReaderCompletion
+from annotation.sessions import counted_arm
 from readerstudy.blinding import BlindingConflict, check_access
 from readerstudy.models import ReaderStudy, Role, Task
 from readerstudy.results import results_refusal
@@ -42,6 +43,7 @@ class Sitting:
     when: datetime
     finished: bool
     rows: list[TaskAccuracy]
+    arm: str = ""  # a two-arm study: the session its numbers count ("unaided"); "" otherwise
 
     def row(self, task: str) -> TaskAccuracy | None:
         return next((r for r in self.rows if r.task == task), None)
@@ -80,7 +82,8 @@ def sittings(reader, studies, cache: dict | None = None) -> list[Sitting]:
             cache[study.pk] = study_accuracy(study, include_models=False)
         rows = cache[study.pk].rows_for(reader_key(reader.pk), show_models=False)
         if rows:
-            out.append(Sitting(study, sitting_kind(study), when, finished, rows))
+            arm = counted_arm(study) if study.crossover else ""
+            out.append(Sitting(study, sitting_kind(study), when, finished, rows, arm))
     return sorted(out, key=lambda s: s.when)
 
 
@@ -261,6 +264,7 @@ CSV_COLUMNS = [
     "study",
     "study_slug",
     "kind",
+    "arm",
     "sat_at",
     "finished",
     "task",
@@ -301,6 +305,7 @@ def programme_csv(view: Programme) -> str:
                         sitting.study.title,
                         sitting.study.slug,
                         sitting.kind,
+                        sitting.arm,
                         sitting.when.isoformat(timespec="seconds"),
                         sitting.finished,
                         row.task,
