@@ -240,10 +240,16 @@ def _no_key_for_reader(page, live_server, demo, reader, numbers, explanation) ->
     """reader1 (reading, not final) meets no key, proposal or correction: on the reading
     pages as the browser shows them, the debrief, and every API endpoint and download of the
     study (refused ones included: a refusal must not say it either)."""
+    question = demo.items.get(question__source_id=MISKEYED).question
     for number in numbers:
         page.goto(live_server.url + reverse("reader-case", args=[demo.slug, number]))
         page.wait_for_selector(f"text=Case {number} of")
         _hides(page.content(), f"case {number}", explanation)
+    assert question.text in page.inner_text("#answer-form")  # the last: the mis-keyed one
+    detail = page.request.get(
+        live_server.url + reverse("api-case", args=[demo.slug, numbers[-1]])
+    ).json()
+    assert question.text in json.dumps(detail), detail  # the API's case is that question too
     pages = [
         "/",
         reverse("reader-start", args=[demo.slug]),
@@ -378,6 +384,8 @@ def test_a_rekeyed_question_rescores_every_rater_in_the_worker_analysis_and_the_
         assert math.isclose(r.accuracy_adjudicated, after / n)
         assert math.isclose(r.difference, (after - before) / n)
     assert statement in archive.read(names["methods.md"]).decode()
+    readme = archive.read(names["README.txt"]).decode()
+    assert f"Key version: {statement}" in readme, readme[:2000]
 
     # The corrected bank, from the links on the corrections page.
     page.goto(live_server.url + reverse("corrections", args=[demo.slug]))
