@@ -151,7 +151,7 @@
     const url = ws && ws.dataset.nextUrl;
     if (!url || !window.fetch) return;
     const at = performance.now();
-    const entry = { at, ready: null };
+    const entry = { at, ready: null, url };
     ahead = entry;
     entry.ready = fetch(url, { credentials: "same-origin", cache: "no-store" }).then(async (r) => {
       if (!r.ok || !(r.headers.get("Content-Type") || "").includes("text/html")) return null;
@@ -256,7 +256,9 @@
     const key = f.dataset.draftKey;
     try { if (key) window.localStorage.removeItem(key); } catch (_) { /* storage refused */ }
     const ready = await entry.ready;
-    if (!ready || !ready.workspace) { window.location.assign((ready && ready.page) || window.location.href); return true; }
+    // Not fetched ahead (the fetch failed): the next question is still asked for, as a page;
+    // this one is saved and is not shown again.
+    if (!ready || !ready.workspace) { window.location.assign((ready && ready.page) || entry.url); return true; }
     swapIn(ready, data.message);
     return true;
   }
