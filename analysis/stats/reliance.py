@@ -31,6 +31,7 @@ import pandas as pd
 
 from analysis.stats.clustered import clustered_paired_difference, clustered_proportion_ci
 from analysis.stats.design_frame import DesignTable
+from analysis.stats.frame import ACCEPTED, right
 from analysis.stats.or_design import jackknife_covariance, modality_mean, or_design
 
 POOLED = "All readers (mean of readers)"
@@ -216,11 +217,13 @@ def _pooled_change(prefix: str, a: np.ndarray, u: np.ndarray, m: np.ndarray, alp
 
 def paired_reads(frame: pd.DataFrame) -> pd.DataFrame:
     """The reads answered in both arms by the same reader, one row per (reader, question):
-    case_id, correct_answer, ai (the AI's answer shown in the aided arm), aided, unaided."""
+    case_id, correct_answer (and `accepted`: the letters counted right, when given), ai (the
+    AI's answer shown in the aided arm), aided, unaided."""
     keys = ["reader", "question_id"]
     answered = frame[frame["answer"].notna()]
+    scored = [c for c in ("correct_answer", ACCEPTED) if c in frame.columns]
     aided = answered[answered["arm"] == "aided"][
-        [*keys, "case_id", "correct_answer", "ai_answer", "answer"]
+        [*keys, "case_id", *scored, "ai_answer", "answer"]
     ].rename(columns={"ai_answer": "ai", "answer": "aided"})
     unaided = answered[answered["arm"] == "unaided"][[*keys, "answer"]].rename(
         columns={"answer": "unaided"}
@@ -246,7 +249,7 @@ def agreement_with_ai(frame: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     reads = reads[has_ai]
     readers = sorted(reads["reader"].unique())
     cases = sorted(reads["case_id"].unique())
-    ai_right = (reads["ai"] == reads["correct_answer"]).to_numpy()
+    ai_right = right(reads, "ai")  # one of the accepted letters (several valid answers)
     grids = {}
     for label, mask in (("wrong", ~ai_right), ("right", ai_right)):
         part = reads[mask]
@@ -290,21 +293,18 @@ def second_read_switches(frame: pd.DataFrame, alpha: float = 0.05) -> pd.DataFra
     reads = frame[
         (frame["arm"] == "aided") & frame["first_answer"].notna() & frame["answer"].notna()
     ]
-    first, final, truth, ai = (
-        reads["first_answer"],
-        reads["answer"],
-        reads["correct_answer"],
-        reads["ai_answer"],
-    )
+    first, final, ai = reads["first_answer"], reads["answer"], reads["ai_answer"]
+    # Right: one of the letters the answer is scored against (several valid answers).
+    first_right, final_right = right(reads, "first_answer"), right(reads, "answer")
     changed = (first != final).to_numpy()
     has_ai = ai.notna().to_numpy()
     adopted = (final == ai).to_numpy()
     disagreed = has_ai & (first != ai).to_numpy()
-    ai_right = (ai == truth).to_numpy()
+    ai_right = right(reads, "ai_answer")
     events = {
         "changed": (changed, None),
-        "wrong_to_right": (((first != truth) & (final == truth)).to_numpy(), None),
-        "right_to_wrong": (((first == truth) & (final != truth)).to_numpy(), None),
+        "wrong_to_right": (~first_right & final_right, None),
+        "right_to_wrong": (first_right & ~final_right, None),
         "to_ai": (changed & has_ai & adopted, None),
         "away_from_ai": (changed & has_ai & (first == ai).to_numpy(), None),
         # Automation bias: when the first answer disagreed with the AI, did the reader adopt it?

@@ -76,6 +76,20 @@ def test_agreement_when_ai_right_and_wrong():
     assert pooled["no_ai_answer"] == 1
 
 
+def test_an_accepted_answer_beside_the_key_counts_right_for_the_ai_and_the_reader():
+    """Several valid answers (an adjudicated correction, issue 35): on r1 x1-2 the key is D
+    but C is also accepted, so the AI's C is right there, and r1's right -> wrong switch to
+    C is no switch to a wrong answer."""
+    frame = second_read_frame().assign(accepted=None)
+    frame.loc[frame["question_id"] == "x1-2", "accepted"] = "CD"
+    agreement = agreement_with_ai(frame).set_index("reader").loc[POOLED]
+    # AI right now also on x1-2 (both readers): r1 agrees, r2 (D) does not -> 3/5; wrong 1/2.
+    assert (agreement["agree_when_ai_right_k"], agreement["agree_when_ai_right_n"]) == (3, 5)
+    assert (agreement["agree_when_ai_wrong_k"], agreement["agree_when_ai_wrong_n"]) == (1, 2)
+    switches = second_read_switches(frame).set_index("reader").loc["r1"]
+    assert (switches["wrong_to_right_k"], switches["right_to_wrong_k"]) == (1, 0)
+
+
 def test_reliance_tables_come_with_unit_method_and_policy():
     tables = design_results(second_read_frame())["tables"]
     switches = tables["second_read_switches"]
