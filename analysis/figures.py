@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.pipeline import AnalysisResult
+from analysis.stats.bounded import logit_interval
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -126,16 +127,21 @@ def arm_comparison(result: AnalysisResult) -> tuple[pd.DataFrame, pd.DataFrame] 
         columns={"reference_accuracy": "reference", "test_accuracy": "test"}
     )[["reader", "reference", "test", "difference", "ci_low", "ci_high"]]
     reference, test = computed.means
+    # An arm's mean is a proportion: its interval on the logit scale (as the reader panel's),
+    # which cannot leave 0-100%; the differences keep OR/Hillis's own, as the MRMC table.
+    alpha = result.settings.alpha
+    ref_low, ref_high = logit_interval(reference.estimate, reference.se, reference.df, alpha)
+    test_low, test_high = logit_interval(test.estimate, test.se, test.df, alpha)
     panel = pd.DataFrame(
         [
             {
                 "label": f"Panel ({name} readers)",
                 "reference": reference.estimate,
-                "reference_low": reference.ci_low if name == "random" else np.nan,
-                "reference_high": reference.ci_high if name == "random" else np.nan,
+                "reference_low": ref_low if name == "random" else np.nan,
+                "reference_high": ref_high if name == "random" else np.nan,
                 "test": test.estimate,
-                "test_low": test.ci_low if name == "random" else np.nan,
-                "test_high": test.ci_high if name == "random" else np.nan,
+                "test_low": test_low if name == "random" else np.nan,
+                "test_high": test_high if name == "random" else np.nan,
                 "difference": comparison.estimate,
                 "ci_low": comparison.ci_low,
                 "ci_high": comparison.ci_high,
@@ -163,12 +169,14 @@ def arm_figure_note(result: AnalysisResult) -> str:
     return (
         f"{len(cube.readers)} readers, {cube.n_questions} questions on {len(cube.case_ids)} "
         f"X-rays read in both ({cube.modalities.sentence}). Left: each reader's accuracy; "
-        f"panel: mean of readers, {s.level} CI OR/Hillis (random readers). Right: {test} − "
+        f"panel: mean of readers, {s.level} CI OR/Hillis (random readers) on the logit scale. "
+        f"Right: {test} − "
         f"{reference} per reader with a {s.level} CI (fixed readers, reader-specific: jackknife "
         f"by X-ray, normal reference), as in the reader_arms table; panel: random readers and "
         f"X-rays (OR/Hillis, {df}) and fixed readers (normal), as in the mrmc_difference table; "
         f"dashed: the non-inferiority "
-        f"margin −{s.ni_margin:g}. Intervals are not clipped. {missing.capitalize()}."
+        f"margin −{s.ni_margin:g}. Differences' intervals as computed (not clipped). "
+        f"{missing.capitalize()}."
     )
 
 

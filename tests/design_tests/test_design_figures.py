@@ -16,6 +16,7 @@ from django.urls import reverse
 from analysis.cache import StudyAnalysis
 from analysis.figures import FIGURES, arm_comparison, figure_builders
 from analysis.pipeline import AnalysisSettings
+from analysis.stats.bounded import logit_interval
 from analysis.stats.or_design import or_design, reader_differences
 from analysis.stats.or_hillis import or_hillis
 from annotation.models import Answer
@@ -67,6 +68,13 @@ def test_the_aided_vs_unaided_figure_draws_every_reader_in_both_arms(client, two
         for column in ("difference", "ci_low", "ci_high"):
             assert panel.iloc[k][column] == mrmc.iloc[k][column]
     assert "aided_vs_unaided" in figure_builders(result)
+    # Each arm's panel mean is a proportion: its interval is the logit-scale one (as the
+    # reader panel's), inside 0-100% even where OR/Hillis's own runs past it.
+    for mean, column in zip(result.design["result"].means, ("reference", "test"), strict=True):
+        low, high = panel.iloc[0][f"{column}_low"], panel.iloc[0][f"{column}_high"]
+        expected = logit_interval(mean.estimate, mean.se, mean.df, 0.05)
+        assert [low, high] == pytest.approx(list(expected), nan_ok=True)
+        assert np.isnan(low) or 0 < low <= mean.estimate <= high < 1
     # The figure draws the reader_arms table: the page, the CSV and the API show its numbers.
     table = result.design_table("reader_arms").data
     assert list(table["reader"]) == list(readers["reader"])
