@@ -166,9 +166,9 @@ def analysed(study, policy: AnalysisSettings) -> tuple[StudyAnalysis, Background
 
 
 def r_problems(body: bytes, result, tmp_path: Path, split_plot: bool) -> dict[str, list[str]]:
-    """The README's MRMCaov and RJafroc commands (analysis.stats.mrmc_formats.README_LINES)
-    on the ZIP's files print the page's random-readers aided - unaided, sign included, to
-    1e-8 (MRMCaov: its SE, df and p too)."""
+    """MRMCaov and RJafroc on the ZIP's files print the page's random-readers aided -
+    unaided, sign included, to 1e-8 (MRMCaov: its SE, df and p too, but for a split-plot
+    study, whose own recipe is checked in tests/design_tests/test_roracle_zip.py)."""
     try:  # where the R-oracle helper lives after issue 32's move, and before it
         from tests.roracle import require, rscript
     except ImportError:
@@ -212,8 +212,7 @@ def r_problems(body: bytes, result, tmp_path: Path, split_plot: bool) -> dict[st
             else []
         ),
     )
-    mrmcaov = "split-plot-recipe" if split_plot else "r"
-    problems: dict[str, list[str]] = {"r": [], "rjafroc": [], mrmcaov: []}
+    problems: dict[str, list[str]] = {"r": [], "rjafroc": []}
     expected = float(page["difference"])
     for line in out.splitlines():
         package, label, *values = line.split("|")
@@ -221,8 +220,13 @@ def r_problems(body: bytes, result, tmp_path: Path, split_plot: bool) -> dict[st
         if package == "MRMCaov":
             sign = 1 if first.startswith(label.split(" - ")[0].strip()) else -1
             page_values = [sign * expected, page["se"], page["df"], page["p_value"]]
+            if split_plot:
+                # MRMCaov has no split-plot design: on the whole file it gives the estimate
+                # but not the SE, df or p, as mrmc/README.txt says; the README's per-group
+                # recipe gives those, checked to 1e-8 in tests/design_tests/test_roracle_zip.py.
+                numbers, page_values = numbers[:1], page_values[:1]
             if any(abs(a - float(b)) > 1e-8 for a, b in zip(numbers, page_values, strict=True)):
-                problems[mrmcaov].append(
+                problems["r"].append(
                     f"MRMCaov prints {label} (estimate, SE, df, p) {numbers}; the page's "
                     f"aided - unaided: {page_values}"
                 )
