@@ -3,10 +3,9 @@ page). The CSVs, the XLSX and the API keep the names: code and R scripts read th
 
 Labels declared beside a table's columns (`DECLARED`: the reliance tables' own) come first.
 Otherwise a column is named by `WORDS` when it is there, else its name in words ("x_rays" ->
-"X-rays"), so a column added to a table later reads as words too. Labels "what: part" put
-`part` under one header `what` spanning its neighbours of the same `what`; a declared table
-(reliance: 32 columns) shows each `what` as one cell (`compact_cell`), which keeps it within
-a 1280-px screen.
+"X-rays"), so a column added to a table later reads as words too. A declared table's labels
+"what: part" (reliance: 32 columns) are shown as one cell per `what` (`compact_cell`), which
+keeps it within a 1280-px screen.
 """
 
 from __future__ import annotations
@@ -30,7 +29,7 @@ WORDS = {
     "no_ai_answer": "No AI answer",
     "mean_accuracy": "Mean accuracy",
 }
-# Tables whose labels are declared beside their columns ("what: part" spans neighbours).
+# Tables whose labels are declared beside their columns ("what: part": one cell per what).
 DECLARED = {"reliance_agreement": reliance.LABELS, "second_read_switches": reliance.LABELS}
 TOKENS = {"ai": "AI", "ci": "CI", "mrmc": "MRMC", "ni": "NI", "se": "SE", "or": "OR", "id": "id"}
 
@@ -42,35 +41,6 @@ def column_label(column: str) -> str:
     words = [TOKENS.get(token, token) for token in column.split("_")]
     text = " ".join(words)
     return text[:1].upper() + text[1:]
-
-
-def header_rows(
-    columns: list[str], declared: dict[str, str] | None = None
-) -> tuple[list[tuple[str, int]], list[str]]:
-    """The page's header of a table: the spanning row ((words, columns spanned); "" above a
-    column of no group) and one label per column. A label "what: part" (declared beside the
-    table's columns, `declared`, or made from GROUPS) puts `part` under a header `what` that
-    spans its neighbours of the same `what`. No group: an empty first row."""
-    spans: list[tuple[str, int]] = []
-    labels: list[str] = []
-    previous = None
-    for column in columns:
-        label = (declared or {}).get(column) or column_label(column)
-        group, _, part = label.rpartition(": ")
-        if not group:
-            spans.append(("", 1))
-            labels.append(label)
-            previous = None
-            continue
-        labels.append(part)
-        if group == previous:
-            spans[-1] = (spans[-1][0], spans[-1][1] + 1)
-        else:
-            spans.append((group, 1))
-        previous = group
-    if all(not words for words, _ in spans):
-        return [], labels
-    return spans, labels
 
 
 # The parts a compact cell is made of (reliance's own words for them).

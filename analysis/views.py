@@ -24,7 +24,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from analysis import downloads, tasks
 from analysis.cache import StudyAnalysis, cached_template_version
-from analysis.column_labels import DECLARED, compact_cell, compact_columns, header_rows
+from analysis.column_labels import DECLARED, column_label, compact_cell, compact_columns
 from analysis.exports import PRACTICE_WORDS, all_tables, table_csv, table_xlsx
 from analysis.figures import FIGURES, figure_builders, figure_kind
 from analysis.forms import AnalysisSettingsForm, PowerForm, RaterNamesForm
@@ -342,8 +342,8 @@ def _cell(value):
 
 def _design_table(name: str, title: str, table, facts: dict) -> dict:
     """A design table for the page: its columns in plain words (`column_labels`; the CSV
-    keeps the names), grouped under spanning headers where they share a measure; a table
-    with declared labels (reliance) shows each measure in one cell, so that it fits 1280 px."""
+    keeps the names); a table with declared labels (reliance) shows each measure in one
+    cell, so that it fits 1280 px."""
     data = table.data
     arm = table_arm(facts, name)
     declared = DECLARED.get(name)
@@ -355,7 +355,7 @@ def _design_table(name: str, title: str, table, facts: dict) -> dict:
         ]
         spans, labels = [], [words for words, _ in measures]
     else:
-        spans, labels = header_rows(list(data.columns))
+        spans, labels = [], [column_label(c) for c in data.columns]
         rows = [[_cell(v) for v in row] for row in data.itertuples(index=False)]
     return {
         "name": name,
