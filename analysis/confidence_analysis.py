@@ -1,0 +1,453 @@
+"""The analyses of a study with a confidence scale, as tables with what each rests on: ROC
+curves and AUCs of the binary questions per reader and arm, OR/Hillis on AUC (aided against
+unaided; readers against AI models), power from this study as an AUC pilot, calibration of
+the readers' and the models' probabilities, and accuracy by confidence level.
+
+`confidence_results(frame, scale, ...)` is the one call the pipeline makes (`attach_confidence`)
+with the readers' rows of every arm (the design frame's columns, or the single arm's) and the
+models' probabilities; nothing here reads the database. A study without a scale has none of
+these tables; a study with a scale but no binary question has the confidence tables only.
+
+Every table is a `DesignTable` (data, unit, method, policy) so the page, README.txt and the
+XLSX about sheet say what its numbers rest on; the rating rule (`ConfidenceScale.rule`) is in
+every ROC table's method.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from analysis.stats import roc_power, roc_vs_models
+from analysis.stats.auc_covariance import METHOD_WORDS
+from analysis.stats.calibration import Binning, calibration, describe
+from analysis.stats.comparisons import few_readers_warning
+from analysis.stats.confidence import (
+    DISCRIMINATION_METHOD,
+    LEVEL_METHOD,
+    accuracy_by_confidence,
+    confidence_discrimination,
+)
+from analysis.stats.design_frame import ANCHOR, DesignTable
+from analysis.stats.frame import AnalysisInputError
+from analysis.stats.or_hillis import FIXED_CASES, FIXED_READERS, RANDOM
+from analysis.stats.roc import roc_curves
+from analysis.stats.roc_frame import ratings_cube
+from analysis.stats.roc_mrmc import UNIT, AucMrmc, auc_mrmc, auc_panel
+from analysis.stats.roc_ratings import (
+    ConfidenceScale,
+    confidence_answers,
+    reader_probabilities,
+    roc_ratings,
+)
+
+# The tables, in the order the exports write them and the page shows them.
+CONFIDENCE_TABLES: tuple[str, ...] = (
+    "roc_counts",
+    "auc",
+    "auc_difference",
+    "auc_variance_components",
+    "auc_vs_models",
+    "auc_power",
+    "roc_points",
+    "calibration",
+    "calibration_bins",
+    "accuracy_by_confidence",
+    "confidence_discrimination",
+)
+ARMS = ("unaided", "aided")
+PANEL = "mean of readers"
+MODEL_COLUMNS = ("model", "case_id", "question_id", "correct", "probability", "present")
+CALIBRATION_EVENT = "the chosen answer is correct"
+
+
+@dataclass(frozen=True)
+class ConfidencePolicy:
+    """The part of the analysis policy these tables rest on."""
+
+    alpha: float = 0.05
+    n_boot: int = 1000
+    seed: int = 0
+    min_readers: int = 4
+    power_effect: float = 0.05  # AUC difference the power table plans for
+    power_target: float = 0.8
+
+    @property
+    def level(self) -> str:
+        return f"{(1 - self.alpha) * 100:g}%"
+
+    def describe(self) -> str:
+        return (
+            f"{self.level} two-sided CIs; a question a reader did not rate (no answer, or no "
+            "confidence) is left out of that reader's AUC whatever the missing-answer policy; "
+            f"bootstrap {self.n_boot} replicates by X-ray, seed {self.seed}"
+        )
+
+
+def _empty(why: str) -> pd.DataFrame:
+    return pd.DataFrame({"note": [why]})
+
+
+def _arm_order(arms) -> list[str]:
+    present = [str(a) for a in pd.unique(pd.Series(arms, dtype=object))]
+    return [a for a in ARMS if a in present] + sorted(a for a in present if a not in ARMS)
+
+
+def comparison_ratings(ratings: pd.DataFrame, frame: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    """The ratings the aided-vs-unaided AUC comparison reads, and each reader's split-plot
+    group ({} without groups): readers who rated in both arms; in a split-plot study the
+    anchor X-rays left out (as the accuracy comparison leaves them out)."""
+    both = ratings.groupby("reader")["modality"].nunique()
+    ratings = ratings[ratings["reader"].isin(both.index[both == ratings["modality"].nunique()])]
+    groups: dict = {}
+    if "case_group" in frame.columns and frame["case_group"].notna().any():
+        anchors = set(frame.loc[frame["case_group"] == ANCHOR, "case_id"])
+        ratings = ratings[~ratings["case_id"].isin(anchors)]
+        by_reader = frame.dropna(subset=["reader_group"]).drop_duplicates("reader")
+        groups = {
+            str(r): str(g)
+            for r, g in zip(by_reader["reader"], by_reader["reader_group"], strict=True)
+            if str(r) in set(ratings["reader"])
+        }
+    return ratings.reset_index(drop=True), groups
+
+
+def _difference_rows(mrmc: AucMrmc, method: str, min_readers: int) -> list[dict]:
+    result = mrmc.result
+    rows = []
+    warning = few_readers_warning(len(result.readers), min_readers)
+    for analysis in result.analyses:
+        test = analysis.global_test
+        for d in analysis.differences:
+            rows.append(
+                {
+                    "comparison": d.comparison,
+                    "covariance": method,
+                    "analysis": analysis.name,
+                    "reference_mean": result.fom[1].mean(),
+                    "test_mean": result.fom[0].mean(),
+                    "difference": d.estimate,
+                    "se": d.se,
+                    "df": d.df,
+                    "ci_low": d.ci_low,
+                    "ci_high": d.ci_high,
+                    "statistic": d.statistic,
+                    "p_value": d.p_value,
+                    "test": test.statistic_name,
+                    "test_value": test.statistic,
+                    "test_df2": test.df2,
+                    "readers": len(result.readers),
+                    "x_rays": len(mrmc.cube.case_ids),
+                    "questions": len(mrmc.cube.question_ids),
+                    "warning": warning if analysis.name == RANDOM else "",
+                }
+            )
+    return rows
+
+
+def _components(mrmc: AucMrmc, method: str) -> pd.DataFrame:
+    from analysis.stats.or_hillis import components_frame
+
+    return components_frame(mrmc.result.components).assign(covariance=method)
+
+
+def _comparison(ratings, frame, arms, policy, rule) -> tuple[dict, AucMrmc | None]:
+    """auc_difference, auc_variance_components and auc_power of a two-arm study."""
+    unit = f"{UNIT}; {rule}"
+    tables: dict[str, DesignTable] = {}
+    said = policy.describe()
+    compared, groups = comparison_ratings(ratings, frame)
+    order = [arms[1], arms[0]]  # test first: differences are test − reference
+    jackknife = None
+    rows, components, methods = [], [], []
+    for method in ("jackknife", "DeLong"):
+        try:
+            mrmc = auc_mrmc(compared, cov=method, modalities=order, reader_groups=groups or None)
+        except AnalysisInputError as error:
+            if method == "jackknife":
+                why = f"not estimable: {error}"
+                tables["auc_difference"] = DesignTable(_empty(why), unit, "OR/Hillis on AUC", said)
+                return tables, None
+            continue  # DeLong where its design allows it only (method words say when)
+        if method == "jackknife":
+            jackknife = mrmc
+        methods.append(method)
+        rows += _difference_rows(mrmc, method, policy.min_readers)
+        components.append(_components(mrmc, method))
+    assert jackknife is not None
+    method_words = (
+        f"{jackknife.method}; beside the jackknife, DeLong's covariance where every X-ray holds "
+        "one binary question and every reader rated every question in both arms ("
+        + ("given" if "DeLong" in methods else "not given here")
+        + "); fixed readers: normal reference (chi-square test); fixed cases: the readers' "
+        "ANOVA"
+    )
+    tables["auc_difference"] = DesignTable(pd.DataFrame(rows), unit, method_words, said)
+    tables["auc_variance_components"] = DesignTable(
+        pd.concat(components, ignore_index=True), unit, method_words, said
+    )
+    tables["auc_power"] = _power(jackknife, policy)
+    return tables, jackknife
+
+
+def _power(pilot: AucMrmc, policy: ConfidencePolicy) -> DesignTable:
+    unit = "X-ray (planned X-rays carry the pilot's binary questions per X-ray)"
+    effect, target = policy.power_effect, policy.power_target
+    try:
+        planned = roc_power.auc_pilot(pilot)
+        data = roc_power.auc_sample_size_table(planned, effect, target, policy.alpha)
+    except (AnalysisInputError, ZeroDivisionError, ValueError, FloatingPointError) as error:
+        return DesignTable(
+            _empty(f"no pilot estimate: {error}"), unit, "Hillis–Obuchowski–Berbaum (2011)", ""
+        )
+    return DesignTable(
+        data,
+        unit,
+        roc_power.method(planned, effect, policy.power_target, policy.alpha),
+        f"effect {effect:g} (AUC), power {target:g}, alpha {policy.alpha:g}",
+    )
+
+
+def _auc_table(ratings: pd.DataFrame, arms: list[str], policy: ConfidencePolicy) -> pd.DataFrame:
+    """Per arm: each reader's AUC with a normal interval (jackknife by X-ray), then the mean
+    of readers (random readers with Hillis df; fixed readers); a `note` where an arm or a
+    reader has no AUC (no positive or no negative rated)."""
+    parts = []
+    for arm in arms:
+        own = ratings[ratings["modality"] == arm]
+        if own.empty:
+            continue
+        try:
+            parts.append(auc_panel(own, alpha=policy.alpha).assign(note=""))
+        except AnalysisInputError as error:
+            parts.append(pd.DataFrame({"modality": [arm], "note": [f"not estimable: {error}"]}))
+    return pd.concat(parts, ignore_index=True) if parts else _empty("no binary question rated")
+
+
+def _models_vs_readers(ratings, models, arms, policy) -> pd.DataFrame:
+    rated = models.dropna(subset=["present"]) if models is not None else None
+    if rated is None or rated.empty:
+        return _empty("no AI model gave a probability for a binary question")
+    table_models = rated.rename(columns={"present": "rating"})[["model", "question_id", "rating"]]
+    parts = []
+    for arm in arms:
+        own = ratings[ratings["modality"] == arm]
+        try:
+            parts.append(
+                roc_vs_models.auc_vs_models_table(
+                    own, table_models, alpha=policy.alpha, min_readers=policy.min_readers
+                )
+            )
+        except AnalysisInputError as error:
+            parts.append(pd.DataFrame({"modality": [arm], "note": [f"not estimable: {error}"]}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def _curves(ratings: pd.DataFrame, models: pd.DataFrame | None) -> pd.DataFrame:
+    """Every reader's empirical operating points per arm, and each model's (arm "model")."""
+    parts = []
+    for arm, own in ratings.groupby("modality", sort=False):
+        try:
+            parts.append(roc_curves(ratings_cube(own)))
+        except AnalysisInputError:
+            continue
+    if models is not None:
+        rated = models.dropna(subset=["present"])
+        truth = ratings.drop_duplicates("question_id").set_index("question_id")["truth"]
+        rated = rated[rated["question_id"].isin(truth.index)]
+        if not rated.empty:
+            frame = pd.DataFrame(
+                {
+                    "reader": rated["model"].astype(str),
+                    "modality": "model",
+                    "case_id": rated["case_id"],
+                    "question_id": rated["question_id"],
+                    "truth": rated["question_id"].map(truth),
+                    "rating": rated["present"].astype(float),
+                }
+            )
+            try:
+                parts.append(roc_curves(ratings_cube(frame)))
+            except AnalysisInputError:
+                pass
+    columns = ["modality", "reader", "threshold", "fpr", "tpr"]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
+
+
+def _calibration(frame, scale, models, policy) -> tuple[DesignTable, DesignTable] | None:
+    """Readers (percent scales) and models with probabilities, event: the chosen answer is
+    correct; None when no one gave a probability."""
+    readers = reader_probabilities(frame, scale)
+    events = [
+        readers.assign(rater=readers["rater"] + " (" + readers["arm"] + ")")
+        if readers["arm"].nunique() > 1
+        else readers
+    ]
+    if models is not None:
+        given = models.dropna(subset=["probability"])
+        events.append(
+            pd.DataFrame(
+                {
+                    "rater": given["model"].astype(str),
+                    "case_id": given["case_id"],
+                    "question_id": given["question_id"],
+                    "probability": given["probability"].astype(float),
+                    "outcome": given["correct"].astype(int),
+                }
+            )
+        )
+    events = [e for e in events if not e.empty]
+    if not events:
+        return None
+    data = pd.concat(events, ignore_index=True)[
+        ["rater", "case_id", "question_id", "probability", "outcome"]
+    ]
+    binning = Binning()
+    summary, bins = calibration(
+        data, binning, n_boot=policy.n_boot, seed=policy.seed, alpha=policy.alpha
+    )
+    method = describe(binning, policy.n_boot, policy.alpha, CALIBRATION_EVENT)
+    unit = "answer with a probability (question); X-ray resampled (all of its questions together)"
+    said = policy.describe()
+    return DesignTable(summary, unit, method, said), DesignTable(bins, unit, method, said)
+
+
+def confidence_results(
+    frame: pd.DataFrame,
+    scale: ConfidenceScale,
+    *,
+    models: pd.DataFrame | None = None,
+    policy: ConfidencePolicy | None = None,
+) -> dict:
+    """Every table of a study with a confidence scale (module docstring).
+
+    `frame`: the readers' rows, one per (reader, arm, question): reader, arm, case_id,
+    question_id, answer, correct_answer (+ accepted), positive, confidence, and in a
+    split-plot study reader_group and case_group. `models`: per model and question, whether
+    its answer is correct and its probabilities: `probability` (of its chosen answer being
+    right) and `present` (that a binary question's finding is present), NaN where not given.
+
+    Returns {"scale", "rule", "arms", "tables": {name: DesignTable}, "mrmc": the aided-vs-
+    unaided AucMrmc (or None), "ratings", "curves"}.
+    """
+    policy = policy or ConfidencePolicy()
+    said = policy.describe()
+    rule = scale.rule()
+    ratings, counts = roc_ratings(frame, scale)
+    arms = _arm_order(frame["arm"])
+    tables: dict[str, DesignTable] = {}
+    mrmc = None
+    if not ratings.empty:
+        roc_unit = f"{UNIT}; {rule}"
+        tables["roc_counts"] = DesignTable(
+            counts,
+            "binary question, per reader and arm",
+            "counts of the binary questions each reader rated (positives: the key is the "
+            "'present' option), answered without a confidence, or left unanswered; no statistics",
+            said,
+        )
+        tables["auc"] = DesignTable(
+            _auc_table(ratings, arms, policy),
+            roc_unit,
+            "empirical (trapezoidal, ties 1/2) AUC per reader with a normal interval from its "
+            f"variance over X-rays ({METHOD_WORDS['jackknife']}); the mean of readers: "
+            f"{RANDOM} (OR/Hillis, Hillis df) and {FIXED_READERS} (normal), as MRMCaov's "
+            "per-modality means; intervals not clipped to [0, 1]",
+            said,
+        )
+        if len(arms) == 2 and ratings["modality"].nunique() == 2:
+            made, mrmc = _comparison(ratings, frame, arms, policy, rule)
+            tables.update(made)
+        tables["auc_vs_models"] = DesignTable(
+            _models_vs_readers(ratings, models, arms, policy),
+            roc_unit,
+            roc_vs_models.method("jackknife") + f"; per arm; {FIXED_CASES}: not shown",
+            said,
+        )
+        tables["roc_points"] = DesignTable(
+            _curves(ratings, models),
+            "operating point of a reader (per arm) or a model",
+            "empirical ROC points, one per distinct rating t ('present' when rating ≥ t), "
+            "from (0, 0) to (1, 1), as MRMCaov's empirical curve; a model's rating is its "
+            f"probability that the finding is present; {rule}",
+            said,
+        )
+    calibrated = _calibration(frame, scale, models, policy)
+    if calibrated is not None:
+        tables["calibration"], tables["calibration_bins"] = calibrated
+    answers = confidence_answers(frame, scale)
+    if not answers.empty:
+        answers = answers.assign(
+            rater=answers["rater"] + " (" + answers["arm"] + ")"
+            if answers["arm"].nunique() > 1
+            else answers["rater"]
+        )
+        unit = "answer with a confidence (every question, binary or not); X-ray as the cluster"
+        tables["accuracy_by_confidence"] = DesignTable(
+            accuracy_by_confidence(answers, policy.alpha, pooled=PANEL),
+            unit,
+            f"proportion correct per confidence level ({scale.describe()}) with a "
+            f"{policy.level} {LEVEL_METHOD}; '{PANEL}' pools every reader's answers",
+            said,
+        )
+        tables["confidence_discrimination"] = DesignTable(
+            confidence_discrimination(answers, policy.alpha),
+            unit,
+            DISCRIMINATION_METHOD,
+            said,
+        )
+    return {
+        "scale": scale,
+        "rule": rule,
+        "arms": arms,
+        "tables": {name: tables[name] for name in CONFIDENCE_TABLES if name in tables},
+        "mrmc": mrmc,
+        "ratings": ratings,
+    }
+
+
+def model_rows(responses: pd.DataFrame, probabilities: pd.DataFrame | None) -> pd.DataFrame | None:
+    """The models' rows `confidence_results` reads, from the responses frame (a model's
+    answer and whether it is correct) and its probabilities (model, question_id,
+    probability, present); None when no model gave a probability."""
+    if probabilities is None or probabilities.empty:
+        return None
+    from analysis.stats.frame import right
+
+    answered = responses[(responses["rater_kind"] == "model") & responses["answer"].notna()]
+    scored = answered.assign(correct=right(answered).astype(int)).rename(
+        columns={"rater": "model"}
+    )[["model", "case_id", "question_id", "correct"]]
+    merged = scored.merge(probabilities, on=["model", "question_id"], how="inner")
+    if merged.empty:
+        return None
+    return merged[list(MODEL_COLUMNS)]
+
+
+def single_arm_frame(responses: pd.DataFrame, arm: str) -> pd.DataFrame:
+    """The readers' rows of a study read in one arm, as `confidence_results` reads them."""
+    humans = responses[responses["rater_kind"] == "human"]
+    return humans.rename(columns={"rater": "reader"}).assign(arm=arm)
+
+
+def has_comparison(results: dict | None) -> bool:
+    return bool(results) and results.get("mrmc") is not None
+
+
+def arm_words(results: dict) -> str:
+    return " and ".join(results["arms"])
+
+
+def warn_of(table: DesignTable | None) -> str:
+    """The first warning of a table's rows (few readers), or ""."""
+    if table is None or "warning" not in table.data.columns:
+        return ""
+    warnings = [w for w in table.data["warning"] if isinstance(w, str) and w]
+    return warnings[0] if warnings else ""
+
+
+def finite(values) -> np.ndarray:
+    values = np.asarray(values, dtype=float)
+    return values[np.isfinite(values)]
