@@ -9,7 +9,7 @@ models' probabilities; nothing here reads the database. A study without a scale 
 these tables; a study with a scale but no binary question has the confidence tables only.
 
 Every table is a `DesignTable` (data, unit, method, policy) so the page, README.txt and the
-XLSX about sheet say what its numbers rest on; the rating rule (`ConfidenceScale.rule`) is in
+XLSX about sheet say what its numbers rest on; the rating rule (`RatingScale.rule`) is in
 every ROC table's method.
 """
 
@@ -37,8 +37,10 @@ from analysis.stats.roc import roc_curves
 from analysis.stats.roc_frame import ratings_cube
 from analysis.stats.roc_mrmc import UNIT, AucMrmc, auc_mrmc, auc_panel
 from analysis.stats.roc_ratings import (
-    ConfidenceScale,
+    RatingScale,
     confidence_answers,
+    describe_scale,
+    operating_points,
     reader_probabilities,
     roc_ratings,
 )
@@ -52,6 +54,7 @@ CONFIDENCE_TABLES: tuple[str, ...] = (
     "auc_vs_models",
     "auc_power",
     "roc_points",
+    "roc_operating_points",
     "calibration",
     "calibration_bins",
     "accuracy_by_confidence",
@@ -59,7 +62,20 @@ CONFIDENCE_TABLES: tuple[str, ...] = (
 )
 ARMS = ("unaided", "aided")
 PANEL = "mean of readers"
-MODEL_COLUMNS = ("model", "case_id", "question_id", "correct", "probability", "present")
+POOLED = "readers pooled"  # accuracy per confidence level: every reader's answers of an arm
+MODELS = "model"  # the models' rows' modality in the ROC tables (every arm's questions)
+# A model's rows: whether its answer is right, its probability of that (calibration), its
+# probability that a binary question's finding is present (its ROC rating) and whether its
+# answer was the 'present' option (its operating point); NaN where not given.
+MODEL_COLUMNS = (
+    "model",
+    "case_id",
+    "question_id",
+    "correct",
+    "probability",
+    "present_probability",
+    "answer_present",
+)
 CALIBRATION_EVENT = "the chosen answer is correct"
 
 
@@ -220,17 +236,22 @@ def _auc_table(ratings: pd.DataFrame, arms: list[str], policy: ConfidencePolicy)
         if own.empty:
             continue
         try:
-            parts.append(auc_panel(own, alpha=policy.alpha).assign(note=""))
+            table = auc_panel(own, alpha=policy.alpha).assign(note="")
+            if arm == MODELS:  # each model alone: no panel of models
+                table = table[table["reader"] != PANEL]
+            parts.append(table)
         except AnalysisInputError as error:
             parts.append(pd.DataFrame({"modality": [arm], "note": [f"not estimable: {error}"]}))
     return pd.concat(parts, ignore_index=True) if parts else _empty("no binary question rated")
 
 
 def _models_vs_readers(ratings, models, arms, policy) -> pd.DataFrame:
-    rated = models.dropna(subset=["present"]) if models is not None else None
+    rated = models.dropna(subset=["present_probability"]) if models is not None else None
     if rated is None or rated.empty:
         return _empty("no AI model gave a probability for a binary question")
-    table_models = rated.rename(columns={"present": "rating"})[["model", "question_id", "rating"]]
+    table_models = rated.rename(columns={"present_probability": "rating"})[
+        ["model", "question_id", "rating"]
+    ]
     parts = []
     for arm in arms:
         own = ratings[ratings["modality"] == arm]
@@ -245,52 +266,63 @@ def _models_vs_readers(ratings, models, arms, policy) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def _curves(ratings: pd.DataFrame, models: pd.DataFrame | None) -> pd.DataFrame:
-    """Every reader's empirical operating points per arm, and each model's (arm "model")."""
+def model_ratings(ratings: pd.DataFrame, models: pd.DataFrame | None) -> pd.DataFrame:
+    """The models' ratings of the readers' binary questions, as a ratings frame (modality
+    "model", the question's truth as the readers' rows have it)."""
+    if models is None:
+        return pd.DataFrame(columns=ratings.columns)
+    rated = models.dropna(subset=["present_probability"])
+    truth = ratings.drop_duplicates("question_id").set_index("question_id")["truth"]
+    rated = rated[rated["question_id"].isin(truth.index)]
+    return pd.DataFrame(
+        {
+            "reader": rated["model"].astype(str),
+            "modality": MODELS,
+            "case_id": rated["case_id"],
+            "question_id": rated["question_id"],
+            "truth": rated["question_id"].map(truth),
+            "rating": rated["present_probability"].astype(float),
+            "present": rated["answer_present"].astype(float),
+        }
+    )
+
+
+def _curves(ratings: pd.DataFrame) -> pd.DataFrame:
+    """Every rater's empirical operating points per modality (arm, or "model")."""
     parts = []
-    for arm, own in ratings.groupby("modality", sort=False):
+    for _, own in ratings.groupby("modality", sort=False):
         try:
             parts.append(roc_curves(ratings_cube(own)))
         except AnalysisInputError:
             continue
-    if models is not None:
-        rated = models.dropna(subset=["present"])
-        truth = ratings.drop_duplicates("question_id").set_index("question_id")["truth"]
-        rated = rated[rated["question_id"].isin(truth.index)]
-        if not rated.empty:
-            frame = pd.DataFrame(
-                {
-                    "reader": rated["model"].astype(str),
-                    "modality": "model",
-                    "case_id": rated["case_id"],
-                    "question_id": rated["question_id"],
-                    "truth": rated["question_id"].map(truth),
-                    "rating": rated["present"].astype(float),
-                }
-            )
-            try:
-                parts.append(roc_curves(ratings_cube(frame)))
-            except AnalysisInputError:
-                pass
     columns = ["modality", "reader", "threshold", "fpr", "tpr"]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
 
 
-def _calibration(frame, scale, models, policy) -> tuple[DesignTable, DesignTable] | None:
-    """Readers (percent scales) and models with probabilities, event: the chosen answer is
-    correct; None when no one gave a probability."""
-    readers = reader_probabilities(frame, scale)
-    events = [
-        readers.assign(rater=readers["rater"] + " (" + readers["arm"] + ")")
-        if readers["arm"].nunique() > 1
-        else readers
+def _per_arm(events: pd.DataFrame, compute) -> pd.DataFrame:
+    """`compute(rows)` for each arm's rows (models: arm "model"), with an `arm` column first."""
+    parts = [
+        compute(rows.drop(columns="arm")).assign(arm=arm)
+        for arm, rows in events.groupby("arm", sort=False)
     ]
+    return _arm_first(pd.concat(parts, ignore_index=True))
+
+
+def _arm_first(table: pd.DataFrame) -> pd.DataFrame:
+    return table[["arm", *[c for c in table.columns if c != "arm"]]]
+
+
+def _calibration(frame, scale, models, policy) -> tuple[DesignTable, DesignTable] | None:
+    """Readers (percent scales) per arm and models with probabilities, event: the chosen
+    answer is correct; None when no one gave a probability."""
+    events = [reader_probabilities(frame, scale)]
     if models is not None:
         given = models.dropna(subset=["probability"])
         events.append(
             pd.DataFrame(
                 {
                     "rater": given["model"].astype(str),
+                    "arm": MODELS,
                     "case_id": given["case_id"],
                     "question_id": given["question_id"],
                     "probability": given["probability"].astype(float),
@@ -301,13 +333,20 @@ def _calibration(frame, scale, models, policy) -> tuple[DesignTable, DesignTable
     events = [e for e in events if not e.empty]
     if not events:
         return None
-    data = pd.concat(events, ignore_index=True)[
-        ["rater", "case_id", "question_id", "probability", "outcome"]
-    ]
+    data = pd.concat(events, ignore_index=True)
     binning = Binning()
-    summary, bins = calibration(
-        data, binning, n_boot=policy.n_boot, seed=policy.seed, alpha=policy.alpha
-    )
+    summaries, bins = [], []
+    for arm, rows in data.groupby("arm", sort=False):
+        summary, arm_bins = calibration(
+            rows.drop(columns="arm"),
+            binning,
+            n_boot=policy.n_boot,
+            seed=policy.seed,
+            alpha=policy.alpha,
+        )
+        summaries.append(summary.assign(arm=arm))
+        bins.append(arm_bins.assign(arm=arm))
+    summary, bins = (_arm_first(pd.concat(parts, ignore_index=True)) for parts in (summaries, bins))
     method = describe(binning, policy.n_boot, policy.alpha, CALIBRATION_EVENT)
     unit = "answer with a probability (question); X-ray resampled (all of its questions together)"
     said = policy.describe()
@@ -316,7 +355,7 @@ def _calibration(frame, scale, models, policy) -> tuple[DesignTable, DesignTable
 
 def confidence_results(
     frame: pd.DataFrame,
-    scale: ConfidenceScale,
+    scale: RatingScale,
     *,
     models: pd.DataFrame | None = None,
     policy: ConfidencePolicy | None = None,
@@ -327,14 +366,15 @@ def confidence_results(
     question_id, answer, correct_answer (+ accepted), positive, confidence, and in a
     split-plot study reader_group and case_group. `models`: per model and question, whether
     its answer is correct and its probabilities: `probability` (of its chosen answer being
-    right) and `present` (that a binary question's finding is present), NaN where not given.
+    right), `present_probability` (that a binary question's finding is present) and
+    `answer_present` (its answer was the 'present' option), NaN where not given.
 
     Returns {"scale", "rule", "arms", "tables": {name: DesignTable}, "mrmc": the aided-vs-
     unaided AucMrmc (or None), "ratings", "curves"}.
     """
     policy = policy or ConfidencePolicy()
     said = policy.describe()
-    rule = scale.rule()
+    rule = scale.rule
     ratings, counts = roc_ratings(frame, scale)
     arms = _arm_order(frame["arm"])
     tables: dict[str, DesignTable] = {}
@@ -348,13 +388,16 @@ def confidence_results(
             "'present' option), answered without a confidence, or left unanswered; no statistics",
             said,
         )
+        everyone = pd.concat([ratings, model_ratings(ratings, models)], ignore_index=True)
         tables["auc"] = DesignTable(
-            _auc_table(ratings, arms, policy),
+            _auc_table(everyone, [*arms, MODELS], policy),
             roc_unit,
             "empirical (trapezoidal, ties 1/2) AUC per reader with a normal interval from its "
             f"variance over X-rays ({METHOD_WORDS['jackknife']}); the mean of readers: "
             f"{RANDOM} (OR/Hillis, Hillis df) and {FIXED_READERS} (normal), as MRMCaov's "
-            "per-modality means; intervals not clipped to [0, 1]",
+            "per-modality means; AI models (modality 'model'): each model's AUC over the binary "
+            "questions the readers rated, its probability that the finding is present as its "
+            "rating; intervals not clipped to [0, 1]",
             said,
         )
         if len(arms) == 2 and ratings["modality"].nunique() == 2:
@@ -367,11 +410,19 @@ def confidence_results(
             said,
         )
         tables["roc_points"] = DesignTable(
-            _curves(ratings, models),
+            _curves(everyone),
             "operating point of a reader (per arm) or a model",
             "empirical ROC points, one per distinct rating t ('present' when rating ≥ t), "
             "from (0, 0) to (1, 1), as MRMCaov's empirical curve; a model's rating is its "
             f"probability that the finding is present; {rule}",
+            said,
+        )
+        tables["roc_operating_points"] = DesignTable(
+            operating_points(everyone.dropna(subset=["present"])),
+            "binary question rated, per reader and arm (models: arm 'model')",
+            "the operating point of the answers themselves ('present' answered): sensitivity "
+            "(tpr) over the positives rated, 1 − specificity (fpr) over the negatives rated; "
+            "no interval",
             said,
         )
     calibrated = _calibration(frame, scale, models, policy)
@@ -379,21 +430,17 @@ def confidence_results(
         tables["calibration"], tables["calibration_bins"] = calibrated
     answers = confidence_answers(frame, scale)
     if not answers.empty:
-        answers = answers.assign(
-            rater=answers["rater"] + " (" + answers["arm"] + ")"
-            if answers["arm"].nunique() > 1
-            else answers["rater"]
-        )
         unit = "answer with a confidence (every question, binary or not); X-ray as the cluster"
         tables["accuracy_by_confidence"] = DesignTable(
-            accuracy_by_confidence(answers, policy.alpha, pooled=PANEL),
+            _per_arm(answers, lambda rows: accuracy_by_confidence(rows, policy.alpha, POOLED)),
             unit,
-            f"proportion correct per confidence level ({scale.describe()}) with a "
-            f"{policy.level} {LEVEL_METHOD}; '{PANEL}' pools every reader's answers",
+            f"proportion correct per confidence level ({describe_scale(scale)}) with a "
+            f"{policy.level} {LEVEL_METHOD}; per arm, '{POOLED}' pooling the arm's answers of "
+            "every reader",
             said,
         )
         tables["confidence_discrimination"] = DesignTable(
-            confidence_discrimination(answers, policy.alpha),
+            _per_arm(answers, lambda rows: confidence_discrimination(rows, policy.alpha)),
             unit,
             DISCRIMINATION_METHOD,
             said,
@@ -411,15 +458,21 @@ def confidence_results(
 def model_rows(responses: pd.DataFrame, probabilities: pd.DataFrame | None) -> pd.DataFrame | None:
     """The models' rows `confidence_results` reads, from the responses frame (a model's
     answer and whether it is correct) and its probabilities (model, question_id,
-    probability, present); None when no model gave a probability."""
+    probability, present_probability, answer_present); None when no model gave a
+    probability."""
     if probabilities is None or probabilities.empty:
         return None
     from analysis.stats.frame import right
 
     answered = responses[(responses["rater_kind"] == "model") & responses["answer"].notna()]
-    scored = answered.assign(correct=right(answered).astype(int)).rename(
-        columns={"rater": "model"}
-    )[["model", "case_id", "question_id", "correct"]]
+    positive = answered.get("positive", pd.Series(None, index=answered.index))
+    binary = positive.notna() & (positive.astype(str) != "")
+    scored = answered.assign(
+        correct=right(answered).astype(int),
+        answer_present=(answered["answer"] == positive).astype(float).where(binary),
+    ).rename(columns={"rater": "model"})[
+        ["model", "case_id", "question_id", "correct", "answer_present"]
+    ]
     merged = scored.merge(probabilities, on=["model", "question_id"], how="inner")
     if merged.empty:
         return None
@@ -432,22 +485,47 @@ def single_arm_frame(responses: pd.DataFrame, arm: str) -> pd.DataFrame:
     return humans.rename(columns={"rater": "reader"}).assign(arm=arm)
 
 
-def has_comparison(results: dict | None) -> bool:
-    return bool(results) and results.get("mrmc") is not None
-
-
-def arm_words(results: dict) -> str:
-    return " and ".join(results["arms"])
-
-
-def warn_of(table: DesignTable | None) -> str:
-    """The first warning of a table's rows (few readers), or ""."""
-    if table is None or "warning" not in table.data.columns:
-        return ""
-    warnings = [w for w in table.data["warning"] if isinstance(w, str) and w]
-    return warnings[0] if warnings else ""
-
-
-def finite(values) -> np.ndarray:
-    values = np.asarray(values, dtype=float)
-    return values[np.isfinite(values)]
+def methods_words(results: dict) -> str:
+    """The Methods paragraph on confidence, ROC and calibration (methods.md), from the tables
+    this study has."""
+    scale: RatingScale = results["scale"]
+    tables = results["tables"]
+    parts = [
+        f"Readers gave a confidence with every answer on a scale of {describe_scale(scale)}."
+    ]
+    ratings = results["ratings"]
+    if "auc" in tables:
+        questions = ratings.drop_duplicates("question_id")
+        parts.append(
+            f"{len(questions)} binary questions ({int(questions['truth'].sum())} with the "
+            "finding present by the key) were analysed as ROC tasks: the option saying the "
+            "finding is present declared per question; truth = 1 when the question's key is "
+            f"that option. {results['rule'][0].upper()}{results['rule'][1:]}. A question a "
+            "reader did not answer, or answered without a confidence, is left out of that "
+            "reader's AUC (roc_counts.csv). Each reader's empirical (trapezoidal) AUC per arm, "
+            "ties counted 1/2 (MRMCaov's empirical_auc), with a normal interval from its "
+            f"variance over X-rays ({METHOD_WORDS['jackknife']}); the X-ray is the case, a "
+            "binary question the ROC unit."
+        )
+    if results.get("mrmc") is not None:
+        parts.append(
+            f"Aided against unaided on AUC: {results['mrmc'].method}; random readers and "
+            "X-rays, fixed readers (normal reference) and fixed X-rays, with DeLong's "
+            "covariance beside the jackknife where the design allows it (auc_difference.csv)."
+        )
+        if "auc_power" in tables and "note" not in tables["auc_power"].data.columns:
+            parts.append(f"Power for a future study on AUC: {tables['auc_power'].method}.")
+    vs = tables.get("auc_vs_models")
+    if vs is not None and "model" in vs.data.columns:
+        parts.append(f"Readers against AI models on AUC: {vs.method}.")
+    if "calibration" in tables:
+        parts.append(
+            f"Calibration ({', '.join(map(str, tables['calibration'].data['rater']))}): "
+            f"{tables['calibration'].method}."
+        )
+    if "accuracy_by_confidence" in tables:
+        parts.append(
+            "Do readers know when they are right: accuracy per confidence level, "
+            f"{tables['accuracy_by_confidence'].method}; and {DISCRIMINATION_METHOD}."
+        )
+    return " ".join(parts)

@@ -29,6 +29,7 @@ from typing import BinaryIO
 
 import pandas as pd
 
+from analysis.confidence_analysis import CONFIDENCE_TABLES
 from analysis.figures import FIGURES, drawing, figure_builders, figure_kind
 from analysis.pipeline import AnalysisResult
 from analysis.reporting import methods_markdown, table_arm
@@ -37,6 +38,7 @@ from analysis.stats.design import conclusions, power_table
 from analysis.stats.figure_formats import FORMATS
 from analysis.stats.flow import fast_mask
 from analysis.stats.frame import right
+from analysis.stats.roc_ratings import describe_scale
 from analysis.stats.mrmc_formats import id_map, package_files, readme_lines
 from readerstudy.downloads import export_filename
 from readerstudy.spreadsheets import frame_csv, write_frame_csv, write_sheet, xlsx_writer
@@ -57,11 +59,28 @@ DESIGN_POLICY_KEYS = (
     "key",
     "key_means",
 )
+# The policy values a table of a study with a confidence scale rests on
+# (AnalysisSettings.confidence_policy, and the questions every table keeps); the missing-answer
+# policy is not one of them: an unrated question is left out of a reader's AUC.
+CONFIDENCE_POLICY_KEYS = (
+    "alpha",
+    "ci_level",
+    "bootstrap",
+    "min_readers",
+    "excluded_questions",
+    "rejected_questions",
+    "key",
+    "key_means",
+)
 # What the aided-vs-unaided tables do with too-fast answers, whatever exclude_fast says: the
 # design reads every reader on every question of their group in each arm.
 DESIGN_FAST_LINE = (
     "too_fast_answers: kept in the aided-vs-unaided tables (exclude_fast applies to the "
     "single-arm tables only)"
+)
+CONFIDENCE_FAST_LINE = (
+    "too_fast_answers: kept (these tables read every arm's answers, as the aided-vs-unaided "
+    "tables do; exclude_fast applies to the single-arm tables only)"
 )
 QUESTION_COLUMNS = [
     "question_id",
@@ -202,7 +221,20 @@ def table_about(result: AnalysisResult, name: str) -> list[str]:
     """What table `name`'s numbers rest on: unit, method and the policy values that apply
     (a design table: its own unit, method and policy)."""
     design = result.design_table(name)
-    if design is not None:
+    if design is not None and name in CONFIDENCE_TABLES:
+        policy = result.settings.policy()
+        lines = [
+            *design.header_lines(),
+            *(f"{key}: {policy[key]}" for key in CONFIDENCE_POLICY_KEYS),
+            f"key_version: {result.key_version}",
+            f"confidence_scale: {describe_scale(result.confidence['scale'])}",
+        ]
+        lines.append(
+            CONFIDENCE_FAST_LINE
+            if result.design_frame is not None
+            else f"fast_answers: {policy['fast_answers']}"
+        )
+    elif design is not None:
         policy = result.settings.policy()
         keys = (f"{key}: {policy[key]}" for key in DESIGN_POLICY_KEYS)
         lines = [

@@ -3,22 +3,12 @@
 A study with a confidence scale asks a confidence with every answer: how sure the reader is
 that the answer they chose is right. A question bank may declare a question binary: one of
 its options says the finding is present (`positive`, a letter), every other option that it
-is absent. The rule that turns (answer, confidence) into a rating, stated once here and
-written into every output that rests on it (`ConfidenceScale.rule`):
-
-- **points** (an ordinal scale of n labelled points, low..high, e.g. 1-5): the answer decides
-  the half of a 2n-point scale, the confidence the distance from its middle. "Present" with
-  confidence c rates n + (c - low) + 1, "absent" rates n - (c - low): on a 1-5 scale, absent
-  and sure (5) is 1, absent and unsure (1) is 5, present and unsure 6, present and sure 10.
-  No reader rating ties across the two answers.
-- **percent** (0-100: the reader's probability, in %, that their answer is right): the rating
-  is the reader's probability that the finding is present, c/100 after "present" and
-  1 - c/100 after "absent"; it is also the probability the calibration analyses read.
-
-Either rating orders the questions as the reader's answer and confidence do, so the empirical
-AUC (a rank statistic) is the same under any rule that keeps that order. A question's truth is
-1 when its key (the question's key under the key policy, one truth for every reader) is the
-positive option.
+is absent. How (answer, confidence) becomes a binary question's rating is the scale's own
+rule (`RatingScale.roc_rating`, declared once with the scale: readerstudy.vocabulary), and
+its words (`RatingScale.rule`) go into every output that rests on it. Any rule that orders
+the questions as the reader's answer and confidence do gives the same empirical AUC (a rank
+statistic). A question's truth is 1 when its key (the question's key under the key policy,
+one truth for every reader) is the positive option.
 
 Input is long, one row per (reader, arm, question), as the design frame gives it:
 
@@ -27,12 +17,15 @@ Input is long, one row per (reader, arm, question), as the design frame gives it
 `positive` is the declared letter of a binary question (empty for a multiple-choice one);
 `confidence` is empty where the reader gave none. A binary question a reader did not answer,
 or answered without a confidence, is not rated: it is left out of that reader's AUC (as
-MRMCaov leaves out a reader's unrated cases) and counted in `rating_counts`.
+MRMCaov leaves out a reader's unrated cases) and counted in `roc_ratings`' counts.
+
+On a scale of probabilities (not `ordinal`: 0-100, the chance in per cent that the answer is
+right) confidence / 100 is also the probability the calibration analyses read.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -40,7 +33,17 @@ import pandas as pd
 from analysis.stats.frame import LETTERS, AnalysisInputError, right
 
 ANSWER_COLUMNS = ("reader", "arm", "case_id", "question_id", "answer", "correct_answer")
-RATING_FRAME_COLUMNS = ["reader", "modality", "case_id", "question_id", "truth", "rating"]
+# `roc_frame`'s columns, and `present`: 1 where the answer was the positive option (the
+# answers' own operating point).
+RATING_FRAME_COLUMNS = [
+    "reader",
+    "modality",
+    "case_id",
+    "question_id",
+    "truth",
+    "rating",
+    "present",
+]
 COUNT_COLUMNS = [
     "reader",
     "arm",
@@ -55,79 +58,67 @@ CONFIDENCE_COLUMNS = ["rater", "arm", "case_id", "question_id", "confidence", "c
 PROBABILITY_COLUMNS = ["rater", "arm", "case_id", "question_id", "probability", "outcome"]
 
 
-@dataclass(frozen=True)
-class ConfidenceScale:
-    """A study's confidence scale: `low`..`high` in whole steps; `percent` when it is the
-    reader's probability (%) that their answer is right (0-100), else ordinal points."""
+class RatingScale(Protocol):
+    """A confidence scale as these analyses read it (readerstudy.vocabulary.Scale): whole
+    points `lowest`..`highest`, labelled points, `ordinal` (else a probability in per cent),
+    the rule making a binary question's rating and that rule in words."""
 
-    low: int
-    high: int
-    percent: bool = False
-    labels: tuple[str, ...] = ()  # the points' labels, low first (ordinal scales)
+    lowest: int
+    highest: int
+    labels: dict[int, str]
+    ordinal: bool
 
-    def __post_init__(self):
-        if self.high <= self.low:
-            raise AnalysisInputError("a confidence scale needs high > low")
-        if self.percent and (self.low, self.high) != (0, 100):
-            raise AnalysisInputError("a percent scale runs 0-100")
+    def roc_rating(self, *, present: bool, confidence: int) -> float: ...
 
     @property
-    def points(self) -> int:
-        return self.high - self.low + 1
-
-    def describe(self) -> str:
-        if self.percent:
-            return "0–100: the reader's probability (%) that their answer is right"
-        labels = ""
-        if self.labels:
-            labels = " (" + ", ".join(
-                f"{self.low + i} {label}" for i, label in enumerate(self.labels)
-            ) + ")"
-        return f"{self.low}–{self.high}, {self.points} ordinal points{labels}"
-
-    def rule(self) -> str:
-        """How a binary question's rating is made (methods.md, README.txt, every ROC table)."""
-        n = self.points
-        if self.percent:
-            return (
-                "rating of a binary question = the reader's probability that the finding is "
-                "present: confidence/100 after the 'present' option, 1 − confidence/100 after "
-                "an 'absent' one"
-            )
-        return (
-            f"rating of a binary question on a {2 * n}-point scale: the answer decides the "
-            f"half, the confidence the distance from the middle ('present' with confidence c "
-            f"= {n} + (c − {self.low}) + 1, 'absent' = {n} − (c − {self.low}); 1 = absent, "
-            f"most sure; {2 * n} = present, most sure)"
-        )
-
-    def rating(self, present: np.ndarray, confidence: np.ndarray) -> np.ndarray:
-        """The rule above, per row: `present` True where the answer is the positive option."""
-        present = np.asarray(present, dtype=bool)
-        confidence = np.asarray(confidence, dtype=float)
-        if self.percent:
-            return np.where(present, confidence / 100.0, 1.0 - confidence / 100.0)
-        step = confidence - self.low
-        return np.where(present, self.points + step + 1.0, self.points - step)
-
-    def probability(self, confidence: np.ndarray) -> np.ndarray | None:
-        """The reader's probability that their answer is right (percent scales), else None."""
-        if not self.percent:
-            return None
-        return np.asarray(confidence, dtype=float) / 100.0
+    def rule(self) -> str: ...
 
 
-def _check(frame: pd.DataFrame, scale: ConfidenceScale) -> pd.Series:
+def describe_scale(scale: RatingScale) -> str:
+    """The scale in words, with its labelled points."""
+    labels = ", ".join(f"{point} {label}" for point, label in sorted(scale.labels.items()))
+    kind = "ordinal points" if scale.ordinal else "per cent, the chance the answer is right"
+    return f"{scale.lowest}–{scale.highest} ({kind}; {labels})" if labels else (
+        f"{scale.lowest}–{scale.highest} ({kind})"
+    )
+
+
+def ratings_of(scale: RatingScale, present: np.ndarray, confidence: np.ndarray) -> np.ndarray:
+    """`scale.roc_rating` per row (evaluated once per distinct answer and confidence)."""
+    present = np.asarray(present, dtype=bool)
+    confidence = np.asarray(confidence, dtype=float)
+    out = np.full(len(present), np.nan)
+    rated = ~np.isnan(confidence)
+    pairs = set(zip(present[rated].tolist(), confidence[rated].astype(int).tolist(), strict=True))
+    table = {
+        (p, c): float(scale.roc_rating(present=p, confidence=c)) for p, c in pairs
+    }
+    out[rated] = [
+        table[(p, int(c))] for p, c in zip(present[rated], confidence[rated], strict=True)
+    ]
+    return out
+
+
+def answer_probability(scale: RatingScale, confidence: np.ndarray) -> np.ndarray | None:
+    """The reader's probability that their answer is right (a scale of probabilities in per
+    cent), else None."""
+    if scale.ordinal:
+        return None
+    return np.asarray(confidence, dtype=float) / 100.0
+
+
+def _check(frame: pd.DataFrame, scale: RatingScale) -> pd.Series:
     missing = [c for c in (*ANSWER_COLUMNS, "confidence") if c not in frame.columns]
     if missing:
         raise AnalysisInputError(f"missing column(s): {', '.join(missing)}")
     confidence = pd.to_numeric(frame["confidence"], errors="coerce")
     given = frame["confidence"].notna() & (frame["confidence"].astype(str) != "")
-    bad = given & (confidence.isna() | ~confidence.between(scale.low, scale.high))
+    bad = given & (confidence.isna() | ~confidence.between(scale.lowest, scale.highest))
     if bad.any():
         first = frame.loc[bad].iloc[0]
         raise AnalysisInputError(
-            f"{int(bad.sum())} confidence value(s) outside the scale {scale.low}–{scale.high} "
+            f"{int(bad.sum())} confidence value(s) outside the scale {scale.lowest}–"
+            f"{scale.highest} "
             f"(first: reader {first['reader']}, question {first['question_id']}: "
             f"{first['confidence']!r})"
         )
@@ -154,8 +145,29 @@ def is_binary(frame: pd.DataFrame) -> np.ndarray:
     return _positive(frame).notna().to_numpy()
 
 
+def operating_points(ratings: pd.DataFrame) -> pd.DataFrame:
+    """Per modality and rater, the operating point of the answers themselves ('present'
+    answered): sensitivity (tpr) over the rated positives, 1 - specificity (fpr) over the
+    rated negatives."""
+    rows = []
+    for (modality, reader), part in ratings.groupby(["modality", "reader"], sort=False):
+        positive = part["truth"] == 1
+        rows.append(
+            {
+                "modality": modality,
+                "reader": reader,
+                "positives": int(positive.sum()),
+                "negatives": int((~positive).sum()),
+                "tpr": part.loc[positive, "present"].mean() if positive.any() else np.nan,
+                "fpr": part.loc[~positive, "present"].mean() if (~positive).any() else np.nan,
+            }
+        )
+    columns = ["modality", "reader", "positives", "negatives", "tpr", "fpr"]
+    return pd.DataFrame(rows, columns=columns)
+
+
 def roc_ratings(
-    frame: pd.DataFrame, scale: ConfidenceScale
+    frame: pd.DataFrame, scale: RatingScale
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(ratings, counts): the binary questions' ratings, long (reader, modality = arm,
     case_id, question_id, truth, rating: `roc_frame`'s input), and per reader and arm the
@@ -176,7 +188,8 @@ def roc_ratings(
             "case_id": rows["case_id"],
             "question_id": rows["question_id"],
             "truth": truth,
-            "rating": scale.rating(rows["answer"] == positive, confidence.to_numpy()),
+            "rating": ratings_of(scale, rows["answer"] == positive, confidence.to_numpy()),
+            "present": (rows["answer"] == positive).astype(int),
         }
     )[rated.to_numpy()].reset_index(drop=True)
     counts = (
@@ -199,7 +212,7 @@ def roc_ratings(
     return ratings, counts[COUNT_COLUMNS]
 
 
-def confidence_answers(frame: pd.DataFrame, scale: ConfidenceScale) -> pd.DataFrame:
+def confidence_answers(frame: pd.DataFrame, scale: RatingScale) -> pd.DataFrame:
     """Every answered question with a confidence (binary or not): rater, arm, case_id,
     question_id, confidence, correct (scored as every accuracy table scores it: `right`)."""
     confidence = _check(frame, scale)
@@ -217,11 +230,11 @@ def confidence_answers(frame: pd.DataFrame, scale: ConfidenceScale) -> pd.DataFr
     ).reset_index(drop=True)[CONFIDENCE_COLUMNS]
 
 
-def reader_probabilities(frame: pd.DataFrame, scale: ConfidenceScale) -> pd.DataFrame:
+def reader_probabilities(frame: pd.DataFrame, scale: RatingScale) -> pd.DataFrame:
     """On a percent scale, each answer's stated probability of being right and whether it
     was (`calibration`'s input, event "the chosen answer is correct"); empty otherwise."""
     answers = confidence_answers(frame, scale)
-    probability = scale.probability(answers["confidence"].to_numpy())
+    probability = answer_probability(scale, answers["confidence"].to_numpy())
     if probability is None:
         return pd.DataFrame(columns=PROBABILITY_COLUMNS)
     return answers.assign(probability=probability, outcome=answers["correct"])[
