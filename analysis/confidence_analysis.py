@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
 from analysis.stats import roc_power, roc_vs_models
@@ -490,9 +489,7 @@ def methods_words(results: dict) -> str:
     this study has."""
     scale: RatingScale = results["scale"]
     tables = results["tables"]
-    parts = [
-        f"Readers gave a confidence with every answer on a scale of {describe_scale(scale)}."
-    ]
+    parts = [f"Readers gave a confidence with every answer on a scale of {describe_scale(scale)}."]
     ratings = results["ratings"]
     if "auc" in tables:
         questions = ratings.drop_duplicates("question_id")

@@ -38,8 +38,8 @@ from analysis.stats.design import conclusions, power_table
 from analysis.stats.figure_formats import FORMATS
 from analysis.stats.flow import fast_mask
 from analysis.stats.frame import right
-from analysis.stats.roc_ratings import describe_scale
 from analysis.stats.mrmc_formats import id_map, package_files, readme_lines
+from analysis.stats.roc_ratings import describe_scale
 from readerstudy.downloads import export_filename
 from readerstudy.spreadsheets import frame_csv, write_frame_csv, write_sheet, xlsx_writer
 

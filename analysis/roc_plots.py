@@ -107,9 +107,7 @@ def roc_figure(
         ax.set_xlabel("False positive rate (1 − specificity)")
         ax.set_ylabel("True positive rate (sensitivity)")
         ax.grid(alpha=0.25)
-    handles = [
-        Line2D([], [], color=colours[r], marker=markers[r], ms=4, lw=1) for r in readers
-    ]
+    handles = [Line2D([], [], color=colours[r], marker=markers[r], ms=4, lw=1) for r in readers]
     labels = [
         f"{r} (AUC " + ", ".join(f"{auc[(a, r)]:.3f}" for a in arms if (a, r) in auc) + ")"
         for r in readers
@@ -225,9 +223,8 @@ def calibration_figure(
             color="black",
             mfc=face or "black",
         )
-    handles["thin lines: each reader (its colour)" + (", dashed unaided" if len(arms) > 1 else "")] = (
-        Line2D([], [], color="#888", lw=0.7)
-    )
+    dashed = ", dashed unaided" if len(arms) > 1 else ""
+    handles[f"thin lines: each reader (its colour){dashed}"] = Line2D([], [], color="#888", lw=0.7)
     points = sorted(levels["confidence"].astype(float).unique())
     if len(points) <= 11:
         ax.set_xticks(points, [f"{p:g}" for p in points])

@@ -78,8 +78,10 @@ def describe_scale(scale: RatingScale) -> str:
     """The scale in words, with its labelled points."""
     labels = ", ".join(f"{point} {label}" for point, label in sorted(scale.labels.items()))
     kind = "ordinal points" if scale.ordinal else "per cent, the chance the answer is right"
-    return f"{scale.lowest}–{scale.highest} ({kind}; {labels})" if labels else (
-        f"{scale.lowest}–{scale.highest} ({kind})"
+    return (
+        f"{scale.lowest}–{scale.highest} ({kind}; {labels})"
+        if labels
+        else (f"{scale.lowest}–{scale.highest} ({kind})")
     )
 
 
@@ -90,9 +92,7 @@ def ratings_of(scale: RatingScale, present: np.ndarray, confidence: np.ndarray) 
     out = np.full(len(present), np.nan)
     rated = ~np.isnan(confidence)
     pairs = set(zip(present[rated].tolist(), confidence[rated].astype(int).tolist(), strict=True))
-    table = {
-        (p, c): float(scale.roc_rating(present=p, confidence=c)) for p, c in pairs
-    }
+    table = {(p, c): float(scale.roc_rating(present=p, confidence=c)) for p, c in pairs}
     out[rated] = [
         table[(p, int(c))] for p, c in zip(present[rated], confidence[rated], strict=True)
     ]
@@ -166,9 +166,7 @@ def operating_points(ratings: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def roc_ratings(
-    frame: pd.DataFrame, scale: RatingScale
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+def roc_ratings(frame: pd.DataFrame, scale: RatingScale) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(ratings, counts): the binary questions' ratings, long (reader, modality = arm,
     case_id, question_id, truth, rating: `roc_frame`'s input), and per reader and arm the
     binary questions, those rated (positives, negatives) and those left out (no answer; an
@@ -237,6 +235,4 @@ def reader_probabilities(frame: pd.DataFrame, scale: RatingScale) -> pd.DataFram
     probability = answer_probability(scale, answers["confidence"].to_numpy())
     if probability is None:
         return pd.DataFrame(columns=PROBABILITY_COLUMNS)
-    return answers.assign(probability=probability, outcome=answers["correct"])[
-        PROBABILITY_COLUMNS
-    ]
+    return answers.assign(probability=probability, outcome=answers["correct"])[PROBABILITY_COLUMNS]

@@ -19,7 +19,9 @@ class Scale:
         if not self.ordinal:
             return float(confidence if present else 100 - confidence)
         points = self.highest - self.lowest + 1
-        return float(points + confidence - self.lowest + 1 if present else self.highest - confidence + 1)
+        if present:
+            return float(points + confidence - self.lowest + 1)
+        return float(self.highest - confidence + 1)
 
 
 FIVE = Scale()
