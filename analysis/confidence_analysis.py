@@ -526,3 +526,17 @@ def methods_words(results: dict) -> str:
             f"{tables['accuracy_by_confidence'].method}; and {DISCRIMINATION_METHOD}."
         )
     return " ".join(parts)
+
+
+def confidence_json(results: dict) -> dict:
+    """The API's `confidence` object: the scale and the rating rule in words, and what each
+    table (its rows: the response's key of the same name) rests on."""
+    return {
+        "scale": describe_scale(results["scale"]),
+        "rule": results["rule"],
+        "arms": list(results["arms"]),
+        "tables": {
+            name: {"unit": table.unit, "method": table.method, "policy": table.policy}
+            for name, table in results["tables"].items()
+        },
+    }
