@@ -36,6 +36,7 @@ from analysis.stats.roc import roc_curves
 from analysis.stats.roc_frame import ratings_cube
 from analysis.stats.roc_mrmc import UNIT, AucMrmc, auc_mrmc, auc_panel
 from analysis.stats.roc_ratings import (
+    PRESENT_OPTION,
     RatingScale,
     confidence_answers,
     describe_scale,
@@ -168,8 +169,10 @@ def _components(mrmc: AucMrmc, method: str) -> pd.DataFrame:
     return components_frame(mrmc.result.components).assign(covariance=method)
 
 
-def _comparison(ratings, frame, arms, policy, rule) -> tuple[dict, AucMrmc | None]:
-    """auc_difference, auc_variance_components and auc_power of a two-arm study."""
+def _comparison(ratings, frame, arms, policy, rule) -> tuple[dict, AucMrmc | None, dict]:
+    """auc_difference, auc_variance_components and auc_power of a two-arm study, the
+    jackknife analysis, and what it read: {"ratings", "groups", "delong"} (the package files'
+    rows)."""
     unit = f"{UNIT}; {rule}"
     tables: dict[str, DesignTable] = {}
     said = policy.describe()
@@ -184,7 +187,7 @@ def _comparison(ratings, frame, arms, policy, rule) -> tuple[dict, AucMrmc | Non
             if method == "jackknife":
                 why = f"not estimable: {error}"
                 tables["auc_difference"] = DesignTable(_empty(why), unit, "OR/Hillis on AUC", said)
-                return tables, None
+                return tables, None, {}
             continue  # DeLong where its design allows it only (method words say when)
         if method == "jackknife":
             jackknife = mrmc
@@ -204,7 +207,8 @@ def _comparison(ratings, frame, arms, policy, rule) -> tuple[dict, AucMrmc | Non
         pd.concat(components, ignore_index=True), unit, method_words, said
     )
     tables["auc_power"] = _power(jackknife, policy)
-    return tables, jackknife
+    read = {"ratings": compared, "groups": groups, "delong": "DeLong" in methods}
+    return tables, jackknife, read
 
 
 def _power(pilot: AucMrmc, policy: ConfidencePolicy) -> DesignTable:
@@ -362,14 +366,15 @@ def confidence_results(
     """Every table of a study with a confidence scale (module docstring).
 
     `frame`: the readers' rows, one per (reader, arm, question): reader, arm, case_id,
-    question_id, answer, correct_answer (+ accepted), positive, confidence, and in a
+    question_id, answer, correct_answer (+ accepted), present_option, confidence, and in a
     split-plot study reader_group and case_group. `models`: per model and question, whether
     its answer is correct and its probabilities: `probability` (of its chosen answer being
     right), `present_probability` (that a binary question's finding is present) and
     `answer_present` (its answer was the 'present' option), NaN where not given.
 
     Returns {"scale", "rule", "arms", "tables": {name: DesignTable}, "mrmc": the aided-vs-
-    unaided AucMrmc (or None), "ratings", "curves"}.
+    unaided AucMrmc (or None), "compared": what it read ({"ratings", "groups", "delong"}; {}
+    without it), "ratings": every binary question's ratings}.
     """
     policy = policy or ConfidencePolicy()
     said = policy.describe()
@@ -377,7 +382,7 @@ def confidence_results(
     ratings, counts = roc_ratings(frame, scale)
     arms = _arm_order(frame["arm"])
     tables: dict[str, DesignTable] = {}
-    mrmc = None
+    mrmc, compared = None, {}
     if not ratings.empty:
         roc_unit = f"{UNIT}; {rule}"
         tables["roc_counts"] = DesignTable(
@@ -400,7 +405,7 @@ def confidence_results(
             said,
         )
         if len(arms) == 2 and ratings["modality"].nunique() == 2:
-            made, mrmc = _comparison(ratings, frame, arms, policy, rule)
+            made, mrmc, compared = _comparison(ratings, frame, arms, policy, rule)
             tables.update(made)
         tables["auc_vs_models"] = DesignTable(
             _models_vs_readers(ratings, models, arms, policy),
@@ -450,6 +455,7 @@ def confidence_results(
         "arms": arms,
         "tables": {name: tables[name] for name in CONFIDENCE_TABLES if name in tables},
         "mrmc": mrmc,
+        "compared": compared,
         "ratings": ratings,
     }
 
@@ -464,7 +470,7 @@ def model_rows(responses: pd.DataFrame, probabilities: pd.DataFrame | None) -> p
     from analysis.stats.frame import right
 
     answered = responses[(responses["rater_kind"] == "model") & responses["answer"].notna()]
-    positive = answered.get("positive", pd.Series(None, index=answered.index))
+    positive = answered.get(PRESENT_OPTION, pd.Series(None, index=answered.index))
     binary = positive.notna() & (positive.astype(str) != "")
     scored = answered.assign(
         correct=right(answered).astype(int),

@@ -33,6 +33,7 @@ from analysis.confidence_analysis import CONFIDENCE_TABLES
 from analysis.figures import FIGURES, drawing, figure_builders, figure_kind
 from analysis.pipeline import AnalysisResult
 from analysis.reporting import methods_markdown, table_arm
+from analysis.roc_package_files import auc_package_files, auc_readme_lines
 from analysis.selectors import COLUMNS, RATING_COLUMNS
 from analysis.stats.design import conclusions, power_table
 from analysis.stats.figure_formats import FORMATS
@@ -415,6 +416,21 @@ def figure_files(
 POWER_EFFECT, POWER_TARGET = 0.05, 0.8
 
 
+def package_files_of(result: AnalysisResult) -> dict[str, bytes]:
+    """`design_files` and the AUC comparison's package files (`auc_files`), one
+    mrmc/README.txt saying how to read every file in mrmc/."""
+    files = design_files(result)
+    extra, lines = auc_files(result)
+    if not extra:
+        return files
+    readme = files.get("mrmc/README.txt", b"").decode()
+    if not readme:
+        readme = f"Policy: {result.settings.confidence_policy().describe()}\n"
+    files |= extra
+    files["mrmc/README.txt"] = (readme + "\n".join(lines) + "\n").encode()
+    return files
+
+
 def design_files(result: AnalysisResult) -> dict[str, bytes]:
     """A study with an aided arm: the power table (this study as the pilot), and under mrmc/
     the three MRMC-package input files, the key from their ids to the study's, and a README
@@ -450,6 +466,24 @@ def design_files(result: AnalysisResult) -> dict[str, bytes]:
     return files
 
 
+def auc_files(result: AnalysisResult) -> tuple[dict[str, bytes], list[str]]:
+    """A study with an aided-vs-unaided AUC comparison: its package files under mrmc/ and
+    their README lines (analysis.roc_package_files); nothing otherwise."""
+    compared = (result.confidence or {}).get("compared")
+    if not compared:
+        return {}, []
+    ratings, groups = compared["ratings"], compared["groups"]
+    packaged = auc_package_files(ratings, groups)
+    cube = result.confidence["mrmc"].cube
+    lines = auc_readme_lines(
+        set(packaged),
+        delong=compared["delong"],
+        one_per_xray=cube.one_question_per_case,
+        split_plot=bool(groups),
+    )
+    return {f"mrmc/{name}": body for name, body in packaged.items()}, lines
+
+
 def power_about(result: AnalysisResult) -> list[str]:
     """What power.csv rests on (the export's default effect and power)."""
     if result.design is None:
@@ -471,7 +505,7 @@ def analysis_files(
     files["methods.md"] = _bytes(methods_markdown(result).encode())
     for name, frame in tables.items():
         files[f"{name}.csv"] = functools.partial(write_table_csv, name, frame)
-    files |= {name: _bytes(body) for name, body in design_files(result).items()}
+    files |= {name: _bytes(body) for name, body in package_files_of(result).items()}
     files |= figure_files(result, figure, failed or {})
     files["report.xlsx"] = functools.partial(_write_report, result, tables)
     readme = readme_txt(result, tables, list(files), info, failed)

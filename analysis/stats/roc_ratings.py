@@ -2,7 +2,7 @@
 
 A study with a confidence scale asks a confidence with every answer: how sure the reader is
 that the answer they chose is right. A question bank may declare a question binary: one of
-its options says the finding is present (`positive`, a letter), every other option that it
+its options says the finding is present (`present_option`, a letter), every other option that it
 is absent. How (answer, confidence) becomes a binary question's rating is the scale's own
 rule (`RatingScale.roc_rating`, declared once with the scale: readerstudy.vocabulary), and
 its words (`RatingScale.rule`) go into every output that rests on it. Any rule that orders
@@ -12,9 +12,10 @@ one truth for every reader) is the positive option.
 
 Input is long, one row per (reader, arm, question), as the design frame gives it:
 
-    reader, arm, case_id, question_id, answer, correct_answer, positive, confidence
+    reader, arm, case_id, question_id, answer, correct_answer, present_option,
+    confidence
 
-`positive` is the declared letter of a binary question (empty for a multiple-choice one);
+`present_option` is the declared letter of a binary question (empty for a multiple-choice one);
 `confidence` is empty where the reader gave none. A binary question a reader did not answer,
 or answered without a confidence, is not rated: it is left out of that reader's AUC (as
 MRMCaov leaves out a reader's unrated cases) and counted in `roc_ratings`' counts.
@@ -32,6 +33,7 @@ import pandas as pd
 
 from analysis.stats.frame import LETTERS, AnalysisInputError, right
 
+PRESENT_OPTION = "present_option"  # a binary question's option saying the finding is present
 ANSWER_COLUMNS = ("reader", "arm", "case_id", "question_id", "answer", "correct_answer")
 # `roc_frame`'s columns, and `present`: 1 where the answer was the positive option (the
 # answers' own operating point).
@@ -127,14 +129,14 @@ def _check(frame: pd.DataFrame, scale: RatingScale) -> pd.Series:
 
 def _positive(frame: pd.DataFrame) -> pd.Series:
     """Each row's declared positive letter, None for a multiple-choice question."""
-    if "positive" not in frame.columns:
+    if PRESENT_OPTION not in frame.columns:
         return pd.Series(None, index=frame.index, dtype=object)
-    positive = frame["positive"].where(frame["positive"].notna(), None)
+    positive = frame[PRESENT_OPTION].where(frame[PRESENT_OPTION].notna(), None)
     positive = positive.map(lambda v: v if v else None)
     bad = positive.notna() & ~positive.isin(LETTERS)
     if bad.any():
         raise AnalysisInputError(
-            f"{int(bad.sum())} positive option(s) not a letter A-D "
+            f"{int(bad.sum())} present option(s) not a letter A-D "
             f"(first: {positive[bad].iloc[0]!r})"
         )
     return positive
