@@ -171,15 +171,15 @@ def _components(mrmc: AucMrmc, method: str) -> pd.DataFrame:
 
 def _comparison(ratings, frame, arms, policy, rule) -> tuple[dict, AucMrmc | None, dict]:
     """auc_difference, auc_variance_components and auc_power of a two-arm study, the
-    jackknife analysis, and what it read: {"ratings", "groups", "delong"} (the package files'
-    rows)."""
+    jackknife analysis, and what it read: {"ratings", "groups", "delong": the DeLong analysis
+    or None} (the package files' rows)."""
     unit = f"{UNIT}; {rule}"
     tables: dict[str, DesignTable] = {}
     said = policy.describe()
     compared, groups = comparison_ratings(ratings, frame)
     order = [arms[1], arms[0]]  # test first: differences are test − reference
-    jackknife = None
-    rows, components, methods = [], [], []
+    made: dict[str, AucMrmc] = {}
+    rows, components = [], []
     for method in ("jackknife", "DeLong"):
         try:
             mrmc = auc_mrmc(compared, cov=method, modalities=order, reader_groups=groups or None)
@@ -189,16 +189,14 @@ def _comparison(ratings, frame, arms, policy, rule) -> tuple[dict, AucMrmc | Non
                 tables["auc_difference"] = DesignTable(_empty(why), unit, "OR/Hillis on AUC", said)
                 return tables, None, {}
             continue  # DeLong where its design allows it only (method words say when)
-        if method == "jackknife":
-            jackknife = mrmc
-        methods.append(method)
+        made[method] = mrmc
         rows += _difference_rows(mrmc, method, policy.min_readers)
         components.append(_components(mrmc, method))
-    assert jackknife is not None
+    jackknife = made["jackknife"]
     method_words = (
         f"{jackknife.method}; beside the jackknife, DeLong's covariance where every X-ray holds "
         "one binary question and every reader rated every question in both arms ("
-        + ("given" if "DeLong" in methods else "not given here")
+        + ("given" if "DeLong" in made else "not given here")
         + "); fixed readers: normal reference (chi-square test); fixed cases: the readers' "
         "ANOVA"
     )
@@ -207,7 +205,7 @@ def _comparison(ratings, frame, arms, policy, rule) -> tuple[dict, AucMrmc | Non
         pd.concat(components, ignore_index=True), unit, method_words, said
     )
     tables["auc_power"] = _power(jackknife, policy)
-    read = {"ratings": compared, "groups": groups, "delong": "DeLong" in methods}
+    read = {"ratings": compared, "groups": groups, "delong": made.get("DeLong")}
     return tables, jackknife, read
 
 
@@ -373,7 +371,8 @@ def confidence_results(
     `answer_present` (its answer was the 'present' option), NaN where not given.
 
     Returns {"scale", "rule", "arms", "tables": {name: DesignTable}, "mrmc": the aided-vs-
-    unaided AucMrmc (or None), "compared": what it read ({"ratings", "groups", "delong"}; {}
+    unaided AucMrmc (or None), "compared": what it read ({"ratings", "groups", "delong": the
+    DeLong AucMrmc or None}; {}
     without it), "ratings": every binary question's ratings}.
     """
     policy = policy or ConfidencePolicy()

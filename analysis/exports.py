@@ -477,7 +477,7 @@ def auc_files(result: AnalysisResult) -> tuple[dict[str, bytes], list[str]]:
     cube = result.confidence["mrmc"].cube
     lines = auc_readme_lines(
         set(packaged),
-        delong=compared["delong"],
+        delong=compared["delong"] is not None,
         one_per_xray=cube.one_question_per_case,
         split_plot=bool(groups),
     )
