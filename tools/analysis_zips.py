@@ -84,9 +84,8 @@ def _members(path: Path) -> dict[str, bytes]:
 def _blank(data: bytes) -> bytes:
     if data.startswith(b"PK"):  # an XLSX: its parts, each blanked
         with zipfile.ZipFile(io.BytesIO(data)) as inner:
-            return b"\0".join(
-                name.encode() + b"\0" + _blank(inner.read(name)) for name in sorted(inner.namelist())
-            )
+            names = sorted(inner.namelist())
+            return b"\0".join(name.encode() + b"\0" + _blank(inner.read(name)) for name in names)
     for stamp in STAMPS:
         data = stamp.sub(b"<stamp>", data)
     return data
