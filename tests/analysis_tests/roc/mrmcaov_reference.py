@@ -133,10 +133,11 @@ def _as_list(value):
 
 
 MODALITY_COLUMNS = ("Comparison", "row", "treatment")
+READER_COLUMNS = ("Reader", "reader")
 
 
 def _renamed(value, names: dict[str, str]):
-    """MRMCaov's modality name (or "a - b" comparison) as ours, by `names`."""
+    """MRMCaov's name (or "a - b" comparison) as ours, by `names`."""
     if not isinstance(value, str) or not names:
         return value
     return " - ".join(names.get(part, part) for part in value.split(" - "))
@@ -144,8 +145,11 @@ def _renamed(value, names: dict[str, str]):
 
 def _compare_values(ours, theirs, where: str, worst: list[float], names=None) -> None:
     ours, theirs = _as_list(ours), _as_list(theirs)
-    if names and where.rsplit(".", 1)[-1] in MODALITY_COLUMNS:
-        theirs = [_renamed(value, names) for value in theirs]
+    column = where.rsplit(".", 1)[-1]
+    if names and column in MODALITY_COLUMNS:
+        theirs = [_renamed(value, names["modalities"]) for value in theirs]
+    elif names and column in READER_COLUMNS:
+        theirs = [_renamed(value, names["readers"]) for value in theirs]
     assert len(ours) == len(theirs), f"{where}: {len(ours)} values, MRMCaov {len(theirs)}"
     for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
         if b is None:  # NA in R
@@ -161,11 +165,15 @@ def compare(
     result: ORHillisResult,
     reference: dict,
     design: int | None = None,
-    names: dict[str, str] | None = None,
+    modalities: dict[str, str] | None = None,
+    readers: dict[str, str] | None = None,
 ) -> float:
     """Assert every number of MRMCaov's summary `reference` equals ours to 1e-8; returns the
     largest absolute difference. `design` is the design MRMCaov is expected to name (default:
-    ours); `names` maps MRMCaov's modality names to ours where they differ."""
+    ours); `modalities` and `readers` map MRMCaov's names to ours where they differ."""
+    names = None
+    if modalities or readers:
+        names = {"modalities": modalities or {}, "readers": readers or {}}
     kind = KINDS[reference["factor_types"]]
     ours = summary_like(result, kind)
     worst: list[float] = [0.0]

@@ -54,10 +54,10 @@ def test_vandyke_as_answers_gives_mrmcaovs_numbers(vandyke_results):
     assert mrmc.result.modalities == ("aided", "unaided")
     reference = REFERENCE["factorial"]
     for kind in ("random_readers", "fixed_readers"):
-        assert compare(mrmc.result, reference[f"jackknife_{kind}"], names=ARMS) <= 1e-8
+        assert compare(mrmc.result, reference[f"jackknife_{kind}"], modalities=ARMS) <= 1e-8
         delong = vandyke_results["compared"]["delong"].result
-        assert compare(delong, reference[f"DeLong_{kind}"], names=ARMS) <= 1e-8
-    assert compare(mrmc.result, reference["fixed_cases"], names=ARMS) <= 1e-8
+        assert compare(delong, reference[f"DeLong_{kind}"], modalities=ARMS) <= 1e-8
+    assert compare(mrmc.result, reference["fixed_cases"], modalities=ARMS) <= 1e-8
     table = vandyke_results["tables"]["auc_difference"].data
     random = table[
         (table["covariance"] == "jackknife")
