@@ -503,22 +503,26 @@ def attach_design(result: AnalysisResult, frame: pd.DataFrame) -> AnalysisResult
 def attach_confidence(
     result: AnalysisResult,
     scale: RatingScale,
+    present: dict[str, str],
     probabilities: pd.DataFrame | None = None,
 ) -> AnalysisResult:
     """Add the tables of a study with a confidence scale (analysis.confidence_analysis) under
     the result's own policy: on the design frame's rows of every arm when the study has an
     aided arm (the questions every other table keeps), else on the analysed readers' rows of
-    its one arm. `probabilities`: the models' (model, question_id, probability, present).
-    A frame the rating rule refuses (a confidence off the scale) refuses these tables, with
-    the reason."""
+    its one arm. `present`: each binary question's option saying the finding is present
+    (question_id -> letter); `probabilities`: the models' (model, question_id, probability,
+    present_probability). A frame the rating rule refuses (a confidence off the scale)
+    refuses these tables, with the reason."""
     if result.design_frame is not None:
         frame = result.design_frame
     else:
         arm = (result.facts.get("design") or {}).get("counted_arm") or "unaided"
-        frame = single_arm_frame(result.analysed, arm)
-    if frame.empty or "confidence" not in frame.columns:
+        frame = single_arm_frame(result.analysed, arm) if not result.analysed.empty else None
+    if frame is None or frame.empty or "confidence" not in frame.columns:
         return result
-    models = model_rows(result.analysed, probabilities) if not result.analysed.empty else None
+    frame = frame.assign(present_option=frame["question_id"].map(present))
+    analysed = result.analysed.assign(present_option=result.analysed["question_id"].map(present))
+    models = model_rows(analysed, probabilities) if not analysed.empty else None
     try:
         result.confidence = confidence_results(
             frame, scale, models=models, policy=result.settings.confidence_policy()

@@ -442,3 +442,14 @@ def study_facts(study: ReaderStudy) -> dict:
             },
         },
     }
+
+
+def present_options(study: ReaderStudy) -> dict[str, str]:
+    """The study's binary questions: question id (`question_id` of the frames) -> the option
+    saying the finding is present (Question.present_option; multiple-choice ones are not in
+    it)."""
+    return dict(
+        StudyQuestion.objects.filter(study=study)
+        .exclude(question__present_option="")
+        .values_list("question__source_id", "question__present_option")
+    )
