@@ -301,14 +301,19 @@ REFERENCES = [
     "Psychol Bull 1971;76:378-382.",
     "Byrt T, Bishop J, Carlin JB. Bias, prevalence and kappa. J Clin Epidemiol "
     "1993;46:423-429 (PABAK).",
+    "Wilson EB. Probable inference... J Am Stat Assoc 1927;22:209-212. Clopper CJ, Pearson "
+    "ES. Biometrika 1934;26:404-413.",
+]
+
+
+# A study with a confidence scale (ROC, AUC, calibration) adds these.
+CONFIDENCE_REFERENCES = [
     "DeLong ER, DeLong DM, Clarke-Pearson DL. Comparing the areas under two or more "
     "correlated receiver operating characteristic curves: a nonparametric approach. "
     "Biometrics 1988;44:837-845.",
     "Naeini MP, Cooper GF, Hauskrecht M. Obtaining well calibrated probabilities using "
     "Bayesian binning. AAAI 2015 (expected calibration error). Brier GW. Verification of "
     "forecasts expressed in terms of probability. Mon Weather Rev 1950;78:1-3.",
-    "Wilson EB. Probable inference... J Am Stat Assoc 1927;22:209-212. Clopper CJ, Pearson "
-    "ES. Biometrika 1934;26:404-413.",
 ]
 
 
@@ -459,7 +464,8 @@ def methods_section(result) -> list[tuple[str, str]]:
                 f"The analysis of the readers' confidence was refused: {result.confidence_error}.",
             )
         )
-    out.append(("References", " ".join(f"[{i + 1}] {r}" for i, r in enumerate(REFERENCES))))
+    references = [*REFERENCES, *(CONFIDENCE_REFERENCES if result.confidence else [])]
+    out.append(("References", " ".join(f"[{i + 1}] {r}" for i, r in enumerate(references))))
     return out
 
 

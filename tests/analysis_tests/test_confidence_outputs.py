@@ -1,0 +1,123 @@
+"""A study with a confidence scale: the PI's page, the API and the ZIP show ROC curves, AUCs
+with CIs, a calibration figure and the confidence tables, each saying what it rests on (the
+scale, the rating rule); the same answers in a study without a scale show none of it."""
+
+import io
+import random
+import zipfile
+
+import pandas as pd
+import pytest
+from django.urls import reverse
+from django.utils.html import escape
+
+from analysis.services import predictions_import
+from annotation.services import answer_submit
+from readerstudy.models import Role
+from readerstudy.services.studies import membership_add
+from readerstudy.vocabulary import CONFIDENCE_SCALES, ConfidenceScale
+from tests.factories import (
+    CaseFactory,
+    ImageFactory,
+    QuestionFactory,
+    ReaderStudyFactory,
+    StudyQuestionFactory,
+    UserFactory,
+)
+
+pytestmark = pytest.mark.django_db
+CONFIDENCE_FILES = ("roc_curves", "calibration")
+
+
+def make_study(scale: str) -> tuple:
+    """16 X-rays, each with a binary question (A: present) and a multiple-choice one, read by
+    three readers in one arm (the same draws whatever the scale); a model's letters."""
+    study = ReaderStudyFactory(confidence_scale=scale)
+    for x in range(16):
+        case = CaseFactory(dataset=study.dataset)
+        ImageFactory(case=case, position=0)
+        present = x % 3 != 0
+        binary = QuestionFactory(
+            dataset=study.dataset, case=case, correct="A" if present else "B", present_option="A"
+        )
+        choice = QuestionFactory(dataset=study.dataset, case=case, correct="ABCD"[x % 4])
+        StudyQuestionFactory(study=study, question=binary, position=2 * x)
+        StudyQuestionFactory(study=study, question=choice, position=2 * x + 1)
+    rng = random.Random(7)
+    for r in range(3):
+        reader = UserFactory(username=f"{study.slug}-reader{r}")
+        membership_add(study=study, user=reader, role=Role.READER)
+        for item in study.items.select_related("question").order_by("position"):
+            key = item.question.correct
+            right = rng.random() < 0.75
+            choice = key if right else "ABCD"[("ABCD".index(key) + 1) % 4]
+            sure = rng.randint(2, 5) if right else rng.randint(1, 4)
+            extra = {"confidence": sure} if study.scale else {}
+            answer_submit(reader=reader, item=item, choice=choice, **extra)
+    rows = "\n".join(
+        f"{item.question.source_id},{item.question.correct}" for item in study.items.all()
+    )
+    predictions_import(
+        dataset=study.dataset,
+        model_name="model-x",
+        content=f"question_id,prediction\n{rows}\n".encode(),
+    )
+    pi = UserFactory(username=f"{study.slug}-pi")
+    membership_add(study=study, user=pi, role=Role.PI)
+    return study, pi
+
+
+def figure_on(page: str, study, name: str) -> bool:
+    """The figure's place on the page: its picture once drawn, else the slot that asks."""
+    return (
+        reverse("analysis-figure", args=[study.slug, name, "svg"]) in page
+        or reverse("analysis-figure-slot", args=[study.slug, name]) in page
+    )
+
+
+def outputs(client, study, pi) -> tuple[str, dict, zipfile.ZipFile]:
+    client.force_login(pi)
+    page = client.get(reverse("analysis", args=[study.slug])).content.decode()
+    api = client.get(reverse("api-analysis", args=[study.slug])).json()
+    archive = client.get(reverse("analysis-zip", args=[study.slug]))
+    return page, api, zipfile.ZipFile(io.BytesIO(archive.content))
+
+
+def test_a_study_with_a_scale_shows_roc_aucs_and_calibration(client):
+    study, pi = make_study(ConfidenceScale.FIVE)
+    page, api, archive = outputs(client, study, pi)
+    rule = CONFIDENCE_SCALES[ConfidenceScale.FIVE].rule
+    assert 'id="confidence"' in page and escape(rule) in page
+    for name in CONFIDENCE_FILES:
+        assert figure_on(page, study, name)
+        for fmt in ("png", "svg", "pdf"):
+            assert f"{name}.{fmt}" in archive.namelist()
+    auc = pd.read_csv(io.BytesIO(archive.read("auc.csv")))
+    readers = auc[auc["analysis"] == "this reader (normal)"]
+    assert len(readers[readers["modality"] == "unaided"]) == 3
+    assert (readers["ci_low"] < readers["auc"]).all() and (
+        readers["auc"] < readers["ci_high"]
+    ).all()
+    assert set(readers["positives"]) == {10} and set(readers["negatives"]) == {6}
+    assert api["confidence"]["rule"] == rule
+    assert [row["modality"] for row in api["auc"]][:3] == ["unaided"] * 3
+    readme = archive.read("README.txt").decode()
+    assert "method: empirical (trapezoidal, ties 1/2) AUC" in readme
+    assert rule in readme and "confidence_scale: 1–5" in readme
+    assert "Confidence, ROC and calibration" in archive.read("methods.md").decode()
+    levels = pd.read_csv(io.BytesIO(archive.read("accuracy_by_confidence.csv")))
+    assert set(levels["confidence"]) <= {1, 2, 3, 4, 5} and "readers pooled" in set(levels["rater"])
+
+
+def test_a_study_without_a_scale_shows_none_of_it(client):
+    study, pi = make_study(ConfidenceScale.NONE)
+    page, api, archive = outputs(client, study, pi)
+    assert 'id="confidence"' not in page and "data-confidence-table" not in page
+    assert "AUC" not in page and "DeLong" not in page
+    for name in CONFIDENCE_FILES:
+        assert not figure_on(page, study, name)
+    assert "confidence" not in api and "auc" not in api
+    names = archive.namelist()
+    assert not [n for n in names if n.startswith(("auc", "roc", "calibration", "accuracy_by_conf"))]
+    assert not [n for n in names if "auc" in n]
+    assert "Confidence, ROC" not in archive.read("methods.md").decode()
