@@ -4,6 +4,7 @@ scale, the rating rule); the same answers in a study without a scale show none o
 
 import io
 import random
+import re
 import zipfile
 
 import pandas as pd
@@ -121,3 +122,17 @@ def test_a_study_without_a_scale_shows_none_of_it(client):
     assert not [n for n in names if n.startswith(("auc", "roc", "calibration", "accuracy_by_conf"))]
     assert not [n for n in names if "auc" in n]
     assert "Confidence, ROC" not in archive.read("methods.md").decode()
+
+
+def test_each_platform_scale_says_its_rule_as_it_rates():
+    """The rule's words (every ROC output's) say what roc_rating does, point by point."""
+    for scale in CONFIDENCE_SCALES.values():
+        numbers = [int(n) for n in re.findall(r"\d+", scale.rule)]
+        for c in scale.points:
+            present = scale.roc_rating(present=True, confidence=c)
+            absent = scale.roc_rating(present=False, confidence=c)
+            if scale.ordinal:
+                levels, low, high = numbers[1], numbers[2], numbers[4]
+                assert present == levels + (c - low) + 1 and absent == high - c + 1
+            else:
+                assert present == c and absent == numbers[-1] - c
