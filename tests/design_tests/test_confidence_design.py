@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from analysis.design import study_design_set
-from annotation.services import InvalidAnswerValue, WrongArm, answer_submit
+from annotation.services import InvalidAnswerValue, answer_submit
 from annotation.sessions import reading_of
 from readerstudy.models import Image, ReaderStudy, Role
 from readerstudy.services.design import Design, DesignError
@@ -53,17 +53,19 @@ def test_the_scale_is_fixed_once_anyone_answered(design_study):
     assert scale_of(design_study) == "0-100"
 
 
-def test_an_answer_from_a_page_made_before_the_scale_changed_is_refused(design_study):
-    """The scale is in the layout stamp: a page shown without a confidence box (or with
-    another scale) cannot save into the new one."""
+def test_a_page_made_before_the_scale_was_set_keeps_its_cases_but_must_give_a_rating(
+    design_study,
+):
+    """The scale moves no case and no letter: a page shown before it keeps its layout, and
+    its answer without a rating is refused in words (the draft stays to be rated)."""
     reader = add_readers(design_study, 1)[0]
     item = design_study.items.order_by("position").first()
     before = reading_of(design_study, reader).layout
     study_design_set(study=design_study, design=Design(confidence_scale="1-5"))
-    with pytest.raises(WrongArm, match="design was changed"):
-        answer_submit(reader=reader, item=item, choice="A", confidence=3, layout=before)
+    assert reading_of(design_study, reader).layout == before
     with pytest.raises(InvalidAnswerValue, match="from 1 to 5"):
-        answer_submit(reader=reader, item=item, choice="A")
+        answer_submit(reader=reader, item=item, choice="A", layout=before)
+    answer_submit(reader=reader, item=item, choice="A", confidence=3, layout=before)
 
 
 def test_create_study_takes_the_scale(db):
