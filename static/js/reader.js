@@ -313,7 +313,11 @@
     // A group the study requires (data-required: its message, the server's): a confidence.
     const unrated = $$("fieldset[data-required]", f).find((group) => !$$("input[name]", group).some((i) => (i.type === "radio" ? i.checked : i.value.trim() !== "")));
     if (unrated) { clientError(unrated.dataset.required); return; }
-    if (!f.checkValidity()) { const bad = $(":invalid", f); clientError(bad ? bad.validationMessage : ""); return; }
+    if (!f.checkValidity()) {
+      const bad = $(":invalid", f), group = bad && bad.closest("[data-required]"); // the server's words for its group
+      clientError(group ? group.dataset.required : bad ? bad.validationMessage : "");
+      return;
+    }
     const number = Number(ws.dataset.caseNumber);
     const values = valuesOf(f);
     // What this answer changes: the page's saved answer, or this reader's own save of the case
@@ -696,8 +700,9 @@
       return;
     }
     const t = e.target;
-    // Ctrl/Cmd+Enter in the comment submits, as in most text boxes (the seen-rule holds).
-    if ((e.ctrlKey || e.metaKey) && e.key === "Enter" && t && t.closest && t.closest("#answer-form") && window.ReaderViewer.typing(t)) {
+    // Ctrl/Cmd+Enter in the comment submits, as in most text boxes, and Enter in the
+    // confidence box (the seen-rule holds; the page's checks, not the browser's bubble).
+    if (t && (e.ctrlKey || e.metaKey || t.type === "number") && e.key === "Enter" && t.closest && t.closest("#answer-form") && window.ReaderViewer.typing(t)) {
       e.preventDefault();
       if (isLeaving()) return;
       submit();
