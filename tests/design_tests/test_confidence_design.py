@@ -9,11 +9,14 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from analysis.design import study_design_set
+from analysis.design_frame import design_frame
+from annotation.models import Answer
+from annotation.selectors import item_at
 from annotation.services import InvalidAnswerValue, answer_submit
 from annotation.sessions import reading_of
 from readerstudy.models import Image, ReaderStudy, Role
 from readerstudy.services.design import Design, DesignError
-from tests.design_tests.conftest import add_readers
+from tests.design_tests.conftest import add_model, add_readers, crossover
 from tests.factories import MembershipFactory, UserFactory, build_study
 
 pytestmark = pytest.mark.django_db
@@ -93,3 +96,19 @@ def test_the_new_study_form_offers_the_scale(client, db):
     client.force_login(user)
     html = client.get(reverse("study-create")).content.decode()
     assert 'name="confidence_scale"' in html and "Confidence with every answer" in html
+
+
+def test_a_second_read_keeps_the_first_answers_confidence_beside_the_final_one(db, set_design):
+    study = build_study(3)
+    add_model(study)
+    reader = add_readers(study, 1)[0]
+    set_design(study, crossover(arms="aided", aid_mode="second-read", confidence_scale="1-5"))
+    item = item_at(study, reader, 1)
+    answer_submit(reader=reader, item=item, choice="A", confidence=2)  # before the AI
+    answer_submit(reader=reader, item=item, choice="D", confidence=5)  # after it
+    stored = Answer.objects.get(item=item, reader=reader)
+    assert (stored.first_choice, stored.first_confidence) == ("A", 2)
+    assert (stored.choice, stored.confidence) == ("D", 5)
+    row = design_frame(study).query("question_id == @item.question.source_id").iloc[0]
+    assert (row["first_answer"], row["first_confidence"]) == ("A", 2)
+    assert (row["answer"], row["confidence"]) == ("D", 5)
