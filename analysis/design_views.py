@@ -35,7 +35,7 @@ from readerstudy.services.design import (
 )
 from readerstudy.services.studies import unknown_users
 from readerstudy.tasks import study_create_start
-from readerstudy.vocabulary import AidMode
+from readerstudy.vocabulary import AidMode, ConfidenceScale
 
 
 class DesignForm(forms.Form):
@@ -86,8 +86,24 @@ class DesignForm(forms.Form):
     shuffle_options = forms.BooleanField(
         required=False, label="Shuffle the four options per reader"
     )
+    confidence_scale = forms.ChoiceField(
+        choices=ConfidenceScale.choices,
+        initial=ConfidenceScale.NONE,
+        required=False,
+        label="Confidence with every answer",
+        help_text="Readers also rate how sure they are of each answer: the ratings of binary "
+        "questions make ROC curves and AUCs, all of them calibration.",
+    )
 
-    DESIGN_FIELDS = ("arms", "aid_model", "aid_mode", "washout_days", "groups", "anchor")
+    DESIGN_FIELDS = (
+        "arms",
+        "aid_model",
+        "aid_mode",
+        "washout_days",
+        "groups",
+        "anchor",
+        "confidence_scale",
+    )
 
     def __init__(self, *args, models=None, **kwargs):
         """`models`: the AI models to offer (default: every imported one, by name)."""
@@ -120,6 +136,7 @@ class DesignForm(forms.Form):
             groups=data["groups"] or 0,
             anchor=data["anchor"] or 0,
             shuffle_options=data["shuffle_options"],
+            confidence_scale=data["confidence_scale"] or ConfidenceScale.NONE,
         )
 
 
@@ -192,6 +209,7 @@ PROBLEM_FIELDS = (
     ("washout", "washout_days"),
     ("anchor", "anchor"),
     ("groups", "groups"),
+    ("confidence scale", "confidence_scale"),
 )
 
 

@@ -268,13 +268,6 @@ ANSWER_FIELDS: tuple[AnswerField, ...] = (
         required=True,
         clean=lambda value: value.strip().upper(),
     ),
-    AnswerField("difficulty", Difficulty, "Difficulty must be easy, medium or hard."),
-    AnswerField(
-        "alignment",
-        Alignment,
-        "Image alignment must be yes, partly or no.",
-        label="Does the question fit this image?",
-    ),
     AnswerField(
         "confidence",
         None,
@@ -282,6 +275,13 @@ ANSWER_FIELDS: tuple[AnswerField, ...] = (
         label="Confidence",
         clean=_whole,
         scaled=True,
+    ),
+    AnswerField("difficulty", Difficulty, "Difficulty must be easy, medium or hard."),
+    AnswerField(
+        "alignment",
+        Alignment,
+        "Image alignment must be yes, partly or no.",
+        label="Does the question fit this image?",
     ),
     AnswerField(
         "comment",

@@ -310,7 +310,14 @@
     if (!seen(ws)) { notePaused(NOT_SEEN); return; } // never submit a case not shown in this visit
     const missing = $$('input[type="radio"][required]', f).some((r) => !$(`input[name="${CSS.escape(r.name)}"]:checked`, f));
     if (missing) { clientError(f.dataset.choiceRequired); return; }
-    if (!f.checkValidity()) { const bad = $(":invalid", f); clientError(bad ? bad.validationMessage : ""); return; }
+    // A group the study requires (data-required: its message, the server's): a confidence.
+    const unrated = $$("fieldset[data-required]", f).find((group) => !$$("input[name]", group).some((i) => (i.type === "radio" ? i.checked : i.value.trim() !== "")));
+    if (unrated) { clientError(unrated.dataset.required); return; }
+    if (!f.checkValidity()) {
+      const bad = $(":invalid", f), group = bad && bad.closest("[data-required]"); // the server's words for its group
+      clientError(group ? group.dataset.required : bad ? bad.validationMessage : "");
+      return;
+    }
     const number = Number(ws.dataset.caseNumber);
     const values = valuesOf(f);
     // What this answer changes: the page's saved answer, or this reader's own save of the case
@@ -693,8 +700,9 @@
       return;
     }
     const t = e.target;
-    // Ctrl/Cmd+Enter in the comment submits, as in most text boxes (the seen-rule holds).
-    if ((e.ctrlKey || e.metaKey) && e.key === "Enter" && t && t.closest && t.closest("#answer-form") && window.ReaderViewer.typing(t)) {
+    // Ctrl/Cmd+Enter in the comment submits, as in most text boxes, and Enter in the
+    // confidence box (the seen-rule holds; the page's checks, not the browser's bubble).
+    if (t && (e.ctrlKey || e.metaKey || t.type === "number") && e.key === "Enter" && t.closest && t.closest("#answer-form") && window.ReaderViewer.typing(t)) {
       e.preventDefault();
       if (isLeaving()) return;
       submit();
@@ -711,13 +719,15 @@
     if (key === pauseKey()) { pause(); e.preventDefault(); return; }
     const review = reviewLink();
     if (review && key === review.dataset.key) { e.preventDefault(); window.location.assign(review.href); return; }
-    const comment = key.length === 1 ? $(`#answer-form textarea[data-keys~="${CSS.escape(key)}"]`) : null;
+    const comment = key.length === 1 ? $(`#answer-form :is(textarea, input[type="number"])[data-keys~="${CSS.escape(key)}"]`) : null;
     if (comment) {
-      // The comment key focuses the comment (the key itself is not typed into it).
+      // The comment key focuses the comment, the confidence key the confidence box (the key
+      // itself is not typed into it).
       e.preventDefault();
       if (questionHidden()) { notePaused(); return; }
       if (comment.disabled || comment.closest("fieldset:disabled")) return;
       comment.focus();
+      if (comment.type === "number") comment.select(); // typing replaces the rating
       return;
     }
     const practiceNext = key === "Enter" && $("[data-practice-next]", workspace());
