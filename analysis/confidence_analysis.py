@@ -60,7 +60,9 @@ CONFIDENCE_TABLES: tuple[str, ...] = (
     "accuracy_by_confidence",
     "confidence_discrimination",
 )
-ARMS = ("unaided", "aided")
+FIRST_READ = "aided (first answer)"  # a second read's answer before the AI (design tables' name)
+# The readings in the order the tables list them; a comparison is the second minus the first.
+ARMS = ("unaided", FIRST_READ, "aided")
 PANEL = "mean of readers"
 POOLED = "readers pooled"  # accuracy per confidence level: every reader's answers of an arm
 MODELS = "model"  # the models' rows' modality in the ROC tables (every arm's questions)
@@ -109,6 +111,20 @@ def _empty(why: str) -> pd.DataFrame:
 def _arm_order(arms) -> list[str]:
     present = [str(a) for a in pd.unique(pd.Series(arms, dtype=object))]
     return [a for a in ARMS if a in present] + sorted(a for a in present if a not in ARMS)
+
+
+def with_first_reads(frame: pd.DataFrame) -> pd.DataFrame:
+    """A second read's rows with its first answers (before the AI: `first_answer`,
+    `first_confidence`) as a reading of their own, FIRST_READ; other frames as they are."""
+    if "first_answer" not in frame.columns or not frame["first_answer"].notna().any():
+        return frame
+    aided = frame[frame["arm"] == "aided"]
+    first = aided.assign(
+        arm=FIRST_READ,
+        answer=aided["first_answer"],
+        confidence=aided.get("first_confidence", pd.Series(None, index=aided.index)),
+    )
+    return pd.concat([first, frame], ignore_index=True)
 
 
 def comparison_ratings(ratings: pd.DataFrame, frame: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
@@ -378,6 +394,7 @@ def confidence_results(
     policy = policy or ConfidencePolicy()
     said = policy.describe()
     rule = scale.rule
+    frame = with_first_reads(frame)
     ratings, counts = roc_ratings(frame, scale)
     arms = _arm_order(frame["arm"])
     tables: dict[str, DesignTable] = {}

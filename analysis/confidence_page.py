@@ -14,7 +14,7 @@ from analysis.reporting import table_arm
 # (label, column) or (label, (estimate, low, high)) for an estimate with its interval.
 TITLES = {
     "auc": "AUC per reader and arm (and each AI model)",
-    "auc_difference": "Aided − unaided on AUC: OR/Hillis",
+    "auc_difference": "The arms compared on AUC: OR/Hillis",
     "auc_variance_components": "Variance components of the AUC comparison",
     "auc_power": "Power on AUC: readers × X-rays for a future study",
     "auc_vs_models": "Readers against AI models on AUC",
@@ -36,11 +36,12 @@ COLUMNS = {
         ("Note", "note"),
     ],
     "auc_difference": [
+        ("Comparison", "comparison"),
         ("Covariance", "covariance"),
         ("Analysis", "analysis"),
-        ("Unaided", "reference_mean"),
-        ("Aided", "test_mean"),
-        ("Aided − unaided [CI]", ("difference", "ci_low", "ci_high")),
+        ("Reference mean", "reference_mean"),
+        ("Test mean", "test_mean"),
+        ("Difference [CI]", ("difference", "ci_low", "ci_high")),
         ("SE", "se"),
         ("df", "df"),
         ("p", "p_value"),

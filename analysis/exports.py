@@ -476,6 +476,7 @@ def auc_files(result: AnalysisResult) -> tuple[dict[str, bytes], list[str]]:
     packaged = auc_package_files(ratings, groups)
     cube = result.confidence["mrmc"].cube
     lines = auc_readme_lines(
+        ratings,
         set(packaged),
         delong=compared["delong"] is not None,
         one_per_xray=cube.one_question_per_case,

@@ -27,15 +27,34 @@ import io
 
 import pandas as pd
 
-from analysis.stats.design_frame import Modalities
+from analysis.stats.design_frame import SECOND_READ, Modalities
 from analysis.stats.mrmc_formats import R_BLOCK, _codes, package_names
 
-ARM_MODALITIES = Modalities(("unaided", "aided"), ("unaided", "aided"), "")
+
+def _readings(ratings: pd.DataFrame) -> tuple[Modalities, dict[str, str], str]:
+    """The two readings compared as the accuracy files name them (their Modalities), each
+    arm's name in the files, and the page's comparison in words (test − reference). A second
+    read's are "first" and "final" (RJafroc reads no space in a modality's name)."""
+    from analysis.confidence_analysis import ARMS, FIRST_READ
+
+    present = set(ratings["modality"])
+    reference, test = [a for a in ARMS if a in present]
+    if reference == FIRST_READ:
+        modalities, arm_names = SECOND_READ, {FIRST_READ: "first", test: "final"}
+    else:
+        modalities = Modalities((reference, test), (reference, test), "")
+        arm_names = {reference: reference, test: test}
+    named = dict(zip(modalities.names[::-1], package_names(modalities), strict=True))
+    return (
+        modalities,
+        {arm: named[name] for arm, name in arm_names.items()},
+        f"{test} − {reference}",
+    )
 
 
 def _coded(ratings: pd.DataFrame, groups: dict) -> pd.DataFrame:
     codes = _codes(ratings)
-    names = dict(zip(ARM_MODALITIES.names[::-1], package_names(ARM_MODALITIES), strict=True))
+    _, names, _ = _readings(ratings)
     return ratings.assign(
         group=ratings["reader"].map(lambda r: str(groups.get(str(r), ""))),
         treatment=ratings["modality"].map(names),
@@ -62,7 +81,7 @@ def to_mrmcaov_auc(ratings: pd.DataFrame, groups: dict) -> str:
 
 def to_imrmc_auc(ratings: pd.DataFrame, groups: dict) -> str:
     rows = _coded(ratings, groups)
-    test, reference = package_names(ARM_MODALITIES)
+    test, reference = package_names(_readings(ratings)[0])
     questions = rows.drop_duplicates("question_id").sort_values("question_id")
     lines = [
         "ReaderStudy export for iMRMC: the ratings of the binary questions (score = rating, "
@@ -100,7 +119,7 @@ def to_rjafroc_auc(ratings: pd.DataFrame, groups: dict) -> bytes | None:
     cells = rows.groupby(["reader", "treatment"])["question_id"].nunique()
     if groups or not (cells == rows["question_id"].nunique()).all():
         return None
-    order = package_names(ARM_MODALITIES)
+    order = package_names(_readings(ratings)[0])
     readers = sorted(pd.unique(rows["reader"]))
     questions = rows.drop_duplicates("question_id").sort_values(["truth", "question_id"])
     number = {q: i + 1 for i, q in enumerate(questions["question_id"])}
@@ -165,14 +184,22 @@ def _recipe(lines: list[str]) -> list[str]:
     return [f"  {R_BLOCK}", *(f"    {line}" for line in lines)]
 
 
-def auc_readme_lines(files: set[str], *, delong: bool, one_per_xray: bool, split_plot: bool):
+def auc_readme_lines(
+    ratings: pd.DataFrame,
+    files: set[str],
+    *,
+    delong: bool,
+    one_per_xray: bool,
+    split_plot: bool,
+) -> list[str]:
     """mrmc/README.txt's part on the AUC files: what each holds and the R commands that print
     the page's auc_difference rows, with its sign."""
-    test, reference = package_names(ARM_MODALITIES)
+    modalities, _, comparison = _readings(ratings)
+    test, reference = package_names(modalities)
     lines = [
         "",
         "The AUC files (the ratings of the binary questions; the page's auc_difference table): "
-        f"the packages print {test} - {reference}, the page's aided − unaided with its sign. "
+        f"the packages print {test} - {reference}, the page's {comparison} with its sign. "
         "id_map_auc.csv is their key (their own codes).",
         "",
         "mrmcaov_auc.csv: MRMCaov long format (reader, treatment, case = X-ray, question, truth "
