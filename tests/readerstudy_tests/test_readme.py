@@ -8,6 +8,7 @@ from django.conf import settings
 
 ROOT = Path(settings.BASE_DIR)
 FOLDERS = {
+    "readerstudy/config/",
     "readerstudy/imaging/",
     "readerstudy/services/",
     "readerstudy/templatetags/",
