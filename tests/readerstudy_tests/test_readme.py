@@ -10,6 +10,7 @@ ROOT = Path(settings.BASE_DIR)
 FOLDERS = {
     "readerstudy/config/",
     "readerstudy/imaging/",
+    "readerstudy/jobs/",
     "readerstudy/services/",
     "readerstudy/templatetags/",
     "analysis/templatetags/",
