@@ -26,12 +26,15 @@ from pathlib import Path
 import grimp
 from importlinter import Contract, ContractCheck, fields, output
 from importlinter.application import contract_utils
+from importlinter.domain.contract import InvalidContractOptions
 
 PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
 LAYERS_CONTRACT_ID = "layers"
 
 
-def layers_from_pyproject(path: Path = PYPROJECT, contract_id: str = LAYERS_CONTRACT_ID):
+def layers_from_pyproject(
+    path: Path = PYPROJECT, contract_id: str = LAYERS_CONTRACT_ID
+) -> tuple[str, ...]:
     """The layers of the contract `contract_id`, top first, as pyproject.toml declares them."""
     with open(path, "rb") as handle:
         contracts = tomllib.load(handle)["tool"]["importlinter"]["contracts"]
@@ -66,7 +69,7 @@ class NestedLayersContract(Contract):
 
     def validate(self) -> None:
         if len(set(self.layers)) != len(self.layers):
-            raise fields.ValidationError("A layer is listed twice.")
+            raise InvalidContractOptions({"layers": "A layer is listed twice."})
 
     def check(self, graph: grimp.ImportGraph, verbose: bool) -> ContractCheck:
         removal = contract_utils.remove_ignored_imports_and_report(
