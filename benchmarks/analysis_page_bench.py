@@ -520,7 +520,7 @@ def setup_django(database_url: str, media: Path) -> None:
     os.environ["MEDIA_ROOT"] = str(media)
     os.environ["TASKS_URL"] = "db://"
     os.environ["CACHE_URL"] = f"file://{media}/cache"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "readerstudy.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "readerstudy.config.settings")
     import django
 
     django.setup()

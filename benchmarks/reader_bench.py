@@ -118,7 +118,7 @@ def prepare(
     the benchmark's settings), through the commands a PI uses."""
     os.environ.update(env)
     sys.path.insert(0, str(ROOT))
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "readerstudy.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "readerstudy.config.settings")
     import django
 
     django.setup()
@@ -149,7 +149,7 @@ def prepare(
 def start_server(env: dict[str, str], log: Path) -> subprocess.Popen:
     command = [
         str(Path(sys.executable).parent / "gunicorn"),
-        "readerstudy.wsgi",
+        "readerstudy.config.wsgi",
         f"--bind=127.0.0.1:{PORT}",
         "--workers=2",
         "--threads=4",

@@ -29,7 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "readerstudy.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "readerstudy.config.settings")
 os.environ.setdefault("DEBUG", "1")
 os.environ.setdefault("ENV_FILE", os.devnull)
 

@@ -226,7 +226,7 @@ def test_a_killed_workers_job_is_run_again_cleanly(client, answered, pi, db_back
     run_db_worker()
     assert BackgroundJob.objects.get(pk=job.pk).attempt == 1
     later = time.time() + settings.TASK_STALE_SECONDS + 1
-    with mock.patch("readerstudy.jobs.time.time", return_value=later):
+    with mock.patch("readerstudy.jobs.progress.time.time", return_value=later):
         client.get(status, {"want": "zip"})  # silent too long: enqueued again
     with mock.patch.object(downloads, "build_zip", wraps=real) as zips:
         run_db_worker()

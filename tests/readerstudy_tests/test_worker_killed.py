@@ -91,7 +91,7 @@ def test_a_sigkilled_worker_task_is_run_again_by_the_next_worker(tmp_path):
     db = tmp_path / "db.sqlite3"
     env = {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "readerstudy.settings",
+        "DJANGO_SETTINGS_MODULE": "readerstudy.config.settings",
         "ENV_FILE": os.devnull,
         "DEBUG": "1",
         "DATABASE_URL": f"sqlite:///{db}",
