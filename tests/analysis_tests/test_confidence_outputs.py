@@ -136,3 +136,26 @@ def test_each_platform_scale_says_its_rule_as_it_rates():
                 assert present == levels + (c - low) + 1 and absent == high - c + 1
             else:
                 assert present == c and absent == numbers[-1] - c
+
+
+def test_the_demos_rated_study_shows_roc_curves_aucs_and_calibration(client, demo):
+    """demo-rated (a 5-point scale, binary yes/no questions, three simulated readers): ROC
+    curves, every reader's AUC with its CI and the calibration figure; the demo's other
+    studies (no scale) show none of it."""
+    from django.contrib.auth import get_user_model
+
+    from readerstudy.models import ReaderStudy
+
+    pi = get_user_model().objects.get(username="pi1")
+    study = ReaderStudy.objects.get(slug="demo-rated")
+    page, api, archive = outputs(client, study, pi)
+    for name in CONFIDENCE_FILES:
+        assert figure_on(page, study, name)
+    readers = [row for row in api["auc"] if row["analysis"] == "this reader (normal)"]
+    assert len(readers) == 3
+    assert all(row["ci_low"] < row["auc"] < row["ci_high"] for row in readers if row["auc"] < 1)
+    assert 'data-confidence-table="auc"' in page
+    for slug in ("demo", "demo-aided"):
+        other = ReaderStudy.objects.get(slug=slug)
+        html = client.get(reverse("analysis", args=[other.slug])).content.decode()
+        assert 'id="confidence"' not in html and not figure_on(html, other, "roc_curves")
