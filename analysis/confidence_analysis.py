@@ -189,7 +189,7 @@ def _comparison(ratings, frame, arms, policy, rule) -> tuple[dict, AucMrmc | Non
     """auc_difference, auc_variance_components and auc_power of a two-arm study, the
     jackknife analysis, and what it read: {"ratings", "groups", "delong": the DeLong analysis
     or None} (the package files' rows)."""
-    unit = f"{UNIT}; {rule}"
+    unit = UNIT
     tables: dict[str, DesignTable] = {}
     said = policy.describe()
     compared, groups = comparison_ratings(ratings, frame)
@@ -214,7 +214,7 @@ def _comparison(ratings, frame, arms, policy, rule) -> tuple[dict, AucMrmc | Non
         "one binary question and every reader rated every question in both arms ("
         + ("given" if "DeLong" in made else "not given here")
         + "); fixed readers: normal reference (chi-square test); fixed cases: the readers' "
-        "ANOVA"
+        f"ANOVA; {rule}"
     )
     tables["auc_difference"] = DesignTable(pd.DataFrame(rows), unit, method_words, said)
     tables["auc_variance_components"] = DesignTable(
@@ -400,7 +400,7 @@ def confidence_results(
     tables: dict[str, DesignTable] = {}
     mrmc, compared = None, {}
     if not ratings.empty:
-        roc_unit = f"{UNIT}; {rule}"
+        roc_unit = UNIT
         tables["roc_counts"] = DesignTable(
             counts,
             "binary question, per reader and arm",
@@ -417,7 +417,7 @@ def confidence_results(
             f"{RANDOM} (OR/Hillis, Hillis df) and {FIXED_READERS} (normal), as MRMCaov's "
             "per-modality means; AI models (modality 'model'): each model's AUC over the binary "
             "questions the readers rated, its probability that the finding is present as its "
-            "rating; intervals not clipped to [0, 1]",
+            f"rating; intervals not clipped to [0, 1]; {rule}",
             said,
         )
         if len(arms) == 2 and ratings["modality"].nunique() == 2:
@@ -426,7 +426,7 @@ def confidence_results(
         tables["auc_vs_models"] = DesignTable(
             _models_vs_readers(ratings, models, arms, policy),
             roc_unit,
-            roc_vs_models.method("jackknife") + f"; per arm; {FIXED_CASES}: not shown",
+            roc_vs_models.method("jackknife") + f"; per arm; {FIXED_CASES}: not shown; {rule}",
             said,
         )
         tables["roc_points"] = DesignTable(

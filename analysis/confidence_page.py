@@ -132,8 +132,9 @@ def _value(row: dict, spec) -> str:
     return f"{shown} {interval}".strip() or "–"
 
 
-def page_table(name: str, table, facts: dict) -> dict:
-    """One table for the page: title, labels, rows of text, what it rests on."""
+def page_table(name: str, table, facts: dict, key_version: str) -> dict:
+    """One table for the page: title, labels, rows of text, what it rests on (unit, method,
+    policy, key version, arm)."""
     data = table.data
     spec = COLUMNS.get(name)
     if spec is None or ("note" in data.columns and len(data.columns) == 1):
@@ -151,7 +152,11 @@ def page_table(name: str, table, facts: dict) -> dict:
         "labels": [label for label, _ in spec],
         "rows": rows,
         "folded": name in FOLDED,
-        "about": [*table.header_lines(), *([f"arm: {arm}"] if arm else [])],
+        "about": [
+            *table.header_lines(),
+            f"key_version: {key_version}",
+            *([f"arm: {arm}"] if arm else []),
+        ],
     }
 
 
@@ -172,7 +177,7 @@ def confidence_section(result) -> dict:
             "rule": confidence["rule"],
             "binary": "auc" in tables,
             "tables": {
-                name: page_table(name, table, result.facts)
+                name: page_table(name, table, result.facts, result.key_version)
                 for name, table in tables.items()
                 if name not in NOT_SHOWN
             },

@@ -241,21 +241,21 @@ def confidence_figures(result: AnalysisResult) -> dict[str, Callable[[], Figure]
         aucs = tables["auc"].data
         aucs = aucs[aucs.get("analysis", pd.Series(dtype=str)).str.startswith("this ")]
         arms = [a for a in confidence["arms"] if (points.data["modality"] == a).any()]
-        note = roc_note(result)
+        roc = roc_note(result)
         out["roc_curves"] = lambda: roc_drawing().roc_figure(
-            points.data, operating, aucs, arms=arms, note=note, title="ROC curves"
+            points.data, operating, aucs, arms=arms, note=roc, title="ROC curves"
         )
     levels = tables.get("accuracy_by_confidence")
     if levels is not None:
         bins = tables.get("calibration_bins")
         models = result.models
-        note = calibration_note(result)
+        calibrated = calibration_note(result)
         out["calibration"] = lambda: roc_drawing().calibration_figure(
             bins.data if bins is not None else None,
             levels.data,
             models=models,
             pooled=POOLED,
-            note=note,
+            note=calibrated,
             title="Calibration: do stated confidence and correctness agree?",
         )
     return out

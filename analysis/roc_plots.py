@@ -197,7 +197,7 @@ def calibration_figure(
     readers = [str(r) for r in dict.fromkeys(levels["rater"]) if str(r) != pooled]
     colours = dict(zip(readers, _colours(readers), strict=True))
     for arm in arms:
-        style, face = ARM_STYLES.get(arm, ("-", None))
+        style, face = ARM_STYLES.get(arm, ("-", None)) if len(arms) > 1 else ("-", None)
         for reader in readers:
             part = levels[(levels["arm"] == arm) & (levels["rater"] == reader)]
             ax.plot(

@@ -106,6 +106,10 @@ def test_a_study_with_a_scale_shows_roc_aucs_and_calibration(client):
     assert "method: empirical (trapezoidal, ties 1/2) AUC" in readme
     assert rule in readme and "confidence_scale: 1–5" in readme
     assert "Confidence, ROC and calibration" in archive.read("methods.md").decode()
+    # each figure's footnote is its own
+    roc, calibration = (archive.read(f"{name}.svg").decode() for name in CONFIDENCE_FILES)
+    assert "Large markers" in roc and "Large markers" not in calibration
+    assert "per confidence level" in calibration and "per confidence level" not in roc
     levels = pd.read_csv(io.BytesIO(archive.read("accuracy_by_confidence.csv")))
     assert set(levels["confidence"]) <= {1, 2, 3, 4, 5} and "readers pooled" in set(levels["rater"])
 
@@ -150,7 +154,7 @@ def test_the_demos_rated_study_shows_roc_curves_aucs_and_calibration(client, dem
     study = ReaderStudy.objects.get(slug="demo-rated")
     page, api, archive = outputs(client, study, pi)
     for name in CONFIDENCE_FILES:
-        assert figure_on(page, study, name)
+        assert figure_on(page, study, name) and f"{name}.pdf" in archive.namelist()
     readers = [row for row in api["auc"] if row["analysis"] == "this reader (normal)"]
     assert len(readers) == 3
     assert all(row["ci_low"] < row["auc"] < row["ci_high"] for row in readers if row["auc"] < 1)
