@@ -127,23 +127,29 @@ def with_first_reads(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([first, frame], ignore_index=True)
 
 
+def split_plot(ratings: pd.DataFrame, frame: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    """A split-plot study's ratings without its anchor X-rays (read by every group, they
+    would tie the groups together) and each reader's group; other studies' as they are, {}."""
+    if "case_group" not in frame.columns or not frame["case_group"].notna().any():
+        return ratings, {}
+    anchors = set(frame.loc[frame["case_group"] == ANCHOR, "case_id"])
+    ratings = ratings[~ratings["case_id"].isin(anchors)].reset_index(drop=True)
+    by_reader = frame.dropna(subset=["reader_group"]).drop_duplicates("reader")
+    groups = {
+        str(r): str(g)
+        for r, g in zip(by_reader["reader"], by_reader["reader_group"], strict=True)
+        if str(r) in set(ratings["reader"])
+    }
+    return ratings, groups
+
+
 def comparison_ratings(ratings: pd.DataFrame, frame: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
     """The ratings the aided-vs-unaided AUC comparison reads, and each reader's split-plot
     group ({} without groups): readers who rated in both arms; in a split-plot study the
     anchor X-rays left out (as the accuracy comparison leaves them out)."""
     both = ratings.groupby("reader")["modality"].nunique()
     ratings = ratings[ratings["reader"].isin(both.index[both == ratings["modality"].nunique()])]
-    groups: dict = {}
-    if "case_group" in frame.columns and frame["case_group"].notna().any():
-        anchors = set(frame.loc[frame["case_group"] == ANCHOR, "case_id"])
-        ratings = ratings[~ratings["case_id"].isin(anchors)]
-        by_reader = frame.dropna(subset=["reader_group"]).drop_duplicates("reader")
-        groups = {
-            str(r): str(g)
-            for r, g in zip(by_reader["reader"], by_reader["reader_group"], strict=True)
-            if str(r) in set(ratings["reader"])
-        }
-    return ratings.reset_index(drop=True), groups
+    return split_plot(ratings.reset_index(drop=True), frame)
 
 
 def _difference_rows(mrmc: AucMrmc, method: str, min_readers: int) -> list[dict]:
@@ -262,7 +268,7 @@ def _auc_table(ratings: pd.DataFrame, arms: list[str], policy: ConfidencePolicy)
     return pd.concat(parts, ignore_index=True) if parts else _empty("no binary question rated")
 
 
-def _models_vs_readers(ratings, models, arms, policy) -> pd.DataFrame:
+def _models_vs_readers(ratings, frame, models, arms, policy) -> pd.DataFrame:
     rated = models.dropna(subset=["present_probability"]) if models is not None else None
     if rated is None or rated.empty:
         return _empty("no AI model gave a probability for a binary question")
@@ -271,11 +277,15 @@ def _models_vs_readers(ratings, models, arms, policy) -> pd.DataFrame:
     ]
     parts = []
     for arm in arms:
-        own = ratings[ratings["modality"] == arm]
+        own, groups = split_plot(ratings[ratings["modality"] == arm], frame)
         try:
             parts.append(
                 roc_vs_models.auc_vs_models_table(
-                    own, table_models, alpha=policy.alpha, min_readers=policy.min_readers
+                    own,
+                    table_models,
+                    alpha=policy.alpha,
+                    min_readers=policy.min_readers,
+                    reader_groups=groups or None,
                 )
             )
         except AnalysisInputError as error:
@@ -424,9 +434,11 @@ def confidence_results(
             made, mrmc, compared = _comparison(ratings, frame, arms, policy, rule)
             tables.update(made)
         tables["auc_vs_models"] = DesignTable(
-            _models_vs_readers(ratings, models, arms, policy),
+            _models_vs_readers(ratings, frame, models, arms, policy),
             roc_unit,
-            roc_vs_models.method("jackknife") + f"; per arm; {FIXED_CASES}: not shown; {rule}",
+            roc_vs_models.method("jackknife")
+            + f"; per arm; split-plot: by the study's groups, anchor X-rays left out (as the "
+            f"accuracy analysis); {FIXED_CASES}: not shown; {rule}",
             said,
         )
         tables["roc_points"] = DesignTable(

@@ -213,3 +213,23 @@ def test_models_probabilities_are_their_ratings_beside_the_readers(vandyke_resul
     assert points.loc[("model", "AI"), "tpr"] == pytest.approx(answer_present[truth].mean())
     assert points.loc[("model", "AI"), "fpr"] == pytest.approx(answer_present[~truth].mean())
     assert "AI" in set(results["tables"]["calibration"].data["rater"])
+
+
+def test_readers_against_a_model_in_a_split_plot_study_are_analysed_by_group():
+    """Six readers in two groups reading their own X-rays: the readers' differences from the
+    model vary within groups only (MS(R) on 6 − 2 df), as the accuracy analysis does it."""
+    from analysis.stats.roc_simulate import model_probabilities, simulate_ratings
+    from analysis.stats.roc_vs_models import readers_vs_model
+
+    rng = np.random.default_rng(5)
+    ratings = simulate_ratings(rng, readers=6, xrays=60, design="split-plot", groups=2)
+    ratings = ratings[ratings["modality"] == "unaided"].drop(columns="modality")
+    model = model_probabilities(rng, ratings)
+    groups = {f"R{j + 1:02d}": j % 2 for j in range(6)}
+    plain, _ = readers_vs_model(ratings, model)
+    grouped, counts = readers_vs_model(ratings, model, reader_groups=groups)
+    assert plain.fixed_cases.df == 5 and grouped.fixed_cases.df == 4
+    assert grouped.estimate == pytest.approx(plain.estimate)
+    differences = np.array([counts["reader_aucs"][r] for r in sorted(groups)]) - counts["model_auc"]
+    own = np.array([differences[[g == k for g in groups.values()]].mean() for k in groups.values()])
+    assert grouped.ms_r == pytest.approx(((differences - own) ** 2).sum() / 4)
