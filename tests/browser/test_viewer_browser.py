@@ -196,7 +196,7 @@ def test_an_8bit_png_source_keeps_the_display_grey_window(page, live_server):
 
 
 def test_the_viewer_keys_are_the_same_on_the_reading_and_the_expert_page(page, live_server):
-    """One key list (viewer.js): zoom, Space/0 fit (the window and invert stay), W resets the
+    """One key list (viewer-keys.js): zoom, Space/0 fit (the window and invert stay), W resets the
     window, invert and full screen act alike on both pages; each page's full screen keeps what
     it should beside the image."""
     study = study_with_radiographs(2)
