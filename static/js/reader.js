@@ -483,10 +483,10 @@
     for (const el of [reminder, pausedNote(), alertBox()]) if (el && el.parentNode !== spot) spot.prepend(el);
     // "Saved — case 3" sits on the case counter's line (in the folded strip: at its end), where
     // it moves nothing when it comes and goes; never over the image.
-    const saved = statusBox();
+    const line = statusBox();
     const counter = !panelHidden() && $(".panel-head .case-counter", workspace());
-    if (saved && counter && counter.nextSibling !== saved) counter.after(saved);
-    else if (saved && panelHidden() && saved.parentNode !== spot) spot.append(saved);
+    if (line && counter && counter.nextSibling !== line) counter.after(line);
+    else if (line && panelHidden() && line.parentNode !== spot) spot.append(line);
   }
 
   function renderAlert() {
@@ -613,10 +613,10 @@
 
   /* ---------- dialogs ---------- */
   function openDialog() { return $$(".overlay").find((o) => !o.hidden) || null; }
-  function toggleOverlay(id, show) {
+  function toggleOverlay(id, visible) {
     const el = document.getElementById(id);
     if (!el) return;
-    el.hidden = show === undefined ? !el.hidden : !show;
+    el.hidden = visible === undefined ? !el.hidden : !visible;
     if (!el.hidden) { const b = $("button", el); if (b) b.focus(); }
   }
 

@@ -35,7 +35,7 @@
   function describe(d, deep = true) {
     if (d.depthSrc && deep) {
       let presets = {};
-      try { presets = JSON.parse(d.presets || "{}") || {}; } catch (_) { presets = {}; }
+      try { presets = JSON.parse(d.presets || "{}") || {}; } catch (_) { /* unreadable: none */ }
       const min = num(d.valueMin, 0), max = num(d.valueMax, 65535), scale = num(d.valueScale, 1);
       return {
         deep: true, src: d.depthSrc, offset: num(d.valueOffset, 0), scale,

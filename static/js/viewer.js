@@ -24,11 +24,10 @@
   "use strict";
 
   const MODE = new URLSearchParams(window.location.search).get("viewer") || "auto";
-  const W = window.ViewerWindow;
   const { KEYS, typing, presetKey } = window.ViewerKeys;
 
   /* What a view shows and in which units: read once from the figure's data attributes. */
-  function describe(figure, deep = true) { return W.describe(figure.dataset, deep); }
+  function describe(figure, deep = true) { return ViewerWindow.describe(figure.dataset, deep); }
 
   /* ---------------- WebGL2 renderer ---------------- */
 
@@ -195,7 +194,7 @@
     lut(state, info) {
       const key = `${state.center}|${state.width}|${state.invert}`;
       if (key === this.lutKey) return this.lutTable;
-      this.lutKey = key; this.lutTable = W.greyTable(state, info);
+      this.lutKey = key; this.lutTable = ViewerWindow.greyTable(state, info);
       return this.lutTable;
     }
 
@@ -212,7 +211,7 @@
         ctx.imageSmoothingEnabled = true;
         ctx.imageSmoothingQuality = "high";
         ctx.drawImage(this.image, box.x, box.y, box.w, box.h);
-        if (W.identity8bit(state) || x1 <= x0 || y1 <= y0) return;
+        if (ViewerWindow.identity8bit(state) || x1 <= x0 || y1 <= y0) return;
         const data = ctx.getImageData(x0, y0, x1 - x0, y1 - y0);
         const px = data.data;
         for (let i = 0; i < px.length; i += 4) { const v = lut[px[i]]; px[i] = v; px[i + 1] = v; px[i + 2] = v; }
@@ -262,7 +261,7 @@
       this.canvas = figure.querySelector("canvas");
       this.info = describe(figure);
       this.modality = figure.dataset.modality || "image";
-      this.state = W.freshState(this.info);
+      this.state = ViewerWindow.freshState(this.info);
       this.startWindow();
       this.renderer = GLRenderer.create(this.canvas) || new CanvasRenderer(this.canvas);
       this.loaded = false;
@@ -290,7 +289,7 @@
         // No full-depth file: show the 8-bit display image as before.
         if (this.info.deep) {
           this.info = describe(this.figure, false);
-          this.state = W.freshState(this.info);
+          this.state = ViewerWindow.freshState(this.info);
           this.startWindow();
           this.load(this.info.src);
         } else this.settle();
@@ -313,7 +312,7 @@
 
     box() {
       if (!this.loaded) return null;
-      return W.box(this.canvas.width, this.canvas.height, this.image.naturalWidth, this.image.naturalHeight, this.state, window.devicePixelRatio || 1);
+      return ViewerWindow.box(this.canvas.width, this.canvas.height, this.image.naturalWidth, this.image.naturalHeight, this.state, window.devicePixelRatio || 1);
     }
 
     resize() {
@@ -343,10 +342,10 @@
       // One readout for the viewer: with several views it names the one it describes.
       const which = this.viewer.views.length > 1 ? `${this.label}: ` : "";
       const presetLabel = s.preset && this.info.deep ? this.viewer.presetLabel(s.preset) : "";
-      return W.readout(s, this.info, { which, presetLabel });
+      return ViewerWindow.readout(s, this.info, { which, presetLabel });
     }
 
-    windowBy(dx, dy) { W.windowBy(this.state, this.info, dx, dy); }
+    windowBy(dx, dy) { ViewerWindow.windowBy(this.state, this.info, dx, dy); }
 
     /* The window this case opens at (and `w` returns to): the reader's last choice for this
      * modality, else the study's default, else the image's own default. */
@@ -356,11 +355,11 @@
       this.start = this.state.preset;
     }
 
-    setPreset(name) { return W.setPreset(this.state, this.info, name); }
+    setPreset(name) { return ViewerWindow.setPreset(this.state, this.info, name); }
 
     /* Zoom keeping the point under (cx, cy) (CSS px in the view) fixed. */
     zoomAt(factor, cx, cy) {
-      W.zoomAt(this.state, factor, cx - this.figure.clientWidth / 2, cy - this.figure.clientHeight / 2);
+      ViewerWindow.zoomAt(this.state, factor, cx - this.figure.clientWidth / 2, cy - this.figure.clientHeight / 2);
     }
 
     /* Grey values (0-255) as shown, read back after a fresh render: for tests. */
@@ -388,7 +387,7 @@
           if (drag.pan) { v.state.panX += dx; v.state.panY += dy; } else v.windowBy(dx, dy);
         });
       });
-      const end = (e) => { if (drag) { drag = null; try { el.releasePointerCapture(e.pointerId); } catch (_) {} } };
+      const end = (e) => { if (drag) { drag = null; try { el.releasePointerCapture(e.pointerId); } catch (_) { /* synthetic events */ } } };
       el.addEventListener("pointerup", end);
       el.addEventListener("pointercancel", end);
       el.addEventListener("wheel", (e) => {
@@ -482,7 +481,7 @@
 
     setLinked(on) {
       if (on && !this.linked && this.views.length) {
-        const shared = W.linkedPart(this.views[0].state);
+        const shared = ViewerWindow.linkedPart(this.views[0].state);
         this.views.forEach((v) => Object.assign(v.state, shared));
       }
       this.linked = on;

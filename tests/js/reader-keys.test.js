@@ -37,122 +37,122 @@ function page(overrides = {}) {
   };
 }
 
-function key(k, extra = {}) { return { key: k, target: null, ...extra }; }
+function press(k, extra = {}) { return { key: k, target: null, ...extra }; }
 
 test("an answer key chooses its option, Enter submits, arrows go between cases", () => {
-  assert.deepEqual(decide(key("b"), page()), { act: "choose", input: { value: "B" }, prevent: true });
-  assert.deepEqual(decide(key("B"), page()), { act: "choose", input: { value: "B" }, prevent: true });
-  assert.deepEqual(decide(key("Enter"), page()), { act: "submit", prevent: true });
-  assert.deepEqual(decide(key("ArrowLeft"), page()), { act: "go", url: "/case/2/", prevent: true });
-  assert.deepEqual(decide(key("ArrowRight"), page()), { act: "go", url: "/case/4/", prevent: true });
-  assert.deepEqual(decide(key("ArrowRight"), page({ navLink: () => null })), { act: "none", prevent: false });
+  assert.deepEqual(decide(press("b"), page()), { act: "choose", input: { value: "B" }, prevent: true });
+  assert.deepEqual(decide(press("B"), page()), { act: "choose", input: { value: "B" }, prevent: true });
+  assert.deepEqual(decide(press("Enter"), page()), { act: "submit", prevent: true });
+  assert.deepEqual(decide(press("ArrowLeft"), page()), { act: "go", url: "/case/2/", prevent: true });
+  assert.deepEqual(decide(press("ArrowRight"), page()), { act: "go", url: "/case/4/", prevent: true });
+  assert.deepEqual(decide(press("ArrowRight"), page({ navLink: () => null })), { act: "none", prevent: false });
 });
 
 test("the page's own keys: help, the question panel, pause, the review page", () => {
-  assert.equal(decide(key("?"), page()).act, "help");
-  assert.equal(decide(key("q"), page()).act, "panel");
-  assert.equal(decide(key("p"), page()).act, "pause");
-  assert.deepEqual(decide(key("r"), page()), { act: "follow", url: "/review/", prevent: true });
-  assert.equal(decide(key("r"), page({ reviewLink: () => null })).act, "viewer");
+  assert.equal(decide(press("?"), page()).act, "help");
+  assert.equal(decide(press("q"), page()).act, "panel");
+  assert.equal(decide(press("p"), page()).act, "pause");
+  assert.deepEqual(decide(press("r"), page()), { act: "follow", url: "/review/", prevent: true });
+  assert.equal(decide(press("r"), page({ reviewLink: () => null })).act, "viewer");
 });
 
 test("other keys are the viewer's", () => {
-  assert.deepEqual(decide(key("i"), page()), { act: "viewer", prevent: false });
-  assert.equal(decide(key(" "), page()).act, "viewer");
-  assert.equal(decide(key("!", { shiftKey: true, code: "Digit1" }), page()).act, "viewer");
+  assert.deepEqual(decide(press("i"), page()), { act: "viewer", prevent: false });
+  assert.equal(decide(press(" "), page()).act, "viewer");
+  assert.equal(decide(press("!", { shiftKey: true, code: "Digit1" }), page()).act, "viewer");
 });
 
 test("an answer key before the case has been seen for the dwell does nothing but say why", () => {
   const notSeen = page({ seen: () => false });
-  assert.deepEqual(decide(key("a"), notSeen), { act: "note", text: NOT_SEEN, prevent: true });
-  assert.deepEqual(decide(key("Enter"), notSeen), { act: "note", text: NOT_SEEN, prevent: true });
+  assert.deepEqual(decide(press("a"), notSeen), { act: "note", text: NOT_SEEN, prevent: true });
+  assert.deepEqual(decide(press("Enter"), notSeen), { act: "note", text: NOT_SEEN, prevent: true });
   // The viewer's keys and the arrows never wait.
-  assert.equal(decide(key("i"), notSeen).act, "viewer");
-  assert.equal(decide(key("ArrowRight"), notSeen).act, "go");
+  assert.equal(decide(press("i"), notSeen).act, "viewer");
+  assert.equal(decide(press("ArrowRight"), notSeen).act, "go");
 });
 
 test("after Enter, answer keys wait for the next case, and say which and why", () => {
   const opening = page({ leaving: () => ({ nextNumber: "4", waiting: false }) });
-  assert.equal(decide(key("a"), opening).text, "Case 3 is submitted; case 4 is opening. Answer keys wait until it is on screen.");
+  assert.equal(decide(press("a"), opening).text, "Case 3 is submitted; case 4 is opening. Answer keys wait until it is on screen.");
   const offline = page({ leaving: () => ({ nextNumber: "", waiting: true }) });
-  assert.equal(decide(key("Enter"), offline).text,
+  assert.equal(decide(press("Enter"), offline).text,
     "Case 3 is submitted; the next case opens by itself once it can be fetched. Answer keys wait until then.");
-  assert.equal(decide(key("Enter"), offline).act, "note");
+  assert.equal(decide(press("Enter"), offline).act, "note");
 });
 
 test("with the question hidden, answer keys and the comment key only say so", () => {
   const hidden = page({ questionHidden: () => true });
-  assert.deepEqual(decide(key("a"), hidden), { act: "note", text: null, prevent: true });
-  assert.deepEqual(decide(key("Enter"), hidden), { act: "note", text: null, prevent: true });
-  assert.deepEqual(decide(key("k"), hidden), { act: "note", text: null, prevent: true });
-  assert.equal(decide(key("q"), hidden).act, "panel");
+  assert.deepEqual(decide(press("a"), hidden), { act: "note", text: null, prevent: true });
+  assert.deepEqual(decide(press("Enter"), hidden), { act: "note", text: null, prevent: true });
+  assert.deepEqual(decide(press("k"), hidden), { act: "note", text: null, prevent: true });
+  assert.equal(decide(press("q"), hidden).act, "panel");
 });
 
 test("the comment key focuses the comment, unless it is disabled; the key is never typed", () => {
-  assert.deepEqual(decide(key("k"), page()), { act: "focus", el: textarea, prevent: true });
+  assert.deepEqual(decide(press("k"), page()), { act: "focus", el: textarea, prevent: true });
   const locked = page({ comment: () => ({ el: textarea, disabled: true }) });
-  assert.deepEqual(decide(key("k"), locked), { act: "none", prevent: true });
+  assert.deepEqual(decide(press("k"), locked), { act: "none", prevent: true });
 });
 
 test("in the comment keys are typed; Esc leaves it, Ctrl+Enter submits unless already submitted", () => {
-  assert.deepEqual(decide(key("a", { target: textarea }), page()), { act: "none", prevent: false });
-  assert.deepEqual(decide(key("Enter", { target: textarea }), page()), { act: "none", prevent: false });
-  assert.deepEqual(decide(key("Escape", { target: textarea }), page()), { act: "blur", target: textarea, prevent: false });
-  assert.deepEqual(decide(key("Enter", { target: textarea, ctrlKey: true }), page()), { act: "submit", prevent: true });
-  assert.deepEqual(decide(key("Enter", { target: textarea, metaKey: true }), page()), { act: "submit", prevent: true });
+  assert.deepEqual(decide(press("a", { target: textarea }), page()), { act: "none", prevent: false });
+  assert.deepEqual(decide(press("Enter", { target: textarea }), page()), { act: "none", prevent: false });
+  assert.deepEqual(decide(press("Escape", { target: textarea }), page()), { act: "blur", target: textarea, prevent: false });
+  assert.deepEqual(decide(press("Enter", { target: textarea, ctrlKey: true }), page()), { act: "submit", prevent: true });
+  assert.deepEqual(decide(press("Enter", { target: textarea, metaKey: true }), page()), { act: "submit", prevent: true });
   const leaving = page({ leaving: () => ({ nextNumber: "4", waiting: false }) });
-  assert.deepEqual(decide(key("Enter", { target: textarea, ctrlKey: true }), leaving), { act: "none", prevent: true });
+  assert.deepEqual(decide(press("Enter", { target: textarea, ctrlKey: true }), leaving), { act: "none", prevent: true });
 });
 
 test("with a modifier no shortcut acts (the browser's own keys stay)", () => {
   for (const mod of ["ctrlKey", "metaKey", "altKey"]) {
-    assert.deepEqual(decide(key("a", { [mod]: true }), page()), { act: "none", prevent: false });
+    assert.deepEqual(decide(press("a", { [mod]: true }), page()), { act: "none", prevent: false });
   }
-  assert.deepEqual(decide(key("Enter", { ctrlKey: true }), page()), { act: "none", prevent: false });
+  assert.deepEqual(decide(press("Enter", { ctrlKey: true }), page()), { act: "none", prevent: false });
 });
 
 test("paused: only the pause key or Esc resumes; every other key but Tab is swallowed", () => {
   const paused = page({ paused: () => true });
-  assert.deepEqual(decide(key("p"), paused), { act: "resume", prevent: true });
-  assert.deepEqual(decide(key("P"), paused), { act: "resume", prevent: true });
-  assert.deepEqual(decide(key("Escape"), paused), { act: "resume", prevent: true });
-  assert.deepEqual(decide(key("p", { ctrlKey: true }), paused), { act: "none", prevent: true });
-  assert.deepEqual(decide(key("a"), paused), { act: "none", prevent: true });
-  assert.deepEqual(decide(key("Enter"), paused), { act: "none", prevent: true });
-  assert.deepEqual(decide(key("Tab"), paused), { act: "none", prevent: false });
+  assert.deepEqual(decide(press("p"), paused), { act: "resume", prevent: true });
+  assert.deepEqual(decide(press("P"), paused), { act: "resume", prevent: true });
+  assert.deepEqual(decide(press("Escape"), paused), { act: "resume", prevent: true });
+  assert.deepEqual(decide(press("p", { ctrlKey: true }), paused), { act: "none", prevent: true });
+  assert.deepEqual(decide(press("a"), paused), { act: "none", prevent: true });
+  assert.deepEqual(decide(press("Enter"), paused), { act: "none", prevent: true });
+  assert.deepEqual(decide(press("Tab"), paused), { act: "none", prevent: false });
 });
 
 test("an open dialog takes every key; Esc closes it", () => {
   const help = { id: "help" };
   const open = page({ dialog: () => help });
-  assert.deepEqual(decide(key("Escape"), open), { act: "close-dialog", dialog: help, prevent: true });
-  assert.deepEqual(decide(key("a"), open), { act: "none", prevent: false });
-  assert.deepEqual(decide(key("Enter"), open), { act: "none", prevent: false });
+  assert.deepEqual(decide(press("Escape"), open), { act: "close-dialog", dialog: help, prevent: true });
+  assert.deepEqual(decide(press("a"), open), { act: "none", prevent: false });
+  assert.deepEqual(decide(press("Enter"), open), { act: "none", prevent: false });
 });
 
 test("shortcuts off: an ordinary form (no key acts, arrows stay the browser's)", () => {
   const off = page({ shortcutsOn: () => false });
-  for (const k of ["a", "Enter", "q", "ArrowRight", "i"]) assert.deepEqual(decide(key(k), off), { act: "none", prevent: false });
+  for (const k of ["a", "Enter", "q", "ArrowRight", "i"]) assert.deepEqual(decide(press(k), off), { act: "none", prevent: false });
 });
 
 test("arrows on a focused option never change it: they move between cases or do nothing", () => {
-  assert.deepEqual(decide(key("ArrowDown", { target: radio }), page()), { act: "viewer", prevent: true });
-  assert.deepEqual(decide(key("ArrowRight", { target: radio }), page()), { act: "go", url: "/case/4/", prevent: true });
-  assert.deepEqual(decide(key("ArrowRight", { target: radio }), page({ navLink: () => null })), { act: "none", prevent: true });
+  assert.deepEqual(decide(press("ArrowDown", { target: radio }), page()), { act: "viewer", prevent: true });
+  assert.deepEqual(decide(press("ArrowRight", { target: radio }), page()), { act: "go", url: "/case/4/", prevent: true });
+  assert.deepEqual(decide(press("ArrowRight", { target: radio }), page({ navLink: () => null })), { act: "none", prevent: true });
 });
 
 test("Enter on a button or a link is the button's or the link's", () => {
-  assert.deepEqual(decide(key("Enter", { target: button }), page()), { act: "none", prevent: false });
-  assert.deepEqual(decide(key("Enter", { target: { tagName: "A" } }), page()), { act: "none", prevent: false });
-  assert.equal(decide(key("a", { target: button }), page()).act, "choose");
+  assert.deepEqual(decide(press("Enter", { target: button }), page()), { act: "none", prevent: false });
+  assert.deepEqual(decide(press("Enter", { target: { tagName: "A" } }), page()), { act: "none", prevent: false });
+  assert.equal(decide(press("a", { target: button }), page()).act, "choose");
 });
 
 test("a practice case's feedback: Enter goes on to the next case once seen", () => {
   const next = { tagName: "A", href: "/case/4/?practice" };
   const feedback = page({ practiceNext: () => next });
-  assert.deepEqual(decide(key("Enter"), feedback), { act: "go", url: "/case/4/?practice", prevent: true });
-  assert.deepEqual(decide(key("Enter", { target: next }), feedback), { act: "go", url: "/case/4/?practice", prevent: true });
-  assert.deepEqual(decide(key("Enter"), page({ practiceNext: () => next, seen: () => false })), { act: "note", text: NOT_SEEN, prevent: true });
-  assert.deepEqual(decide(key("Enter", { target: button }), feedback), { act: "none", prevent: false });
-  assert.deepEqual(decide(key("Enter", { target: { tagName: "A" } }), feedback), { act: "none", prevent: false });
+  assert.deepEqual(decide(press("Enter"), feedback), { act: "go", url: "/case/4/?practice", prevent: true });
+  assert.deepEqual(decide(press("Enter", { target: next }), feedback), { act: "go", url: "/case/4/?practice", prevent: true });
+  assert.deepEqual(decide(press("Enter"), page({ practiceNext: () => next, seen: () => false })), { act: "note", text: NOT_SEEN, prevent: true });
+  assert.deepEqual(decide(press("Enter", { target: button }), feedback), { act: "none", prevent: false });
+  assert.deepEqual(decide(press("Enter", { target: { tagName: "A" } }), feedback), { act: "none", prevent: false });
 });
