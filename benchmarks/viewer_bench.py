@@ -139,10 +139,9 @@ def measure(browser, base: str, renderer: str, scale: int, seconds: float) -> di
     page = context.new_page()
     query = "" if renderer == "webgl" else f"?viewer={renderer}"
     page.goto(f"{base}/index.html{query}")
-    page.wait_for_function(
-        "() => { const v = window.ReaderViewer.current && window.ReaderViewer.current.views[0];"
-        " return v && v.loaded; }"
-    )
+    # The readout is written once the loaded image is drawn (a selector: no eval, as on the
+    # real pages, whose CSP refuses it).
+    page.wait_for_selector(".wl-readout:not(:empty)", state="attached")
     page.wait_for_timeout(500)
     info = page.evaluate(
         "() => { const v = window.ReaderViewer.current.views[0];"
