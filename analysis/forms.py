@@ -81,6 +81,7 @@ class PowerForm(forms.Form):
             minimum=0.005,
             maximum=0.5,
             param="effect",
+            flag="--effect",
         ),
         Switch(
             "power",
@@ -91,6 +92,7 @@ class PowerForm(forms.Form):
             minimum=0.5,
             maximum=0.99,
             param="power",
+            flag="--power",
         ),
     )
     EFFECT, POWER = (switch.default for switch in QUESTION)

@@ -1,5 +1,5 @@
 """A switch of the analysis policy (`Switch`, its values `Choice`) and what a declaration of
-switches makes: the policy's frozen dataclass, the export command's flags, and the words for
+switches makes: the policy's frozen dataclass, the commands' flags, and the words for
 the values a switch accepts (the API's error message, the OpenAPI descriptions, the CLI's
 errors). The declaration itself is analysis.policy.SWITCHES; the page's and the API's form
 (analysis.forms) and the OpenAPI parameters (analysis.api) are made from it there.
@@ -11,7 +11,7 @@ configured, and is the switch's own default in a notebook without Django.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, make_dataclass
 from decimal import Decimal
 from typing import Any
@@ -183,15 +183,14 @@ def make_settings(switches: tuple[Switch, ...], base: type, module: str) -> type
     )
 
 
-def add_flags(parser: argparse.ArgumentParser, cls: type) -> None:
-    """The export command's flags for the policy dataclass `cls` (`make_settings`), one per
-    switch with a `flag`: a yes/no switch is a flag that turns its default over; the others
-    take a value as the query spells it. Each default is the page's."""
-    defaults = cls()
-    for switch in cls.switches:
+def add_flags(parser: argparse.ArgumentParser, switches: Iterable[Switch]) -> None:
+    """A command's flags, one per switch with a `flag`: a yes/no switch is a flag that turns
+    its default over; the others take a value as the query spells it. Each default is the
+    page's (a setting's value where the switch is a setting)."""
+    for switch in switches:
+        default = switch.default_value()
         if not switch.flag:
             continue
-        default = getattr(defaults, switch.name)
         if switch.type is bool:
             other = next(c for c in switch.choices if c.value != default)
             parser.add_argument(

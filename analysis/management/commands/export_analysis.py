@@ -30,7 +30,7 @@ class Command(BaseCommand):
         parser.add_argument("slug")
         parser.add_argument("--out", type=Path, required=True)
         # The policy's flags (analysis.policy.SWITCHES with a `flag`), defaults as the page's.
-        add_flags(parser, policy.settings_class())
+        add_flags(parser, policy.SWITCHES)
 
     def handle(self, *args, **opts):
         try:
