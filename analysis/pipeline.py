@@ -18,7 +18,7 @@ import pandas as pd
 
 from analysis import key_version, stats
 from analysis.policy import AnalysisSettings
-from analysis.reporting import methods_table
+from analysis.reporting import methods_table, table_description
 from analysis.stats.arm_readers import reader_arms_table
 from analysis.stats.comparisons import PANEL_COLUMNS, ai_vs_readers_table, reader_panel_accuracy
 from analysis.stats.design import design_results
@@ -154,10 +154,13 @@ class AnalysisResult:
         return {**self.settings.policy(), "key_version": self.key_version}
 
     def header_lines(self, table: str) -> list[str]:
-        """`AnalysisSettings.header_lines` of a table, with the key version when its numbers
-        rest on the keys."""
-        lines = self.settings.header_lines(table)
-        if any(line.startswith("key: ") for line in lines):
+        """What table `table`'s numbers rest on: its unit, its method and the policy's lines
+        that apply to it (and only those), with the key version when its numbers rest on the
+        keys (README.txt, the XLSX about sheet)."""
+        policy = self.settings.policy()
+        unit, method, keys = table_description(self.settings, table)
+        lines = [f"unit: {unit}", f"method: {method}", *(f"{key}: {policy[key]}" for key in keys)]
+        if "key" in keys:
             lines.append(f"key_version: {self.key_version}")
         return lines
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import functools
 from dataclasses import asdict
 
-from analysis.reporting import table_description
 from analysis.stats.clustered import CLUSTER_CI_METHOD
 from analysis.stats.design import DesignPolicy
 from analysis.switches import Choice, Switch, make_settings
@@ -333,16 +332,6 @@ class PolicyWords:
     def design_policy(self) -> DesignPolicy:
         """The part of this policy the design-aware (aided vs unaided) results rest on."""
         return DesignPolicy(missing=self.missing, alpha=self.alpha, ni_margin=self.ni_margin)
-
-    def header_lines(self, table: str | None = None) -> list[str]:
-        """The header block of a CSV: for a named table, its unit, method and the policy
-        keys that apply to it (and only those); without a name, the whole policy."""
-        policy = self.policy()
-        if table is None:
-            return [f"{key}: {value}" for key, value in policy.items()]
-        unit, method, keys = table_description(self, table)
-        lines = [f"unit: {unit}", f"method: {method}"]
-        return lines + [f"{key}: {policy[key]}" for key in keys]
 
     def describe(self) -> str:
         """One line for the page: the policy in force."""
