@@ -40,6 +40,7 @@ from analysis.pipeline import (
     attach_design,
 )
 from analysis.selectors import (
+    model_probabilities,
     present_options,
     study_facts,
     study_questions,
@@ -244,7 +245,9 @@ class StudyAnalysis:
             attach_design(result, frame)
         scale = self.study.scale
         if scale is not None:  # ROC, AUC and calibration: a study with a confidence scale only
-            attach_confidence(result, scale, present_options(self.study))
+            attach_confidence(
+                result, scale, present_options(self.study), model_probabilities(self.study)
+            )
         return result
 
     def figure_formats(

@@ -490,9 +490,9 @@ def confidence_results(
 
 def model_rows(responses: pd.DataFrame, probabilities: pd.DataFrame | None) -> pd.DataFrame | None:
     """The models' rows `confidence_results` reads, from the responses frame (a model's
-    answer and whether it is correct) and its probabilities (model, question_id,
-    probability, present_probability, answer_present); None when no model gave a
-    probability."""
+    answer, whether it is correct and whether it was a binary question's present option) and
+    its probabilities (model, question_id, probability, present_probability:
+    selectors.model_probabilities); None when no model gave a probability."""
     if probabilities is None or probabilities.empty:
         return None
     from analysis.stats.frame import right

@@ -55,13 +55,15 @@ def make_study(scale: str) -> tuple:
             sure = rng.randint(2, 5) if right else rng.randint(1, 4)
             extra = {"confidence": sure} if study.scale else {}
             answer_submit(reader=reader, item=item, choice=choice, **extra)
-    rows = "\n".join(
-        f"{item.question.source_id},{item.question.correct}" for item in study.items.all()
-    )
+    lines = ["question_id,prediction,probability"]
+    for item in study.items.select_related("question"):
+        key = item.question.correct
+        right = rng.random() < 0.8
+        letter = key if right else "ABCD"[("ABCD".index(key) + 2) % 4]
+        sure = rng.uniform(0.6, 0.95) if right else rng.uniform(0.3, 0.7)
+        lines.append(f"{item.question.source_id},{letter},{sure:.3f}")
     predictions_import(
-        dataset=study.dataset,
-        model_name="model-x",
-        content=f"question_id,prediction\n{rows}\n".encode(),
+        dataset=study.dataset, model_name="model-x", content="\n".join(lines).encode()
     )
     pi = UserFactory(username=f"{study.slug}-pi")
     membership_add(study=study, user=pi, role=Role.PI)
@@ -101,6 +103,11 @@ def test_a_study_with_a_scale_shows_roc_aucs_and_calibration(client):
     ).all()
     assert set(readers["positives"]) == {10} and set(readers["negatives"]) == {6}
     assert api["confidence"]["rule"] == rule
+    # the model's probabilities: its AUC and curve beside the readers', and its calibration
+    assert [row["model"] for row in api["auc_vs_models"]] == ["model-x"]
+    assert 0 < api["auc_vs_models"][0]["model_auc"] < 1
+    assert "model-x" in {row["rater"] for row in api["calibration"]}
+    assert "model-x" in {row["reader"] for row in api["roc_points"] if row["modality"] == "model"}
     assert [row["modality"] for row in api["auc"]][:3] == ["unaided"] * 3
     readme = archive.read("README.txt").decode()
     assert "method: empirical (trapezoidal, ties 1/2) AUC" in readme
@@ -155,10 +162,21 @@ def test_the_demos_rated_study_shows_roc_curves_aucs_and_calibration(client, dem
     page, api, archive = outputs(client, study, pi)
     for name in CONFIDENCE_FILES:
         assert figure_on(page, study, name) and f"{name}.pdf" in archive.namelist()
-    readers = [row for row in api["auc"] if row["analysis"] == "this reader (normal)"]
+    readers = [
+        row
+        for row in api["auc"]
+        if row["analysis"] == "this reader (normal)" and row["modality"] != "model"
+    ]
     assert len(readers) == 3
     assert all(row["ci_low"] < row["auc"] < row["ci_high"] for row in readers if row["auc"] < 1)
     assert 'data-confidence-table="auc"' in page
+    models = {row["rater"] for row in api["calibration"]}
+    assert {"MedGemma-demo", "Qwen-VL-demo", "LLaVA-Med-demo"} <= models
+    assert {row["model"] for row in api["auc_vs_models"]} == {
+        "MedGemma-demo",
+        "Qwen-VL-demo",
+        "LLaVA-Med-demo",
+    }
     for slug in ("demo", "demo-aided"):
         other = ReaderStudy.objects.get(slug=slug)
         html = client.get(reverse("analysis", args=[other.slug])).content.decode()
