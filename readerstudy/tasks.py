@@ -12,20 +12,10 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
-from django_tasks import task
 
 from readerstudy.dicomweb import DicomwebError
 from readerstudy.imaging import ImagingError
-from readerstudy.jobs import (
-    ACTIVE,
-    SWEEP_MARK,
-    JobRefused,
-    Run,
-    job_enqueue,
-    jobs_sweep,
-    schedule_sweep,
-)
+from readerstudy.jobs import JobRefused, Run, job_enqueue
 from readerstudy.models import BackgroundJob, Dataset, JobKind
 from readerstudy.rexvqa import RexvqaError
 from readerstudy.services.importing import configured_dicomweb, question_bank_study_create
@@ -122,15 +112,3 @@ def study_create_from_job(run: Run, wrap=None) -> dict:
         "message": imported
         + f"Created {created.study.title} with {len(created.question_ids)} questions.",
     }
-
-
-@task()
-def jobs_sweep_task() -> dict[str, int]:
-    """Periodic housekeeping of background jobs (readerstudy.jobs.jobs_sweep): killed
-    workers' jobs run again or failed in words, old finished jobs pruned. Schedules the next
-    sweep while any job is queued or running; the next job enqueued starts it again."""
-    cache.delete(SWEEP_MARK)
-    counts = jobs_sweep()
-    if BackgroundJob.objects.filter(status__in=ACTIVE).exists():
-        schedule_sweep()
-    return counts
