@@ -96,7 +96,6 @@ class AnswerForm(type("AnswerFields", (forms.Form,), _answer_fields())):
             return
         keys = answer_shortcuts(scale_name)
         self.fields["choice"].widget.shortcuts = keys["choice"]
-        field = self.fields["confidence"]
         if scale.ordinal:
             self.fields["confidence"] = forms.ChoiceField(
                 choices=[(str(p), f"{p} {scale.labels[p]}") for p in scale.points],
@@ -106,6 +105,7 @@ class AnswerForm(type("AnswerFields", (forms.Form,), _answer_fields())):
                 error_messages={"invalid_choice": scale.refusal()},
             )
             return
+        field = self.fields["confidence"]
         field.label = scale.prompt
         field.widget.attrs.update(
             min=scale.lowest,

@@ -4,10 +4,9 @@ The reader case serializer is built from the same blinded view-model as the read
 (annotation.selectors.ReaderCase): there is no field for the truth to leak from.
 """
 
-from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from readerstudy.serializers import ConfidenceScaleSerializer, confidence_of
+from readerstudy.serializers import ConfidenceScaleSerializer
 from readerstudy.vocabulary import (
     ANSWER_FIELDS,
     RATING_FIELDS,
@@ -124,7 +123,9 @@ class ReaderCaseSerializer(serializers.Serializer):
     # Only in a practice set: right or wrong, the key and the explanation, once answered.
     feedback = FeedbackSerializer(allow_null=True, required=False)
     # Only in a study that asks for confidence: the scale `answer.confidence` is rated on.
-    confidence = serializers.SerializerMethodField(required=False)
+    confidence = ConfidenceScaleSerializer(
+        source="confidence_scale", allow_null=True, required=False
+    )
 
     DESIGN_FIELDS = ("session", "arm", "aid", "first_choice")
 
@@ -138,10 +139,6 @@ class ReaderCaseSerializer(serializers.Serializer):
         if data.get("confidence") is None:
             data.pop("confidence", None)
         return data
-
-    @extend_schema_field(ConfidenceScaleSerializer(allow_null=True))
-    def get_confidence(self, case) -> dict | None:
-        return confidence_of(case.confidence_scale)
 
     def get_options(self, case) -> list[dict[str, str]]:
         return [{"letter": letter, "text": text} for letter, text in case.options]

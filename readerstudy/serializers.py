@@ -35,6 +35,14 @@ class ConfidenceScaleSerializer(serializers.Serializer):
     )
     prompt = serializers.CharField()
 
+    def to_representation(self, instance):
+        """A scale given by its name (a study's `confidence_scale`) is described; "none": null."""
+        if isinstance(instance, str):
+            instance = confidence_of(instance)
+            if instance is None:
+                return None
+        return super().to_representation(instance)
+
 
 def confidence_of(scale_name: str) -> dict | None:
     """A study's scale as the API shows it; None when the study asks for no confidence."""

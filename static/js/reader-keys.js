@@ -3,7 +3,7 @@
  * then the arrows between cases).
  *
  * The keys themselves stay in the markup (answer keys in each radio's data-keys, the comment
- * key in the textarea's, Pause and Review in data-key) and in viewer.js (its KEYS); `q` and `?`
+ * key in the textarea's, the confidence box's in its own, Pause and Review in data-key) and in viewer.js (its KEYS); `q` and `?`
  * are the page's own. No DOM: `decide(e, page)` asks the page what it needs to know through
  * `page` (reader.js gives it the document; tests/js/ a plain object) and returns an action,
  * which reader.js carries out:
@@ -61,8 +61,10 @@
     if (dialog) return e.key === "Escape" ? act("close-dialog", { dialog }) : none();
     const t = e.target;
     // Ctrl/Cmd+Enter in the comment submits, as in most text boxes, and Enter in the
-    // confidence box (the seen-rule holds; the page's checks, not the browser's bubble).
-    if (t && (e.ctrlKey || e.metaKey || t.type === "number") && e.key === "Enter" && page.inForm(t) && page.typing(t)) {
+    // confidence box (the page's checks, in the server's words, not the browser's bubble; the
+    // seen-rule holds).
+    const box = !!t && t.type === "number";
+    if ((e.ctrlKey || e.metaKey || box) && e.key === "Enter" && t && page.inForm(t) && page.typing(t)) {
       return page.leaving() ? none(true) : act("submit");
     }
     if (modified) return none();

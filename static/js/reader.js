@@ -645,8 +645,7 @@
     typing: (t) => window.ReaderViewer.typing(t),
     shortcutsOn,
     reviewLink() { const link = reviewLink(); return link ? { key: link.dataset.key, href: link.href } : null; },
-    comment(key) {
-      // The comment's key, and a fine confidence scale's (its box)
+    comment(key) { // the comment, or the confidence box of a fine scale
       const el = $(`#answer-form :is(textarea, input[type="number"])[data-keys~="${CSS.escape(key)}"]`);
       return el ? { el, disabled: !!(el.disabled || el.closest("fieldset:disabled")) } : null;
     },
@@ -672,7 +671,7 @@
       case "panel": setPanel(!panelHidden()); break;
       case "pause": pause(); break;
       case "follow": window.location.assign(action.url); break;
-      case "focus": action.el.focus(); if (action.el.type === "number") action.el.select(); break; // typing replaces the rating
+      case "focus": action.el.focus(); if (action.el.type === "number") action.el.select(); break; // typing replaces a rating
       case "note": notePaused(action.text || undefined); break;
       case "go": go(action.url, { push: true }); break;
       case "choose": choose(action.input); break;
