@@ -1,0 +1,1 @@
+"""The analysis layer's commands: studies, predictions, the demo, exports, power, simulation."""
