@@ -115,8 +115,8 @@ def documented_keys(cells: list[str]) -> set[str]:
 
 
 def viewer_keys() -> set[str]:
-    """static/js/viewer.js's KEYS, and Shift + a digit per window preset."""
-    source = read("static/js/viewer.js")
+    """static/js/viewer-keys.js's KEYS, and Shift + a digit per window preset."""
+    source = read("static/js/viewer-keys.js")
     body = re.search(r"const KEYS = Object\.freeze\(\{(.*?)\}\)", source, re.S).group(1)
     keys = {m[0] or m[1] for m in re.findall(r'"([^"]+)":|(\w+):', body)}
     presets = {f"Shift+{n}" for n in range(1, len(vocabulary.WindowPreset.choices) + 1)}
@@ -124,9 +124,12 @@ def viewer_keys() -> set[str]:
 
 
 def script_keys(name: str) -> set[str]:
-    """The keys a page's script tests by name (`key === "q"`), Escape aside: it leaves a box or
-    an overlay, which the guides say beside the key that opens them."""
-    found = set(re.findall(r'key === "([^"]+)"', read(f"static/js/{name}")))
+    """The keys a page's script tests by name (`key === "q"`, its `NAV` of arrow keys), Escape
+    aside: it leaves a box or an overlay, which the guides say beside the key that opens them."""
+    source = read(f"static/js/{name}")
+    found = set(re.findall(r'key === "([^"]+)"', source))
+    nav = re.search(r"const NAV = Object\.freeze\(\{(.*?)\}\)", source)
+    found |= set(re.findall(r"(\w+):", nav.group(1))) if nav else set()
     return found - {"Escape"}
 
 
@@ -139,7 +142,8 @@ def test_the_readers_key_table_is_the_reading_pages_keys():
     for scale in vocabulary.ConfidenceScale.values:
         for field in vocabulary.answer_shortcuts(scale).values():
             declared |= values(field)
-    declared |= set(vocabulary.PAGE_SHORTCUTS.values()) | viewer_keys() | script_keys("reader.js")
+    declared |= set(vocabulary.PAGE_SHORTCUTS.values()) | viewer_keys()
+    declared |= script_keys("reader-keys.js")
     table = key_table(read("docs/guide/readers.md"), "**Pacing and keys.**")
     assert documented_keys(table) == declared
 
