@@ -1,6 +1,7 @@
 """The README and docs/ say nothing the code contradicts: their links resolve, the guides' key
 tables are the keys the code declares, the configuration table is the environment the settings
-read, the command-line reference lists every command and option, and every package says what it
+read, the command-line reference lists every command and option, the API page every endpoint, and
+every package says what it
 holds (its docstring) and is named in the architecture page. No database."""
 
 import ast
@@ -255,3 +256,38 @@ def test_every_package_says_what_it_holds():
     table = table[: table.index("\n## ")]
     named = set(re.findall(r"`([\w.]+)`", table))
     assert set(packages()) - named == set()
+
+
+# ---------------------------------------------------------------- API
+
+
+def api_routes() -> set[str]:
+    """Every route under /api/v1/, its parameters as `<>`."""
+    from django.urls import URLResolver, get_resolver
+
+    def walk(patterns, prefix=""):
+        for pattern in patterns:
+            if isinstance(pattern, URLResolver):
+                yield from walk(pattern.url_patterns, prefix + str(pattern.pattern))
+            else:
+                yield prefix + str(pattern.pattern)
+
+    routes = {r for r in walk(get_resolver().url_patterns) if r.startswith("api/v1/")}
+    return {re.sub(r"<[^>]+>", "<>", r.removeprefix("api/v1/")) for r in routes}
+
+
+def api_documented() -> set[str]:
+    """The paths docs/api.md names (`studies/<slug>/…`, `…/cases/<n>/` after it)."""
+    found = set()
+    for span in re.findall(r"`([^`]+)`", read("docs/api.md")):
+        for token in span.split():
+            path = token.removeprefix("/api/v1/")
+            if path.startswith("…/"):
+                path = "studies/<slug>/" + path.removeprefix("…/")
+            if re.match(r"(studies|auth)/", path) or path == "studies/":
+                found.add(re.sub(r"<[^>]+>|SLUG", "<>", path))
+    return found
+
+
+def test_the_api_page_names_every_endpoint():
+    assert api_routes() - api_documented() == set()
