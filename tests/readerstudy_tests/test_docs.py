@@ -1,8 +1,8 @@
 """The README and docs/ say nothing the code contradicts: their links resolve, the guides' key
 tables are the keys the code declares, the configuration table is the environment the settings
-read, the command-line reference lists every command and option, the API page every endpoint, and
-every package says what it
-holds (its docstring) and is named in the architecture page. No database."""
+read, the command-line reference lists every command and option, the API page every endpoint,
+and every package says what it holds (its docstring) and is named in the architecture page.
+No database."""
 
 import ast
 import re
