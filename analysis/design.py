@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from analysis.models import AIModel, Prediction
 from annotation.models import Answer, ReaderCompletion
 from readerstudy.locks import design_lock
 from readerstudy.models import ReaderStudy
+from readerstudy.predictions.models import AIModel, Prediction
 from readerstudy.services.design import AidSnapshot, Design, DesignError, study_design_write
 from readerstudy.services.studies import StudyCreated
 from readerstudy.vocabulary import LETTERS

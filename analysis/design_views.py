@@ -20,11 +20,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
 from analysis.design import DesignFrozen, DesignSet, design_frozen, study_design_set
-from analysis.models import AIModel
 from analysis.tasks import designed_study_create_task
 from readerstudy.forms import StudyCreateForm
 from readerstudy.jobs import JobRefused, job_progress, job_refresh
 from readerstudy.models import BackgroundJob, JobStatus, ReaderStudy, Role
+from readerstudy.predictions.models import AIModel
 from readerstudy.selectors import design_sentence, roles_of, study_for_user
 from readerstudy.services.design import (
     Design,

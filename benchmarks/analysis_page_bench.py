@@ -60,9 +60,9 @@ def timed(fn, repeat: int = 1) -> float:
 def build(n_xrays: int, n_readers: int, n_models: int):
     import random
 
-    from analysis.services import predictions_import
     from annotation.services import answer_submit
     from readerstudy.models import Role, Task
+    from readerstudy.predictions.importing import predictions_import
     from tests.factories import (
         CaseFactory,
         ImageFactory,
@@ -286,7 +286,6 @@ def build_bulk(n_questions: int, n_readers: int, n_models: int) -> tuple:
 
     from django.contrib.auth import get_user_model
 
-    from analysis.services import predictions_import
     from annotation.models import Answer
     from readerstudy.models import (
         Case,
@@ -299,6 +298,7 @@ def build_bulk(n_questions: int, n_readers: int, n_models: int) -> tuple:
         StudyQuestion,
         Task,
     )
+    from readerstudy.predictions.importing import predictions_import
     from readerstudy.question_versions import QuestionVersion
     from readerstudy.services.versions import first_versions_create
 

@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "django_tasks",
     "django_tasks_db",
     "readerstudy",
+    "readerstudy.predictions",
     "annotation",
     "analysis",
 ]
@@ -181,6 +182,7 @@ LOGIN_REDIRECT_URL = "home"
 SITE_LINKS = {
     "home": "home",  # my studies (annotation)
     "pi-home": "pi-dashboard",  # a PI's study page (annotation)
+    "corrections": "corrections",  # a study's proposed corrections to its key (annotation)
     "expert-home": "expert-queue",  # an expert's review queue (analysis)
     "expert-next": "expert-next",  # the next question to review (analysis)
     "expert-evidence": "expert-evidence",  # a question's evidence panel (analysis)

@@ -27,6 +27,7 @@ urlpatterns = [
     path("api/v1/", include(api_v1)),
     path("api/", include("readerstudy.api_urls")),
     path("healthz", health, name="health"),
+    path("", include("readerstudy.predictions.urls")),
     path("", include("annotation.urls")),
     path("", include("analysis.urls")),
 ]

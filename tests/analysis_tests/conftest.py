@@ -4,9 +4,9 @@ answered by two readers and the database task backend (downloads, off-request)."
 
 import pytest
 
-from analysis.services import predictions_import
 from annotation.services import answer_submit
 from readerstudy.models import Role
+from readerstudy.predictions.importing import predictions_import
 from tests.factories import (
     MembershipFactory,
     QuestionFactory,

@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from analysis.stats.extraction import extract_letter
+from readerstudy.predictions.extraction import extract_letter
 
 OPTIONS = ["Pleural effusion", "Pneumothorax", "Cardiomegaly", "No acute finding"]
 

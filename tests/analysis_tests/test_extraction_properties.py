@@ -7,7 +7,7 @@ import time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.stats.extraction import extract_letter
+from readerstudy.predictions.extraction import extract_letter
 from tests.profiles import examples
 
 

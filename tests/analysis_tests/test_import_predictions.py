@@ -6,7 +6,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from analysis.models import AIModel, Prediction
+from readerstudy.predictions.models import AIModel, Prediction
 from tests.factories import DatasetFactory, QuestionFactory
 
 pytestmark = pytest.mark.django_db

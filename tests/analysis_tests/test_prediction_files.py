@@ -10,7 +10,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from analysis.models import AIModel, Prediction
+from readerstudy.predictions.models import AIModel, Prediction
 
 pytestmark = pytest.mark.django_db
 

@@ -11,9 +11,9 @@ from django.contrib.auth.models import Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from analysis.models import AIModel, Prediction
-from analysis.services import PredictionImportError, predictions_import
 from readerstudy.models import AuditEvent
+from readerstudy.predictions.importing import PredictionImportError, predictions_import
+from readerstudy.predictions.models import AIModel, Prediction
 from tests.factories import UserFactory, build_study
 
 pytestmark = pytest.mark.django_db
@@ -57,7 +57,7 @@ def test_every_problem_of_a_file_is_said_at_once_with_its_rows(study):
 def test_the_preview_lists_every_problem_and_the_rows_no_letter_was_found_in(client, study, pi):
     client.force_login(pi)
     data = {"model": "M", "file": SimpleUploadedFile("p.csv", _four_kinds(study))}
-    html = client.post(reverse("analysis-predictions", args=[study.slug]), data).content.decode()
+    html = client.post(reverse("study-predictions", args=[study.slug]), data).content.decode()
     problems = re.search(r"data-upload-problems.*?</div>", html, flags=re.S).group(0)
     assert len(re.findall("<li>", problems)) == 4
     assert 'name="token"' not in html  # cannot be confirmed
@@ -101,7 +101,7 @@ def test_a_new_model_is_uploaded_into_a_dataset_and_offered_for_a_new_studys_aid
     token = re.search(r'name="token" value="([^"]+)"', html).group(1)
     # A dataset's preview is not confirmed through a study.
     refused = client.post(
-        reverse("analysis-predictions-confirm", args=[other.slug]), {"token": token}
+        reverse("study-predictions-confirm", args=[other.slug]), {"token": token}
     )
     assert refused.status_code in (400, 404) and not AIModel.objects.exists()
     response = client.post(reverse("dataset-predictions-confirm"), {"token": token})

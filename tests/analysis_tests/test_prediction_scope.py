@@ -7,9 +7,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from analysis.models import Prediction
-from analysis.services import predictions_import
 from readerstudy.models import AuditEvent, Role
+from readerstudy.predictions.importing import predictions_import
+from readerstudy.predictions.models import Prediction
 from tests.factories import (
     MembershipFactory,
 )

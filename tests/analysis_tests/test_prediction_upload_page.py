@@ -16,11 +16,11 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from analysis.models import AIModel, Prediction
-from analysis.prediction_preview import upload_claim
-from analysis.prediction_views import MULTIPART_SLACK, SALT
-from analysis.services import predictions_import
 from readerstudy.models import AuditEvent, Role
+from readerstudy.predictions.importing import predictions_import
+from readerstudy.predictions.models import AIModel, Prediction
+from readerstudy.predictions.preview import upload_claim
+from readerstudy.predictions.views import MULTIPART_SLACK, SALT
 from tests.factories import (
     MembershipFactory,
     UserFactory,
@@ -38,7 +38,7 @@ def preview(client, study, content, model="MedGemma", replace=False):
     data = {"model": model, "file": SimpleUploadedFile("preds.csv", content)}
     if replace:
         data["replace"] = "on"
-    return client.post(reverse("analysis-predictions", args=[study.slug]), data)
+    return client.post(reverse("study-predictions", args=[study.slug]), data)
 
 
 def token_of(response) -> str:
@@ -56,7 +56,7 @@ def nothing_written():
 def test_the_analysis_page_offers_the_upload_form(client, study, pi):
     client.force_login(pi)
     html = client.get(reverse("analysis", args=[study.slug])).content.decode()
-    assert f'action="{reverse("analysis-predictions", args=[study.slug])}"' in html
+    assert f'action="{reverse("study-predictions", args=[study.slug])}"' in html
     assert 'enctype="multipart/form-data"' in html
 
 
@@ -86,7 +86,7 @@ def test_confirm_imports_the_previewed_file_and_names_the_changed_studies(client
     client.force_login(pi)
     token = token_of(preview(client, study, csv_of(study, "C")))
     response = client.post(
-        reverse("analysis-predictions-confirm", args=[study.slug]), {"token": token}
+        reverse("study-predictions-confirm", args=[study.slug]), {"token": token}
     )
     assert response.url == reverse("analysis", args=[study.slug])
     [message] = [str(m) for m in get_messages(response.wsgi_request)]
@@ -97,7 +97,7 @@ def test_confirm_imports_the_previewed_file_and_names_the_changed_studies(client
     assert not list((Path(settings.MEDIA_ROOT) / "uploads" / "predictions").glob("*/*"))
     # The same token again: the file is gone, nothing changes.
     again = client.post(
-        reverse("analysis-predictions-confirm", args=[study.slug]), {"token": token}
+        reverse("study-predictions-confirm", args=[study.slug]), {"token": token}
     )
     assert again.status_code == 400 and Prediction.objects.count() == 4
     # One failed extraction is "1 failed extraction", not "1 failed extractions".
@@ -105,14 +105,14 @@ def test_confirm_imports_the_previewed_file_and_names_the_changed_studies(client
         preview(client, study, csv_of(study, "I cannot tell"), model="Other", replace=True)
     )
     response = client.post(
-        reverse("analysis-predictions-confirm", args=[study.slug]), {"token": token}
+        reverse("study-predictions-confirm", args=[study.slug]), {"token": token}
     )
     [message] = [str(m) for m in get_messages(response.wsgi_request)]
     assert message.startswith("Imported 4 predictions of “Other” (4 failed extractions)")
     single = csv_of(study, "C").replace(b",C\n", b",no idea\n", 1)
     token = token_of(preview(client, study, single, model="Third"))
     response = client.post(
-        reverse("analysis-predictions-confirm", args=[study.slug]), {"token": token}
+        reverse("study-predictions-confirm", args=[study.slug]), {"token": token}
     )
     [message] = [str(m) for m in get_messages(response.wsgi_request)]
     assert message.startswith("Imported 4 predictions of “Third” (1 failed extraction)")
@@ -146,7 +146,7 @@ def test_unknown_ids_and_an_existing_model_are_shown_and_cannot_be_confirmed(cli
     replaced = preview(client, study, csv_of(study, "D"), replace=True)
     assert "Predictions of this model replaced" in replaced.content.decode()
     client.post(
-        reverse("analysis-predictions-confirm", args=[study.slug]), {"token": token_of(replaced)}
+        reverse("study-predictions-confirm", args=[study.slug]), {"token": token_of(replaced)}
     )
     assert set(Prediction.objects.values_list("letter", flat=True)) == {"D"}
 
@@ -157,9 +157,9 @@ def test_non_pis_cannot_preview_or_confirm(client, study, pi, reader, expert, ou
     for person in (reader, expert, outsider):
         client.force_login(person)
         assert preview(client, study, csv_of(study)).status_code == 404
-        confirm = reverse("analysis-predictions-confirm", args=[study.slug])
+        confirm = reverse("study-predictions-confirm", args=[study.slug])
         assert client.post(confirm, {"token": token}).status_code == 404
-        assert client.get(reverse("analysis-predictions", args=[study.slug])).status_code == 404
+        assert client.get(reverse("study-predictions", args=[study.slug])).status_code == 404
     assert nothing_written()
 
 
@@ -177,14 +177,14 @@ def test_a_tampered_file_or_another_studys_token_is_refused(client, study, pi, s
     token = token_of(preview(client, study, csv_of(study)))
     # The preview of study A, confirmed through study B: refused.
     response = client.post(
-        reverse("analysis-predictions-confirm", args=["study-b"]), {"token": token}
+        reverse("study-predictions-confirm", args=["study-b"]), {"token": token}
     )
     assert response.status_code == 400 and "another study" in response.content.decode()
     # Another person's preview: refused.
     other_pi = UserFactory(username="other_pi")
     MembershipFactory(study=study, user=other_pi, role=Role.PI)
     client.force_login(other_pi)
-    confirm = reverse("analysis-predictions-confirm", args=[study.slug])
+    confirm = reverse("study-predictions-confirm", args=[study.slug])
     assert client.post(confirm, {"token": token}).status_code == 400
     # A forged token: refused.
     client.force_login(pi)
@@ -251,7 +251,7 @@ def _second_pi(study, username="pi2"):
 
 
 def confirm_url(study):
-    return reverse("analysis-predictions-confirm", args=[study.slug])
+    return reverse("study-predictions-confirm", args=[study.slug])
 
 
 @pytest.mark.parametrize("existed", [False, True], ids=["new model", "replacement"])

@@ -20,7 +20,6 @@ from django.urls import reverse
 from analysis.cache import StudyAnalysis, data_version
 from analysis.key_version import KEY_POLICIES, KEY_POLICY_LABELS
 from analysis.pipeline import AnalysisSettings
-from analysis.services import predictions_import
 from annotation.corrections import (
     adjudication_rule_set,
     correction_decide,
@@ -29,6 +28,7 @@ from annotation.corrections import (
 )
 from annotation.services import answer_submit
 from readerstudy.models import Role
+from readerstudy.predictions.importing import predictions_import
 from readerstudy.question_versions import QuestionVersion
 from readerstudy.vocabulary import DEFAULT_KEY_POLICY, AdjudicationRule, KeyPolicy
 from tests.corrections_tests.conftest import propose, review

@@ -18,13 +18,13 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from analysis.design import study_design_set
-from analysis.services import predictions_import
 from annotation.corrections import correction_propose
 from annotation.models import ReaderCompletion
 from annotation.reviews import review_submit
 from annotation.services import answer_submit, reader_finish
 from readerstudy.blinding import Sight, may_see_answers, membership_conflict
 from readerstudy.models import Case, Membership, Question, ReaderStudy, Role
+from readerstudy.predictions.importing import predictions_import
 from readerstudy.services.design import Design, DesignError
 from readerstudy.services.studies import StudyError, membership_add
 from readerstudy.services.versions import version_create

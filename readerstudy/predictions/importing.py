@@ -8,15 +8,6 @@ from pathlib import Path
 
 from django.db import connection, transaction
 
-from analysis.models import AIModel, Prediction
-from analysis.prediction_files import (
-    PredictionImportError,
-    PredictionRow,
-    problem_lines,
-    read_predictions,
-    unknown_ids,
-)
-from analysis.stats.extraction import extract_letter
 from readerstudy.models import (
     AuditEvent,
     Dataset,
@@ -26,6 +17,15 @@ from readerstudy.models import (
     Role,
     StudyQuestion,
 )
+from readerstudy.predictions.extraction import extract_letter
+from readerstudy.predictions.files import (
+    PredictionImportError,
+    PredictionRow,
+    problem_lines,
+    read_predictions,
+    unknown_ids,
+)
+from readerstudy.predictions.models import AIModel, Prediction
 from readerstudy.signals import data_changed
 
 BATCH_SIZE = 5000

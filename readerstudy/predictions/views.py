@@ -1,6 +1,6 @@
 """AI predictions from the browser (PIs): upload, preview, confirm.
 
-The upload is stored and previewed (`analysis.prediction_preview`: rows, questions matched,
+The upload is stored and previewed (`readerstudy.predictions.preview`: rows, questions matched,
 failed extractions and their rows, every problem of the file, every study whose results
 change); nothing is written until the PI confirms. The confirmation carries a signed token
 naming the study (or, for a dataset's upload, the dataset), the PI, the stored file and its
@@ -27,18 +27,19 @@ from django.utils.http import urlencode
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_http_methods, require_POST
 
-from analysis.prediction_preview import (
+from readerstudy.http import declared_size_over
+from readerstudy.links import site_link
+from readerstudy.models import Dataset, ReaderStudy, Role
+from readerstudy.predictions.importing import PredictionForbidden, PredictionImportError
+from readerstudy.predictions.preview import (
     PREVIEW_MAX_AGE,
     predictions_preview,
     preview_confirm,
     upload_store,
 )
-from analysis.services import PredictionForbidden, PredictionImportError
-from readerstudy.http import declared_size_over
-from readerstudy.models import Dataset, ReaderStudy, Role
 from readerstudy.selectors import roles_of, study_for_user
 
-SALT = "analysis.predictions.preview"
+SALT = "predictions.preview"
 # Room for the form's other fields and the multipart boundaries around the file.
 MULTIPART_SLACK = 64 * 1024
 
@@ -89,11 +90,11 @@ def _page(request, study: ReaderStudy | None, status: int = 200, **context) -> H
             "study": study,
             "roles": roles_of(request.user, study),
             "form": context.pop("form", None) or PredictionUploadForm(),
-            "action": reverse("analysis-predictions", args=[study.slug]),
-            "confirm_action": reverse("analysis-predictions-confirm", args=[study.slug]),
+            "action": reverse("study-predictions", args=[study.slug]),
+            "confirm_action": reverse("study-predictions-confirm", args=[study.slug]),
             **context,
         }
-    return render(request, "analysis/predictions.html", context, status=status)
+    return render(request, "predictions/upload.html", context, status=status)
 
 
 def _initial(request: HttpRequest) -> dict:
@@ -197,7 +198,7 @@ def confirm(request: HttpRequest, slug: str) -> HttpResponse:
     outcome = _confirm(request, study, study.dataset_id)
     if isinstance(outcome, HttpResponse):
         return outcome
-    return redirect("analysis", slug=study.slug)
+    return redirect(site_link("analysis", study.slug))
 
 
 @login_required

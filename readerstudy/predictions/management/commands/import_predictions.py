@@ -5,8 +5,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from analysis.services import PredictionImportError, predictions_import_file
 from readerstudy.models import Dataset
+from readerstudy.predictions.importing import PredictionImportError, predictions_import_file
 
 
 class Command(BaseCommand):

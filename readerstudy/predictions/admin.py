@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from analysis.models import AIModel, Prediction
+from readerstudy.predictions.models import AIModel, Prediction
 
 
 @admin.register(AIModel)

@@ -1,8 +1,8 @@
 """What an upload of AI predictions would do, before it does it: the browser's preview.
 
-Beside the import (`analysis.services.predictions_import`), not inside it: the preview reads
-the same file with the same parser, matches the same questions, runs the same extraction and
-finds the same studies, and writes nothing. The import itself stays one transaction, run only
+Beside the import (`importing.predictions_import`), not inside it: the preview reads the same
+file with the same parser, matches the same questions, runs the same extraction and finds the
+same studies, and writes nothing. The import itself stays one transaction, run only
 when the PI confirms, on the file stored at preview time (`upload_store`), so what was
 previewed is what is imported: a changed file, a preview confirmed twice and a model that
 someone else imported since the preview are refused (`preview_confirm`).
@@ -21,14 +21,15 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
-from analysis.models import AIModel
-from analysis.prediction_files import (
+from readerstudy.models import Dataset, ReaderStudy
+from readerstudy.predictions.extraction import extract_letter
+from readerstudy.predictions.files import (
     PredictionImportError,
     problem_lines,
     read_predictions,
     unknown_ids,
 )
-from analysis.services import (
+from readerstudy.predictions.importing import (
     FAILED,
     PredictionSummary,
     _check_scope,
@@ -37,8 +38,7 @@ from analysis.services import (
     question_lookup,
     studies_showing_questions,
 )
-from analysis.stats.extraction import extract_letter
-from readerstudy.models import Dataset, ReaderStudy
+from readerstudy.predictions.models import AIModel
 
 
 @dataclass
