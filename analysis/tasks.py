@@ -21,12 +21,8 @@ from django_tasks.exceptions import TaskResultDoesNotExist, TaskResultMismatch
 
 from analysis import downloads
 from analysis.cache import StudyAnalysis
-from analysis.design import designed_study_create
-from readerstudy.jobs import ACTIVE, JobRefused, Run, job_enqueue, job_refresh, job_run
+from readerstudy.jobs import ACTIVE, JobRefused, job_enqueue, job_refresh, job_run
 from readerstudy.models import BackgroundJob, JobKind, JobStatus, ReaderStudy
-from readerstudy.selectors import design_sentence
-from readerstudy.services.design import Design, DesignError
-from readerstudy.tasks import CREATE_ERRORS, study_create_from_job
 
 
 @task()
@@ -177,24 +173,3 @@ def refresh_later(sender=None, *, study: ReaderStudy, **kwargs) -> None:
     if cache.add(f"analysis:refresh:{study.pk}", 1, timeout=delay):
         when = timezone.now() + dt.timedelta(seconds=delay)
         analysis_refresh.using(run_after=when).enqueue(study_id=study.pk)
-
-
-@task()
-def designed_study_create_task(job_id: int) -> None:
-    """A study created from the browser with its design: the creation (readerstudy.tasks) and
-    the design (which snapshots the AI's answers: analysis.design) in one transaction."""
-    job_run(job_id, _designed_create, expected=(*CREATE_ERRORS, DesignError))
-
-
-def _designed_create(run: Run) -> dict:
-    design = Design(**run.job.params.get("design", {}))
-    actor = run.job.requested_by
-
-    def wrap(make):
-        created, _ = designed_study_create(design=design, create=make, actor=actor)
-        return created
-
-    result = study_create_from_job(run, wrap=wrap)
-    study = ReaderStudy.objects.get(slug=result["slug"])
-    result["message"] += " " + design_sentence(study) + "."
-    return result

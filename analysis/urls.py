@@ -1,11 +1,8 @@
 from django.urls import path
 
-from analysis import design_views, learning_views, triage_views, views
+from analysis import learning_views, triage_views, views
 
 urlpatterns = [
-    path("studies/new/", design_views.create, name="study-create"),
-    path("studies/new/<int:job_id>/", design_views.create_progress, name="create-study-progress"),
-    path("s/<slug:slug>/design/", design_views.design_page, name="pi-design"),
     path("s/<slug:slug>/analysis/", views.analysis_page, name="analysis"),
     path("s/<slug:slug>/analysis/export.zip", views.export_zip, name="analysis-zip"),
     path("s/<slug:slug>/analysis/report.xlsx", views.report_xlsx, name="analysis-report"),

@@ -120,12 +120,12 @@ def build_two_arm(n_xrays: int, n_readers: int):
     not started (whose case page is the baseline)."""
     import random
 
-    from analysis.design import study_design_set
     from annotation import selectors
     from annotation.services import answer_submit, reader_finish
     from annotation.sessions import reading_of
+    from readerstudy.design.rules import Design
+    from readerstudy.design.services import study_design_set
     from readerstudy.models import Role
-    from readerstudy.services.design import Design
     from tests.factories import MembershipFactory, UserFactory
 
     study, pi, _ = build(n_xrays, 0, 1)  # questions and one imported model ("model-0")

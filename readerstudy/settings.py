@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "django_tasks_db",
     "readerstudy",
     "readerstudy.predictions",
+    "readerstudy.design",
     "annotation",
     "analysis",
 ]
@@ -187,9 +188,6 @@ SITE_LINKS = {
     "expert-next": "expert-next",  # the next question to review (analysis)
     "expert-evidence": "expert-evidence",  # a question's evidence panel (analysis)
     "analysis": "analysis",  # the PI's analysis page (analysis)
-    "study-create": "study-create",  # a new study with its design (analysis)
-    "pi-design": "pi-design",  # a study's design, changed until anyone answers (analysis)
-    "dataset-predictions": "dataset-predictions",  # a model's predictions into a dataset
     "reader-results": "reader-results",  # a reader's debrief of a study (analysis)
     "my-progress": "my-progress",  # a reader's progress over time (analysis)
     "programme": "programme",  # a PI's residents' progress (analysis)

@@ -28,6 +28,7 @@ urlpatterns = [
     path("api/", include("readerstudy.api_urls")),
     path("healthz", health, name="health"),
     path("", include("readerstudy.predictions.urls")),
+    path("", include("readerstudy.design.urls")),
     path("", include("annotation.urls")),
     path("", include("analysis.urls")),
 ]

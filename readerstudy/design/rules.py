@@ -1,42 +1,21 @@
-"""A study's design in the domain: arms, washout, split-plot groups and the anchor, shuffled
-options, and each reader's recorded place in it (arm order, group, order seed).
-
-The rules that need only the domain are checked here. The AI model's answers (the aided arm's
-snapshot) and the "frozen once anyone answered" rule need the layers above, so the one entry
-point that sets a design is `analysis.design.study_design_set`, which calls these functions.
+"""A study's design and its rules: arms, washout, split-plot groups and the anchor, shuffled
+options and the AI model of an aided arm; every rule a design must keep, in words a PI
+understands, and when a design may no longer change (`design_frozen`).
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 
-from django.db import transaction
-
 from readerstudy.blinding import membership_conflict
-from readerstudy.models import (
-    AuditEvent,
-    ItemAid,
-    Membership,
-    ReaderAssignment,
-    ReaderStudy,
-    Role,
-    StudyQuestion,
-)
-from readerstudy.sampling import (
-    Candidate,
-    SamplingError,
-    balanced_choice,
-    order_seed_for,
-    split_groups,
-)
+from readerstudy.models import Membership, ReaderStudy, Role, StudyQuestion
 from readerstudy.selectors import sample_xrays
 from readerstudy.vocabulary import ARM_LAYOUTS, AidMode, Arm
 
 # The longest washout a design may have: longer is a number typed by mistake (and a date
 # thousands of years ahead is past what the pages can say when session 2 opens).
 MAX_WASHOUT_DAYS = 365
-# The study's fields a design sets (study_design_write); shown read-only in the admin, and
+# The study's fields a design sets (services.study_design_set); shown read-only in the admin, and
 # read again by an answer under the design lock (readerstudy.locks).
 DESIGN_FIELDS = (
     "arms",
@@ -51,6 +30,10 @@ DESIGN_FIELDS = (
 
 class DesignError(ValueError):
     """The design was refused; nothing was written. The message lists every problem."""
+
+
+class DesignFrozen(DesignError):
+    """The design was refused because readers have answered under it; nothing was written."""
 
 
 @dataclass(frozen=True)
@@ -161,106 +144,34 @@ def study_design_problems(study: ReaderStudy, design: Design) -> list[str]:
     return problems
 
 
-def _split(study: ReaderStudy, design: Design) -> dict[int, int | None]:
-    rows = list(
-        study.items.values_list("id", "question__task", "question__case_id").order_by("position")
-    )
-    candidates = [Candidate(str(pk), task, str(case)) for pk, task, case in rows]
-    try:
-        split = split_groups(
-            candidates, groups=design.groups, anchor=design.anchor, seed=study.seed
-        )
-    except SamplingError as exc:
-        raise DesignError(str(exc)) from exc
-    return {int(pk): group for pk, group in split.items()}
+def _answers(study: ReaderStudy) -> int:
+    """The answers given in the study: annotation's Answer, reached through its relation's
+    name, so that the domain imports nothing above it (as readerstudy.blinding does)."""
+    answer = StudyQuestion._meta.get_field("answers").related_model
+    return answer.objects.filter(item__study=study).count()
 
 
-@transaction.atomic
-def study_design_write(
-    *, study: ReaderStudy, design: Design, aid: dict[int, AidSnapshot], actor=None
-) -> ReaderStudy:
-    """Store a checked design: the study's fields, the items' groups and aid snapshots, and a
-    balanced assignment for every reader. Callers check the layers' rules first."""
-    problems = study_design_problems(study, design)
-    if problems:
-        raise DesignError("; ".join(problems) + ".")
-    # The split may still refuse (an anchor that would cut an X-ray's questions): before the
-    # study object changes, so a refused design leaves it as stored.
-    split = _split(study, design) if design.groups >= 2 else {}
-    study.arms = design.arms
-    study.aid_model = design.aid_model if design.aided else ""
-    study.aid_mode = design.aid_mode if design.aided else ""
-    study.washout_days = design.washout_days
-    study.reader_groups = design.groups
-    study.anchor_size = design.anchor
-    study.shuffle_options = design.shuffle_options
-    study.save()
-    items = list(study.items.all())
-    for item in items:
-        group = split.get(item.id)
-        item.anchor = bool(split) and group is None
-        item.case_group = group
-    StudyQuestion.objects.bulk_update(items, ["anchor", "case_group"])
-    ItemAid.objects.filter(item__study=study).delete()
-    if design.aided:
-        ItemAid.objects.bulk_create(
-            ItemAid(
-                item=item,
-                model_name=design.aid_model,
-                letter=snap.letter,
-                option_text=snap.option_text,
-                rationale=snap.rationale,
-                usable=snap.usable,
-            )
-            for item in items
-            for snap in [aid.get(item.id, AidSnapshot("", "", ""))]
-        )
-    ReaderAssignment.objects.filter(study=study).delete()
-    if study.designed:
-        for membership in Membership.objects.filter(study=study, role=Role.READER).order_by(
-            "created_at", "id"
-        ):
-            assignment_for(study=study, reader=membership.user)
-    AuditEvent.objects.create(
-        study=study, actor=actor, action="design.set", detail=design.__dict__.copy()
-    )
-    return study
+def _finished_sessions(study: ReaderStudy) -> int:
+    """The reading sessions finished in the study (annotation's ReaderCompletion, by name)."""
+    completion = ReaderStudy._meta.get_field("completions").related_model
+    return completion.objects.filter(study=study).count()
 
 
-def assignment_for(*, study: ReaderStudy, reader) -> ReaderAssignment | None:
-    """The reader's recorded place in the design, created on first need so that readers added
-    later keep the arms (and groups) balanced within one. None for a study without a design.
-    Every reading request asks: the common case is a plain read, outside any transaction."""
-    if not study.designed:
-        return None
-    existing = ReaderAssignment.objects.filter(study=study, reader=reader).first()
-    if existing is not None:
-        return existing
-    return _assign(study, reader)
-
-
-@transaction.atomic
-def _assign(study: ReaderStudy, reader) -> ReaderAssignment:
-    existing = ReaderAssignment.objects.filter(study=study, reader=reader).first()
-    if existing is not None:  # assigned meanwhile by another request
-        return existing
-    taken = list(
-        ReaderAssignment.objects.select_for_update()
-        .filter(study=study)
-        .values_list("first_arm", "reader_group")
-    )
-    group = None
-    if study.reader_groups >= 2:
-        per_group = Counter(g for _, g in taken)
-        group = balanced_choice({g: per_group[g] for g in range(1, study.reader_groups + 1)})
-    arms = study.arm_list
-    overall = Counter(a for a, _ in taken)
-    in_group = Counter(a for a, g in taken if g == group)
-    first_arm = balanced_choice({a: in_group[a] for a in arms}, {a: overall[a] for a in arms})
-    return ReaderAssignment.objects.create(
-        study=study,
-        reader=reader,
-        first_arm=first_arm,
-        reader_group=group,
-        order_seed=order_seed_for(study_seed=study.seed, study_id=study.id, reader_id=reader.pk),
+def design_frozen(study: ReaderStudy) -> str:
+    """Why the study's design can no longer change, in words ("" while it still may): answers
+    were given under it, or a reader finished a session under it (possibly leaving every case
+    unanswered): that completion names the session and arm, and opens the washout, of this
+    design."""
+    answered = _answers(study)
+    if answered:
+        recorded = "1 answer is" if answered == 1 else f"{answered} answers are"
+        why = f"{recorded} already recorded under it"
+    else:
+        finished = _finished_sessions(study)
+        if not finished:
+            return ""
+        sessions = "1 reading session was" if finished == 1 else f"{finished} reading sessions were"
+        why = f"{sessions} already finished under it"
+    return (
+        f"The design of {study.slug!r} cannot change: {why}. Create a new study for a new design."
     )

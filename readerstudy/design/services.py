@@ -1,11 +1,10 @@
-"""Setting a study's design: the one entry point, in the layer that owns the AI models.
+"""Setting a study's design: the one entry point (`study_design_set`), checked, all or nothing,
+audited, and refused once anyone has answered under the design in place.
 
-Why here: the aided arm shows an AI model's answers, and models and predictions live in this
-(top) layer, while reading happens in `annotation` and studies in `readerstudy`. Rather than
-let the lower layers import predictions, this service writes a *snapshot* of the model's answer
+An aided arm shows an AI model's answers: the design writes a *snapshot* of the model's answer
 per study item (readerstudy.ItemAid: letter, option text as imported, the model's words, usable
-or not) when the design is set; the reading pages then show the snapshot. The snapshot also
-keeps a running study stable if predictions are re-imported later.
+or not), which the reading pages then show. The snapshot also keeps a running study stable if
+predictions are re-imported later.
 """
 
 from __future__ import annotations
@@ -15,37 +14,29 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from annotation.models import Answer, ReaderCompletion
+from readerstudy.design.assignments import assignment_for
+from readerstudy.design.rules import (
+    AidSnapshot,
+    Design,
+    DesignError,
+    DesignFrozen,
+    design_frozen,
+    study_design_problems,
+)
 from readerstudy.locks import design_lock
-from readerstudy.models import ReaderStudy
+from readerstudy.models import (
+    AuditEvent,
+    ItemAid,
+    Membership,
+    ReaderAssignment,
+    ReaderStudy,
+    Role,
+    StudyQuestion,
+)
 from readerstudy.predictions.models import AIModel, Prediction
-from readerstudy.services.design import AidSnapshot, Design, DesignError, study_design_write
+from readerstudy.sampling import Candidate, SamplingError, split_groups
 from readerstudy.services.studies import StudyCreated
 from readerstudy.vocabulary import LETTERS
-
-
-class DesignFrozen(DesignError):
-    """The design was refused because readers have answered under it; nothing was written."""
-
-
-def design_frozen(study: ReaderStudy) -> str:
-    """Why the study's design can no longer change, in words ("" while it still may): answers
-    were given under it, or a reader finished a session under it (possibly leaving every case
-    unanswered): that completion names the session and arm, and opens the washout, of this
-    design."""
-    answered = Answer.objects.filter(item__study=study).count()
-    if answered:
-        recorded = "1 answer is" if answered == 1 else f"{answered} answers are"
-        why = f"{recorded} already recorded under it"
-    else:
-        finished = ReaderCompletion.objects.filter(study=study).count()
-        if not finished:
-            return ""
-        sessions = "1 reading session was" if finished == 1 else f"{finished} reading sessions were"
-        why = f"{sessions} already finished under it"
-    return (
-        f"The design of {study.slug!r} cannot change: {why}. Create a new study for a new design."
-    )
 
 
 @dataclass(frozen=True)
@@ -103,7 +94,7 @@ def study_design_set(*, study: ReaderStudy, design: Design, actor=None) -> Desig
     if frozen:
         raise DesignFrozen(frozen)
     aid = aid_snapshots(study, design.aid_model) if design.aided and design.aid_model else {}
-    study_design_write(study=study, design=design, aid=aid, actor=actor)
+    _write(study=study, design=design, aid=aid, actor=actor)
     usable = sum(1 for snap in aid.values() if snap.usable)
     return DesignSet(study, usable, len(aid) - usable if aid else 0)
 
@@ -116,3 +107,68 @@ def designed_study_create(
         created = create()
         result = study_design_set(study=created.study, design=design, actor=actor)
     return created, result
+
+
+def _write(
+    *, study: ReaderStudy, design: Design, aid: dict[int, AidSnapshot], actor=None
+) -> ReaderStudy:
+    """Store a design: its rules checked, the study's fields, the items' groups and aid
+    snapshots, and a balanced assignment for every reader."""
+    problems = study_design_problems(study, design)
+    if problems:
+        raise DesignError("; ".join(problems) + ".")
+    # The split may still refuse (an anchor that would cut an X-ray's questions): before the
+    # study object changes, so a refused design leaves it as stored.
+    split = _split(study, design) if design.groups >= 2 else {}
+    study.arms = design.arms
+    study.aid_model = design.aid_model if design.aided else ""
+    study.aid_mode = design.aid_mode if design.aided else ""
+    study.washout_days = design.washout_days
+    study.reader_groups = design.groups
+    study.anchor_size = design.anchor
+    study.shuffle_options = design.shuffle_options
+    study.save()
+    items = list(study.items.all())
+    for item in items:
+        group = split.get(item.id)
+        item.anchor = bool(split) and group is None
+        item.case_group = group
+    StudyQuestion.objects.bulk_update(items, ["anchor", "case_group"])
+    ItemAid.objects.filter(item__study=study).delete()
+    if design.aided:
+        ItemAid.objects.bulk_create(
+            ItemAid(
+                item=item,
+                model_name=design.aid_model,
+                letter=snap.letter,
+                option_text=snap.option_text,
+                rationale=snap.rationale,
+                usable=snap.usable,
+            )
+            for item in items
+            for snap in [aid.get(item.id, AidSnapshot("", "", ""))]
+        )
+    ReaderAssignment.objects.filter(study=study).delete()
+    if study.designed:
+        for membership in Membership.objects.filter(study=study, role=Role.READER).order_by(
+            "created_at", "id"
+        ):
+            assignment_for(study=study, reader=membership.user)
+    AuditEvent.objects.create(
+        study=study, actor=actor, action="design.set", detail=design.__dict__.copy()
+    )
+    return study
+
+
+def _split(study: ReaderStudy, design: Design) -> dict[int, int | None]:
+    rows = list(
+        study.items.values_list("id", "question__task", "question__case_id").order_by("position")
+    )
+    candidates = [Candidate(str(pk), task, str(case)) for pk, task, case in rows]
+    try:
+        split = split_groups(
+            candidates, groups=design.groups, anchor=design.anchor, seed=study.seed
+        )
+    except SamplingError as exc:
+        raise DesignError(str(exc)) from exc
+    return {int(pk): group for pk, group in split.items()}

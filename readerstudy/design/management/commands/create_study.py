@@ -1,18 +1,14 @@
-"""python manage.py create_study SLUG --dataset NAME --sample N [design options]
-
-It lives in the analysis layer because an aided arm's design reads the AI model's
-predictions (analysis.design); the sampling itself is readerstudy's `study_create`.
-"""
+"""python manage.py create_study SLUG --dataset NAME --sample N [design options]"""
 
 import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from analysis.design import designed_study_create
+from readerstudy.design.rules import Design, DesignError, aid_mode_or_default
+from readerstudy.design.services import designed_study_create
 from readerstudy.imaging import ImagingError
 from readerstudy.models import Dataset
 from readerstudy.selectors import design_sentence
-from readerstudy.services.design import Design, DesignError, aid_mode_or_default
 from readerstudy.services.studies import StudyError, study_create
 from readerstudy.vocabulary import ARM_LAYOUTS, AidMode
 

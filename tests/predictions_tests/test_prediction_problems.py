@@ -100,9 +100,7 @@ def test_a_new_model_is_uploaded_into_a_dataset_and_offered_for_a_new_studys_aid
     html = client.post(reverse("dataset-predictions"), upload).content.decode()
     token = re.search(r'name="token" value="([^"]+)"', html).group(1)
     # A dataset's preview is not confirmed through a study.
-    refused = client.post(
-        reverse("study-predictions-confirm", args=[other.slug]), {"token": token}
-    )
+    refused = client.post(reverse("study-predictions-confirm", args=[other.slug]), {"token": token})
     assert refused.status_code in (400, 404) and not AIModel.objects.exists()
     response = client.post(reverse("dataset-predictions-confirm"), {"token": token})
     assert response.status_code == 302

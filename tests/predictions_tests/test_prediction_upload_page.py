@@ -96,9 +96,7 @@ def test_confirm_imports_the_previewed_file_and_names_the_changed_studies(client
     assert AuditEvent.objects.get(study=study, action="predictions.upload").actor == pi
     assert not list((Path(settings.MEDIA_ROOT) / "uploads" / "predictions").glob("*/*"))
     # The same token again: the file is gone, nothing changes.
-    again = client.post(
-        reverse("study-predictions-confirm", args=[study.slug]), {"token": token}
-    )
+    again = client.post(reverse("study-predictions-confirm", args=[study.slug]), {"token": token})
     assert again.status_code == 400 and Prediction.objects.count() == 4
     # One failed extraction is "1 failed extraction", not "1 failed extractions".
     token = token_of(
@@ -176,9 +174,7 @@ def test_a_tampered_file_or_another_studys_token_is_refused(client, study, pi, s
     client.force_login(pi)
     token = token_of(preview(client, study, csv_of(study)))
     # The preview of study A, confirmed through study B: refused.
-    response = client.post(
-        reverse("study-predictions-confirm", args=["study-b"]), {"token": token}
-    )
+    response = client.post(reverse("study-predictions-confirm", args=["study-b"]), {"token": token})
     assert response.status_code == 400 and "another study" in response.content.decode()
     # Another person's preview: refused.
     other_pi = UserFactory(username="other_pi")
