@@ -37,6 +37,7 @@ COLUMNS = [
     "case_id",
     "difficulty",
     "alignment",
+    "confidence",
     "time_ms",
     "excluded",
     "excluded_reason",
@@ -48,7 +49,9 @@ COLUMNS = [
 # The columns a rater's answer fills (the rest: the rater's, or the question's).
 # The reader's ratings given with an answer (the answer fields beyond the letter): every
 # frame that carries them (the design frame, the responses export) names them from here.
-RATING_COLUMNS = ("difficulty", "alignment")
+# `confidence`: a point of the study's confidence scale (ReaderStudy.confidence_scale), None
+# when it has none or the answer gave none.
+RATING_COLUMNS = ("difficulty", "alignment", "confidence")
 ANSWER_COLUMNS = ("answer", *RATING_COLUMNS, "time_ms")
 QUESTION_COLUMNS = (
     "question_id",
@@ -212,6 +215,7 @@ def study_responses(
             "choice",
             "difficulty",
             "alignment",
+            "confidence",
             "time_ms",
             "question_version_id",
         )
@@ -223,9 +227,16 @@ def study_responses(
     given: dict[str, list[np.ndarray]] = {}
     shown: dict[str, list[int | None]] = {}  # per reader: the version id each answer saw
     words: dict[str, str] = {}  # one object per distinct text ("easy", ""), not one per answer
-    for item_id, user_id, choice, difficulty, alignment, time_ms, version_id in answers.iterator(
-        2000
-    ):
+    for (
+        item_id,
+        user_id,
+        choice,
+        difficulty,
+        alignment,
+        confidence,
+        time_ms,
+        version_id,
+    ) in answers.iterator(2000):
         row = row_of_item.get(item_id)
         if row is None:
             continue
@@ -235,7 +246,8 @@ def study_responses(
         fields[0][row] = choice
         fields[1][row] = words.setdefault(difficulty, difficulty)
         fields[2][row] = words.setdefault(alignment, alignment)
-        fields[3][row] = time_ms
+        fields[3][row] = confidence
+        fields[4][row] = time_ms
         shown.setdefault(reader_key(user_id), [None] * n)[row] = version_id
     groups: dict[str, int] = {}
     item_group: dict[int, int | None] = {}
@@ -291,7 +303,9 @@ def study_responses(
             ]
         else:
             letters = by_model[rater.rater_id][pk_rows]
-            answered = [_objects([v or None for v in letters])] + [_nones(n)] * 3
+            answered = [_objects([v or None for v in letters])] + [_nones(n)] * (
+                len(ANSWER_COLUMNS) - 1
+            )
             presented = [v is not None for v in letters]
         rows.append((rater, answered, presented))
     # Column by column, each inferred as pandas infers it from rows of Python values (what

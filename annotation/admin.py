@@ -23,12 +23,15 @@ class AnswerAdmin(admin.ModelAdmin):
     list_display = [
         "item",
         "reader",
-        *(f.name for f in ANSWER_FIELDS if f.choices is not None),
+        *(f.name for f in ANSWER_FIELDS if f.choices is not None or f.scaled),
         "time_ms",
         "revisions_count",
         "updated_at",
     ]
-    list_filter = ["item__study", *(f.name for f in ANSWER_FIELDS if f.choices and not f.required)]
+    list_filter = [
+        "item__study",
+        *(f.name for f in ANSWER_FIELDS if (f.choices and not f.required) or f.scaled),
+    ]
     search_fields = ["reader__username", "item__question__source_id", "comment"]
     list_select_related = ["item__study", "reader"]
     inlines = [RevisionInline]

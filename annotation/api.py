@@ -16,7 +16,13 @@ from annotation.serializers import (
     ReaderCaseSerializer,
     ReviewSerializer,
 )
-from annotation.services import AnswerRejected, SessionNotOpen, answer_submit, layout_check
+from annotation.services import (
+    AnswerRejected,
+    InvalidAnswerValue,
+    SessionNotOpen,
+    answer_submit,
+    layout_check,
+)
 from annotation.sessions import reading_of, washout_message
 from readerstudy.models import Role, StudyQuestion
 from readerstudy.selectors import roles_of, studies_of, study_for_user
@@ -117,6 +123,8 @@ class AnswerView(GenericAPIView):
             values["choice"] = mapping[values["choice"]]
             values["words"] = values["words"] or None
             outcome = answer_submit(reader=request.user, item=item, **values)
+        except InvalidAnswerValue as exc:  # a value its rule refuses: that field's error
+            return Response({exc.field: [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
         except AnswerRejected as exc:
             body = {"detail": str(exc)}
             if isinstance(exc, SessionNotOpen):

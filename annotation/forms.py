@@ -26,7 +26,15 @@ def _answer_fields() -> dict[str, forms.Field]:
     shortcut keys) for a field with choices, a text box for free text."""
     out: dict[str, forms.Field] = {}
     for field in ANSWER_FIELDS:
-        if field.choices is None:
+        if field.scaled:  # the study's scale is the service's to check (AnswerForm.for_case)
+            out[field.name] = forms.CharField(
+                required=False,
+                max_length=16,
+                strip=True,
+                label=field.label,
+                widget=forms.NumberInput(attrs={"step": 1}),
+            )
+        elif field.choices is None:
             out[field.name] = forms.CharField(
                 required=field.required,
                 max_length=field.max_length,

@@ -13,6 +13,7 @@ from django.db.models import Q
 from readerstudy.models import ReaderStudy, StudyQuestion
 from readerstudy.question_versions import QuestionVersion
 from readerstudy.vocabulary import (
+    CONFIDENCE_BOUNDS,
     LETTERS,
     RATING_FIELDS,
     RATING_RANGE,
@@ -33,6 +34,9 @@ class Answer(models.Model):
     choice = models.CharField(max_length=1)
     difficulty = models.CharField(max_length=10, choices=Difficulty.choices, blank=True)
     alignment = models.CharField(max_length=10, choices=Alignment.choices, blank=True)
+    # How sure the reader is of this answer, on their study's confidence scale
+    # (ReaderStudy.confidence_scale); null when the study asks for none.
+    confidence = models.PositiveSmallIntegerField(null=True, blank=True)
     comment = models.TextField(blank=True)
     time_ms = models.PositiveIntegerField(default=0, help_text="Total visible time on the case.")
     revisions_count = models.PositiveIntegerField(default=0)
@@ -76,6 +80,11 @@ class Answer(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(alignment__in=[*Alignment.values, ""]), name="answer_alignment"
+            ),
+            models.CheckConstraint(
+                condition=Q(confidence__isnull=True)
+                | Q(confidence__gte=CONFIDENCE_BOUNDS[0], confidence__lte=CONFIDENCE_BOUNDS[1]),
+                name="answer_confidence",
             ),
         ]
 

@@ -19,7 +19,13 @@ from readerstudy.keys import answer_key, current_versions, key_words
 from readerstudy.models import Image, ItemAid, ReaderStudy, StudyQuestion
 from readerstudy.question_versions import QuestionVersion
 from readerstudy.sampling import option_order, reader_order, session_order
-from readerstudy.vocabulary import ANSWER_FIELD_NAMES, LETTERS, NO_USABLE_AID, AidMode
+from readerstudy.vocabulary import (
+    ANSWER_FIELD_NAMES,
+    ANSWER_FIELDS,
+    LETTERS,
+    NO_USABLE_AID,
+    AidMode,
+)
 
 
 @dataclass(frozen=True)
@@ -42,7 +48,9 @@ class ReaderImage:
 
 # A reader's own saved answer: one attribute per answer field of the vocabulary.
 ReaderAnswer = make_dataclass(
-    "ReaderAnswer", [(name, str) for name in ANSWER_FIELD_NAMES], frozen=True
+    "ReaderAnswer",
+    [(field.name, int | None if field.scaled else str) for field in ANSWER_FIELDS],
+    frozen=True,
 )
 
 

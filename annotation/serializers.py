@@ -23,9 +23,21 @@ class ReaderImageSerializer(serializers.Serializer):
     height = serializers.IntegerField()
 
 
+CONFIDENCE_HELP = (
+    "How sure the reader is of the answer, a whole number on the study's `confidence_scale` "
+    "(1-5 or 0-100): required when the study has a scale, refused (400) when it has none or "
+    "off the scale."
+)
+
+
 def answer_output_fields() -> dict[str, serializers.Field]:
     """The answer's fields as the API shows them (readerstudy.vocabulary.ANSWER_FIELDS)."""
-    return {f.name: serializers.CharField(allow_blank=not f.required) for f in ANSWER_FIELDS}
+    return {
+        f.name: serializers.IntegerField(allow_null=True, help_text=CONFIDENCE_HELP)
+        if f.scaled
+        else serializers.CharField(allow_blank=not f.required)
+        for f in ANSWER_FIELDS
+    }
 
 
 def answer_input_fields() -> dict[str, serializers.Field]:
@@ -33,7 +45,11 @@ def answer_input_fields() -> dict[str, serializers.Field]:
     allowed unless required), free text its length."""
     out: dict[str, serializers.Field] = {}
     for f in ANSWER_FIELDS:
-        if f.choices is None:
+        if f.scaled:  # checked against the study's scale by the answer service
+            out[f.name] = serializers.IntegerField(
+                required=False, allow_null=True, default=None, help_text=CONFIDENCE_HELP
+            )
+        elif f.choices is None:
             out[f.name] = serializers.CharField(
                 required=f.required, allow_blank=True, max_length=f.max_length, default=""
             )

@@ -25,11 +25,21 @@ from readerstudy.models import ReaderStudy, StudyQuestion
 from readerstudy.question_versions import QuestionVersion
 from readerstudy.services.versions import ensure_first_version
 from readerstudy.signals import data_changed
-from readerstudy.vocabulary import ANSWER_FIELD_NAMES, ANSWER_FIELDS, AidMode
+from readerstudy.vocabulary import ANSWER_FIELD_NAMES, ANSWER_FIELDS, AidMode, AnswerField, Scale
 
 
 class AnswerRejected(ValueError):
     """The answer was not saved; the message says why in words a reader understands."""
+
+
+class InvalidAnswerValue(AnswerRejected):
+    """One field of the answer holds a value its rule refuses (a letter outside the options,
+    a confidence off the study's scale): `field` names it, so the API reports it as that
+    field's error (400) and the page beside the answer."""
+
+    def __init__(self, message: str, *, field: str):
+        super().__init__(message)
+        self.field = field
 
 
 class AnswerConflict(AnswerRejected):
@@ -109,24 +119,39 @@ def clamp_time(time_ms: int | None) -> int:
     return min(int(time_ms), settings.MAX_CASE_TIME_MS)
 
 
-def _validate(submitted: dict[str, str | None]) -> dict:
-    """The answer's values as stored, each field checked as the vocabulary describes it."""
-    unknown = set(submitted) - set(ANSWER_FIELD_NAMES)
-    if unknown:
-        raise TypeError(f"not answer fields: {sorted(unknown)}")
+def _validate(submitted: dict[str, object], scale: Scale | None) -> dict:
+    """The answer's values as stored, each field checked as the vocabulary describes it;
+    a point of the confidence scale against `scale`, the study's (None: it asks for none)."""
     values = {}
     for field in ANSWER_FIELDS:
-        raw = submitted.get(field.name) or ""
+        given = submitted.get(field.name)
+        raw = "" if given is None else str(given)
+        if field.scaled:
+            values[field.name] = _on_scale(field, raw, scale)
+            continue
         if field.choices is None:
             if len(raw) > field.max_length:
-                raise AnswerRejected(field.error)
+                raise InvalidAnswerValue(field.error, field=field.name)
             values[field.name] = field.clean(raw)
             continue
         value = field.clean(raw)
         if value not in field.choices.values and (field.required or value):
-            raise AnswerRejected(field.error)
+            raise InvalidAnswerValue(field.error, field=field.name)
         values[field.name] = value
     return values
+
+
+def _on_scale(field: AnswerField, raw: str, scale: Scale | None) -> int | None:
+    """A confidence rating checked against the study's scale: required when it has one,
+    refused when it has none."""
+    value = field.clean(raw)
+    if scale is None:
+        if value is not None:
+            raise InvalidAnswerValue(field.error, field=field.name)
+        return None
+    if not isinstance(value, int) or value not in scale.points:
+        raise InvalidAnswerValue(scale.refusal(), field=field.name)
+    return value
 
 
 def _values(answer: Answer) -> dict:
@@ -147,24 +172,26 @@ def answer_submit(
     stage: str | None = None,
     layout: str | None = None,
     words: str | None = None,
-    **values: str | None,
+    **values: str | int | None,
 ) -> AnswerOutcome:
     """Save `reader`'s answer to `item`: `values` are the answer's fields (`choice`,
-    `difficulty`, ...: readerstudy.vocabulary.ANSWER_FIELDS; `choice` in the question's
-    canonical letters) in their current session and arm. `base`: the values the page showed
-    as saved when the reader changed them (all empty: no answer); None skips that check (API
-    clients). `session`: the session the page was shown in; an answer for another one is
-    refused. `layout`: the page's `Reading.layout`; an answer from a page made under another
-    design (changed before anyone answered) is refused. `stage`: "first" when the page was a
-    second read before the AI was shown: a repeat of that submit (double click, second tab)
-    never becomes the final answer. `words`: the stamp of the question's words the page
-    showed (QuestionVersion.words_stamp); the answer is recorded against the version with
+    `difficulty`, `confidence`, ...: readerstudy.vocabulary.ANSWER_FIELDS; `choice` in the
+    question's canonical letters; `confidence` a whole number on the study's confidence scale,
+    required when it has one, refused when not) in their current session and arm. `base`: the
+    values the page showed as saved when the reader changed them (all empty: no answer); None
+    skips that check (API clients). `session`: the session the page was shown in; an answer for
+    another one is refused. `layout`: the page's `Reading.layout`; an answer from a page made
+    under another design (changed before anyone answered) is refused. `stage`: "first" when the
+    page was a second read before the AI was shown: a repeat of that submit (double click,
+    second tab) never becomes the final answer. `words`: the stamp of the question's words the
+    page showed (QuestionVersion.words_stamp); the answer is recorded against the version with
     those words (None: the current version, for API clients).
 
     A second read (aided arm, aid mode second-read) takes two submits: the first stores the
     unaided answer, fixed from then on, and the page shows the AI; the second is the final
     answer. Both are kept (first_choice, choice)."""
-    values = _validate(values)
+    if unknown := set(values) - set(ANSWER_FIELD_NAMES):
+        raise TypeError(f"not answer fields: {sorted(unknown)}")
     spent = clamp_time(time_ms)
     outcome = _answer_save(
         item, reader, values, spent, base, session=session, stage=stage, layout=layout, words=words
@@ -199,6 +226,7 @@ def _answer_save(
 ) -> AnswerOutcome:
     with transaction.atomic():
         hold_design(item.study)  # never under a design a PI replaced meanwhile
+        values = _validate(values, item.study.scale)  # the scale as the design now has it
         shown = shown_version(item, words)
         return _answer_save_locked(
             item,

@@ -25,6 +25,7 @@ from annotation.preferences import PreferenceRejected, reading_preset_set, readi
 from annotation.services import (
     AnswerConflict,
     AnswerRejected,
+    InvalidAnswerValue,
     SessionNotOpen,
     answer_submit,
     layout_check,
@@ -250,6 +251,12 @@ def case_answer(request: HttpRequest, slug: str, number: int) -> HttpResponse:
             layout=request.GET.get("layout") or None,
             words=request.GET.get("words", "")[:64] or None,
             **form.cleaned_data,
+        )
+    except InvalidAnswerValue as exc:  # as a form error: the reader corrects that field
+        if wants_json(request):
+            return JsonResponse({"error": str(exc), "field": exc.field}, status=422)
+        return _render_case(
+            request, study, number, order=order, data=request.POST, error=str(exc), status=422
         )
     except AnswerRejected as exc:
         if wants_json(request):

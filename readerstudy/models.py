@@ -19,9 +19,12 @@ from readerstudy.vocabulary import (
     AdjudicationRule,
     AidMode,
     Arm,
+    ConfidenceScale,
     ResultsVisibility,
+    Scale,
     StudyKind,
     WindowPreset,
+    confidence_scale,
 )
 
 
@@ -149,6 +152,14 @@ class Question(models.Model):
     category = models.CharField(max_length=200, blank=True)
     subcategory = models.CharField(max_length=200, blank=True)
     klass = models.CharField("class", max_length=200, blank=True)
+    # A binary question (finding present or absent): the option that says "present". Its
+    # readers' answers and confidence make ROC ratings (Scale.roc_rating): any other option
+    # answered means "absent". Empty: not a binary question.
+    present_option = models.CharField(
+        max_length=1,
+        blank=True,
+        help_text="A binary question: the option (A-D) that means the finding is present.",
+    )
 
     class Meta:
         ordering = ["dataset", "source_id"]
@@ -162,6 +173,9 @@ class Question(models.Model):
                 name="question_four_options",
             ),
             models.CheckConstraint(condition=Q(task__in=Task.values), name="question_task_known"),
+            models.CheckConstraint(
+                condition=Q(present_option__in=[*LETTERS, ""]), name="question_present_option"
+            ),
         ]
         indexes = [models.Index(fields=["dataset", "task"])]
 
@@ -175,6 +189,10 @@ class Question(models.Model):
     @property
     def labelled_options(self) -> list[tuple[str, str]]:
         return list(zip(LETTERS, self.options, strict=True))
+
+    @property
+    def binary(self) -> bool:
+        return bool(self.present_option)
 
 
 # The longest break reminder a PI may set (8 h of reading): model, constraint and forms.
@@ -248,6 +266,13 @@ class ReaderStudy(models.Model):
     )
     shuffle_options = models.BooleanField(
         default=False, help_text="Each reader sees the four options in their own order."
+    )
+    confidence_scale = models.CharField(
+        max_length=8,
+        choices=ConfidenceScale.choices,
+        default=ConfidenceScale.NONE,
+        help_text="Readers rate how sure they are of every answer on this scale (none: not "
+        "asked). Fixed once anyone has answered.",
     )
     # Learning (issue 36): what the study is for, and what its readers get back.
     kind = models.CharField(
@@ -324,6 +349,10 @@ class ReaderStudy(models.Model):
             ),
             models.CheckConstraint(condition=Q(washout_days__gte=0), name="study_washout"),
             models.CheckConstraint(
+                condition=Q(confidence_scale__in=ConfidenceScale.values),
+                name="study_confidence_scale",
+            ),
+            models.CheckConstraint(
                 condition=Q(default_window__in=WindowPreset.values), name="study_default_window"
             ),
             models.CheckConstraint(
@@ -348,6 +377,11 @@ class ReaderStudy(models.Model):
     @property
     def arm_list(self) -> tuple[str, ...]:
         return ARM_LAYOUTS[self.arms]
+
+    @property
+    def scale(self) -> Scale | None:
+        """The confidence scale readers rate on; None when the study asks for none."""
+        return confidence_scale(self.confidence_scale)
 
     @property
     def crossover(self) -> bool:

@@ -13,8 +13,10 @@ files that follow (the form, the API, the service and the exports take the list 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import models
 
@@ -130,8 +132,92 @@ class Decision(models.TextChoices):
     REJECT = "reject", "Reject"
 
 
+class ConfidenceScale(models.TextChoices):
+    """Whether a study asks readers how sure they are of each answer, and on which scale
+    (ReaderStudy.confidence_scale; CONFIDENCE_SCALES describes each). The rating is always
+    the reader's confidence that *their answer is right*: on a binary question it makes the
+    ROC rating with the answer (Scale.roc_rating), on any question its calibration."""
+
+    NONE = "none", "No confidence rating"
+    FIVE = "1-5", "1-5, a label on every point"
+    PERCENT = "0-100", "0-100 %, the chance the answer is right"
+
+
+@dataclass(frozen=True)
+class Scale:
+    """One confidence scale: its whole-number points `lowest`..`highest`, the labels a
+    reader sees (every point of an ordinal scale, the ends of a fine one), and the question
+    the page asks. `ordinal`: each point is a level with a key of its own; otherwise a fine
+    scale (a probability in per cent) typed or stepped with the arrow keys."""
+
+    lowest: int
+    highest: int
+    labels: dict[int, str]
+    prompt: str
+    ordinal: bool
+
+    @property
+    def points(self) -> range:
+        return range(self.lowest, self.highest + 1)
+
+    def refusal(self) -> str:
+        """What a reader is told when a rating is missing or off the scale."""
+        return f"Rate your confidence with a whole number from {self.lowest} to {self.highest}."
+
+    def roc_rating(self, *, present: bool, confidence: int) -> float:
+        """A binary question's ROC rating from the reader's answer and confidence: higher means
+        more sure the finding is present. On the fine scale, the probability (per cent) that
+        the finding is present (100 - confidence for an answer of "absent"); on an ordinal
+        one, 2 x its points: "certain absent" lowest, then less sure "absent", then "present"
+        from the least sure to "certain present" (1-10 on a 1-5 scale), as ROC studies order
+        a confidence-in-the-answer scale."""
+        if not self.ordinal:
+            return float(confidence if present else self.highest + self.lowest - confidence)
+        levels = self.highest - self.lowest + 1
+        if present:
+            return float(levels + confidence - self.lowest + 1)
+        return float(self.highest - confidence + 1)
+
+
+CONFIDENCE_SCALES: dict[str, Scale] = {
+    ConfidenceScale.FIVE: Scale(
+        1,
+        5,
+        {1: "Guessing", 2: "Unsure", 3: "Fairly sure", 4: "Confident", 5: "Certain"},
+        "How sure are you of your answer?",
+        ordinal=True,
+    ),
+    ConfidenceScale.PERCENT: Scale(
+        0,
+        100,
+        {0: "surely wrong", 100: "surely right"},
+        "How likely is your answer right (0-100 %)?",
+        ordinal=False,
+    ),
+}
+# Every value any scale allows: the database constraint on Answer.confidence.
+CONFIDENCE_BOUNDS: tuple[int, int] = (
+    min(scale.lowest for scale in CONFIDENCE_SCALES.values()),
+    max(scale.highest for scale in CONFIDENCE_SCALES.values()),
+)
+
+
+def confidence_scale(name: str) -> Scale | None:
+    """The scale a study's `confidence_scale` names; None when it asks for no rating."""
+    return CONFIDENCE_SCALES.get(name)
+
+
 def _same(value: str) -> str:
     return value
+
+
+def _whole(value: str) -> int | str | None:
+    """A confidence as submitted: None when empty, a whole number, else the text (refused by
+    the check against the study's scale)."""
+    text = value.strip()
+    if not text:
+        return None
+    return int(text) if re.fullmatch(r"[+-]?[0-9]{1,6}", text) else text
 
 
 @dataclass(frozen=True)
@@ -141,7 +227,9 @@ class AnswerField:
 
     `choices`: the allowed values (None: free text of at most `max_length` characters);
     `error`: what a reader is told when a value is refused; `clean`: how a submitted value is
-    normalised before it is checked (the letter, typed in either case)."""
+    normalised before it is checked (the letter, typed in either case). `scaled`: a point of
+    the study's confidence scale (a whole number, None when not given), required exactly when
+    the study has a scale and refused when it has none (Scale.refusal says why)."""
 
     name: str
     choices: type[models.TextChoices] | None
@@ -149,7 +237,8 @@ class AnswerField:
     label: str | None = None
     required: bool = False
     max_length: int = 10_000
-    clean: Callable[[str], str] = _same
+    clean: Callable[[str], Any] = _same
+    scaled: bool = False
 
 
 ANSWER_FIELDS: tuple[AnswerField, ...] = (
@@ -166,6 +255,14 @@ ANSWER_FIELDS: tuple[AnswerField, ...] = (
         Alignment,
         "Image alignment must be yes, partly or no.",
         label="Does the question fit this image?",
+    ),
+    AnswerField(
+        "confidence",
+        None,
+        "This study asks for no confidence rating.",
+        label="Confidence",
+        clean=_whole,
+        scaled=True,
     ),
     AnswerField(
         "comment",
@@ -199,7 +296,28 @@ SHORTCUTS: dict[str, dict[str, tuple[str, ...]]] = {
 # `k`, as in video players; `r` opens the review page (all cases and the final submit, where
 # the focus starts on "I have finished": Space, Enter). The viewer's keys are
 # static/js/viewer.js's (KEYS).
-PAGE_SHORTCUTS: dict[str, str] = {"comment": "t", "pause": "k", "review": "r"}
+# `s` ("sure") moves into a fine confidence scale's box, to type the number (arrows step it).
+PAGE_SHORTCUTS: dict[str, str] = {"comment": "t", "pause": "k", "review": "r", "confidence": "s"}
+
+# An ordinal confidence scale's keys: its digits (1-5). On a study with such a scale the digits
+# rate confidence, so the options keep only their letters (a-d) as keys (`answer_shortcuts`).
+CONFIDENCE_SHORTCUTS: dict[str, tuple[str, ...]] = {
+    str(point): (str(point),) for point in CONFIDENCE_SCALES[ConfidenceScale.FIVE].points
+}
+
+
+def answer_shortcuts(scale: str) -> dict[str, dict[str, tuple[str, ...]]]:
+    """The reading page's answer keys (field -> value -> keys) under a study's confidence
+    scale `scale` (a ConfidenceScale value)."""
+    found = confidence_scale(scale)
+    if found is None or not found.ordinal:
+        return SHORTCUTS
+    letters_only = {
+        letter: tuple(key for key in keys if not key.isdigit())
+        for letter, keys in SHORTCUTS["choice"].items()
+    }
+    return {**SHORTCUTS, "choice": letters_only, "confidence": CONFIDENCE_SHORTCUTS}
+
 
 # The results pages' keys (a reader's debrief and a case of it in the viewer), rendered into
 # data-key attributes like the reading page's; static/js/results.js reads them from the markup.

@@ -4,6 +4,7 @@ import pytest
 
 from annotation.models import Answer, AnswerRevision
 from annotation.services import AnswerRejected, answer_submit, reader_finish
+from readerstudy.vocabulary import ANSWER_FIELD_NAMES
 
 pytestmark = pytest.mark.django_db
 
@@ -124,7 +125,7 @@ def test_readers_answer_independently(item, reader, other_reader):
     }
 
 
-BLANK = {"choice": "", "difficulty": "", "alignment": "", "comment": ""}
+BLANK = dict.fromkeys(ANSWER_FIELD_NAMES, "")  # every field of a page's form, empty
 
 
 def test_a_change_on_a_page_that_did_not_show_the_saved_answer_is_refused(item, reader):
