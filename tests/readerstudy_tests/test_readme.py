@@ -9,6 +9,8 @@ from django.conf import settings
 ROOT = Path(settings.BASE_DIR)
 FOLDERS = {
     "readerstudy/imaging/",
+    "readerstudy/predictions/",
+    "readerstudy/design/",
     "readerstudy/services/",
     "readerstudy/templatetags/",
     "analysis/templatetags/",
