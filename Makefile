@@ -3,6 +3,8 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The JavaScript linter (package.json, pinned by package-lock.json) in node_modules/.
+NODE_STAMP := node_modules/.installed
 PORT ?= 8000
 DEMO_ENV := DEBUG=1
 # Python writes its bytecode caches (__pycache__/, git-ignored) even where the shell asks it not
@@ -26,7 +28,13 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 
-install: $(STAMP)
+# npm ci installs exactly package-lock.json's versions (node_modules/ is git-ignored).
+$(NODE_STAMP): package.json package-lock.json
+	@command -v npm >/dev/null 2>&1 || { echo "npm not found: Node.js >= 20.19 with npm is needed for make lint"; exit 1; }
+	npm ci --no-audit --no-fund
+	touch $(NODE_STAMP)
+
+install: $(STAMP) $(NODE_STAMP)
 
 # The local database (db.sqlite3, or DATABASE_URL) brought up to date.
 migrate: $(STAMP)
@@ -78,8 +86,7 @@ test-fast: $(STAMP)
 coverage: $(STAMP)
 	$(PYTEST) --cov --cov-report=term:skip-covered $(PYTEST_ARGS)
 
-# The reading page's JavaScript without a browser (tests/js/*.test.js): Node >= 18 (Debian's
-# nodejs), no packages.
+# The pages' JavaScript without a browser (tests/js/*.test.js): Node >= 18, no packages.
 NODE ?= node
 test-js:
 	@command -v $(NODE) >/dev/null 2>&1 || { echo "$(NODE) not found: apt-get install nodejs (or make NODE=/path/to/node)"; exit 1; }
@@ -89,16 +96,18 @@ test-js:
 fuzz: $(STAMP)
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/pytest -q -m "hypothesis or fuzz"
 
-lint: $(STAMP)
+lint: $(STAMP) $(NODE_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	DEBUG=1 $(BIN)/python manage.py makemigrations --check --dry-run
 	$(BIN)/lint-imports
 	DEBUG=1 $(BIN)/python tools/check_url_layers.py
+	node_modules/.bin/eslint .
 
-format: $(STAMP)
+format: $(STAMP) $(NODE_STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+	node_modules/.bin/eslint --fix .
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/import_bench.py
@@ -137,4 +146,4 @@ bench-expert: $(STAMP)
 	$(BIN)/python benchmarks/expert_bench.py
 
 clean:
-	rm -rf $(VENV) media db.sqlite3 staticfiles artifacts
+	rm -rf $(VENV) node_modules media db.sqlite3 staticfiles artifacts

@@ -59,8 +59,11 @@ window.__ready = (item) => {
     && document.querySelector('#evidence table.evidence-shares'));
 };
 document.addEventListener('DOMContentLoaded', () => {
-  const loop = () => { if (window.__ready()) window.__loadedAt = performance.now();
-                       else requestAnimationFrame(loop); };
+  const loop = () => {
+    if (!window.__ready()) { requestAnimationFrame(loop); return; }
+    window.__loadedAt = performance.now();
+    document.documentElement.dataset.benchLoaded = "1";
+  };
   loop();
 });
 window.addEventListener('keydown', (e) => {
@@ -68,8 +71,12 @@ window.addEventListener('keydown', (e) => {
   const from = document.getElementById('workspace').dataset.item;
   window.__enterAt = e.timeStamp;
   window.__doneAt = null;
-  const loop = () => { if (window.__ready(from)) window.__doneAt = performance.now();
-                       else requestAnimationFrame(loop); };
+  delete document.documentElement.dataset.benchDone;
+  const loop = () => {
+    if (!window.__ready(from)) { requestAnimationFrame(loop); return; }
+    window.__doneAt = performance.now();
+    document.documentElement.dataset.benchDone = "1";
+  };
   requestAnimationFrame(loop);
 }, true);
 """
@@ -97,7 +104,7 @@ def full_loads(browser, items: list[int]) -> list[float]:
     times = []
     for item in items:
         page.goto(f"{BASE}/s/bench/expert/{item}/")
-        page.wait_for_function("() => typeof window.__loadedAt === 'number'")
+        page.wait_for_selector("html[data-bench-loaded]", state="attached")
         times.append(page.evaluate("window.__loadedAt"))
         print(f"  full load of question {item}: {times[-1]:.1f} ms", flush=True)
     context.close()
@@ -110,7 +117,7 @@ def saves_and_next(browser, count: int) -> list[float]:
     page = context.new_page()
     sign_in(page, "expert_next")
     page.goto(f"{BASE}/s/bench/expert/next/")
-    page.wait_for_function("() => typeof window.__loadedAt === 'number'")
+    page.wait_for_selector("html[data-bench-loaded]", state="attached")
     times = []
     for _ in range(count):
         page.wait_for_timeout(LOOK_MS)
@@ -118,7 +125,7 @@ def saves_and_next(browser, count: int) -> list[float]:
         page.keyboard.press("d")  # defaults: ratings 4, medium
         page.keyboard.press("a")  # accept
         page.keyboard.press("Enter")
-        page.wait_for_function("() => typeof window.__doneAt === 'number'")
+        page.wait_for_selector("html[data-bench-done]", state="attached")
         times.append(page.evaluate("window.__doneAt - window.__enterAt"))
         print(f"  save and next: {times[-1]:.1f} ms", flush=True)
     context.close()

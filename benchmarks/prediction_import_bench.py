@@ -35,7 +35,7 @@ def setup(database_url: str) -> None:
         ENV_FILE=os.devnull,
     )
     sys.path.insert(0, str(ROOT))
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "readerstudy.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "readerstudy.config.settings")
     import django
 
     django.setup()

@@ -118,7 +118,7 @@ def prepare(
     the benchmark's settings), through the commands a PI uses."""
     os.environ.update(env)
     sys.path.insert(0, str(ROOT))
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "readerstudy.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "readerstudy.config.settings")
     import django
 
     django.setup()
@@ -149,7 +149,7 @@ def prepare(
 def start_server(env: dict[str, str], log: Path) -> subprocess.Popen:
     command = [
         str(Path(sys.executable).parent / "gunicorn"),
-        "readerstudy.wsgi",
+        "readerstudy.config.wsgi",
         f"--bind=127.0.0.1:{PORT}",
         "--workers=2",
         "--threads=4",
@@ -178,17 +178,28 @@ def sign_in(page, username: str) -> None:
     page.wait_for_url(f"{BASE}/")
 
 
-DRAWN = "(n) => { const w = document.getElementById('workspace');"
-DRAWN += " return w && w.dataset.caseNumber === String(n) && w.dataset.drawn ? w : null; }"
+# Waits are selectors: page.wait_for_function evals its predicate, which the page's CSP (no
+# 'unsafe-eval') refuses on every poll but the first.
+def drawn(n: int) -> str:
+    """Case n's images are drawn (reader-cases.js sets data-drawn)."""
+    return f"#workspace[data-case-number='{n}'][data-drawn]"
+
 
 # The frame that begins at data-drawn still has to be rendered and composited (with software
 # GL, a WebGL canvas is read back for the software compositor then): the next animation frame
 # begins once it is done, so its start bounds when the image was really on screen.
 NEXT_FRAME_INIT = """document.addEventListener('reader:drawn', (e) => {
   const n = e.target.dataset.caseNumber;
-  requestAnimationFrame(() => { window.__frameDone = { n, at: performance.now() }; });
+  requestAnimationFrame(() => {
+    window.__frameDone = { n, at: performance.now() };
+    document.documentElement.dataset.frameDone = n;
+  });
 }, true);"""
-FRAME_DONE = "(n) => window.__frameDone && window.__frameDone.n === String(n)"
+
+
+def frame_done(n: int) -> str:
+    """The frame after case n's images were drawn has begun (NEXT_FRAME_INIT)."""
+    return f"html[data-frame-done='{n}']"
 
 
 def fresh_loads(browser, cases: int, query: str = "") -> tuple[list[float], list[float]]:
@@ -202,9 +213,9 @@ def fresh_loads(browser, cases: int, query: str = "") -> tuple[list[float], list
     times, done = [], []
     for number in range(1, cases + 1):
         page.goto(f"{BASE}/s/bench/read/{number}/{query}")
-        page.wait_for_function(DRAWN, arg=number)
+        page.wait_for_selector(drawn(number), state="attached")
         times.append(page.evaluate("Number(document.getElementById('workspace').dataset.drawn)"))
-        page.wait_for_function(FRAME_DONE, arg=number)
+        page.wait_for_selector(frame_done(number), state="attached")
         done.append(page.evaluate("window.__frameDone.at"))
     context.close()
     return times, done
@@ -217,7 +228,7 @@ def advances(browser, cases: int, query: str = "") -> tuple[list[float], list[fl
     page = context.new_page()
     sign_in(page, "bench_advance")
     page.goto(f"{BASE}/s/bench/read/1/{query}")
-    page.wait_for_function(DRAWN, arg=1)
+    page.wait_for_selector(drawn(1), state="attached")
     page.evaluate(
         """() => window.addEventListener('keydown', (e) => {
              if (e.key === 'Enter') window.__enterAt = e.timeStamp; }, true)"""
@@ -230,7 +241,7 @@ def advances(browser, cases: int, query: str = "") -> tuple[list[float], list[fl
         page.wait_for_selector("#workspace[data-next-ready]")
         page.keyboard.press("ABCD"[number % 4])
         page.keyboard.press("Enter")
-        page.wait_for_function(DRAWN, arg=number + 1)
+        page.wait_for_selector(drawn(number + 1), state="attached")
         times.append(
             page.evaluate(
                 "Number(document.getElementById('workspace').dataset.drawn) - window.__enterAt"
@@ -243,7 +254,7 @@ def advances(browser, cases: int, query: str = "") -> tuple[list[float], list[fl
                                m('reader:drawn') - window.__enterAt]; }"""
         )
         canvas.append(steps[1])
-        page.wait_for_function(FRAME_DONE, arg=number + 1)
+        page.wait_for_selector(frame_done(number + 1), state="attached")
         done.append(page.evaluate("window.__frameDone.at - window.__enterAt"))
         print(
             f"  case {number}: swapped in {steps[0]:.1f} ms, canvas drawn {steps[1]:.1f} ms, "

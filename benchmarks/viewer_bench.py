@@ -1,6 +1,6 @@
 """Frames per second while dragging window/level in the image viewer, on both renderers.
 
-The real viewer (templates/annotation/_viewer.html + static/js/viewer.js + app.css) shows the
+The real viewer (templates/annotation/_viewer.html + static/js/viewer*.js + app.css) shows the
 real RG1 chest CR (1841 x 1955, 15-bit) derived by the real pipeline, full screen in a
 1920 x 1080 CSS-pixel window at device scale factor 1 and 2 (3840 x 2160 device pixels), in
 headless Debian Chromium. A scripted 2-s drag moves the pointer continuously; a frame is one
@@ -29,7 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "readerstudy.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "readerstudy.config.settings")
 os.environ.setdefault("DEBUG", "1")
 os.environ.setdefault("ENV_FILE", os.devnull)
 
@@ -47,6 +47,8 @@ PAGE = """<!doctype html>
 <html><head><meta charset="utf-8"><link rel="stylesheet" href="/static/css/app.css">
 <style>.viewer {{ position: fixed; inset: 0; }}</style></head>
 <body class="reading"><div id="workspace" class="workspace">{viewer}</div>
+<script src="/static/js/viewer-keys.js"></script>
+<script src="/static/js/viewer-window.js"></script>
 <script src="/static/js/viewer.js"></script>
 <script>window.ReaderViewer.init(document.getElementById("workspace"));</script>
 </body></html>"""
@@ -137,10 +139,9 @@ def measure(browser, base: str, renderer: str, scale: int, seconds: float) -> di
     page = context.new_page()
     query = "" if renderer == "webgl" else f"?viewer={renderer}"
     page.goto(f"{base}/index.html{query}")
-    page.wait_for_function(
-        "() => { const v = window.ReaderViewer.current && window.ReaderViewer.current.views[0];"
-        " return v && v.loaded; }"
-    )
+    # The readout is written once the loaded image is drawn (a selector: no eval, as on the
+    # real pages, whose CSP refuses it).
+    page.wait_for_selector(".wl-readout:not(:empty)", state="attached")
     page.wait_for_timeout(500)
     info = page.evaluate(
         "() => { const v = window.ReaderViewer.current.views[0];"

@@ -40,7 +40,7 @@ print(json.dumps({"bytes": len(data), "seconds": seconds, "mb": (peak - before) 
 
 
 def main() -> int:
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "readerstudy.settings", "DEBUG": "1"}
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "readerstudy.config.settings", "DEBUG": "1"}
     failed = False
     for case in ("hidden_doctype", "utf16_doctype"):
         out = subprocess.run(

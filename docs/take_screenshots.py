@@ -57,10 +57,18 @@ def reader_case(browser, base: str, password: str) -> None:
     sign_in(page, base, "reader3", password)
     page.goto(f"{base}/s/demo/read/")  # Resume: the first case not answered yet
     page.wait_for_selector("#workspace[data-seen]")
-    page.wait_for_function(
-        "() => { const viewer = window.ReaderViewer.current;"
-        " return viewer && viewer.views.every((v) => v.loaded); }"
+    # Every view's image loaded: polled with evaluate, as wait_for_function evals its predicate,
+    # which the page's CSP (no 'unsafe-eval') refuses on every poll but the first.
+    loaded = (
+        "() => { const v = window.ReaderViewer.current;"
+        " return v && v.views.every((x) => x.loaded); }"
     )
+    for _ in range(600):
+        if page.evaluate(loaded):
+            break
+        page.wait_for_timeout(50)
+    else:
+        raise AssertionError("the case's images did not load in 30 s")
     page.keyboard.press("2")
     page.keyboard.press("t")
     page.keyboard.type("Round opacities in both lungs")

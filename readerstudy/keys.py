@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from readerstudy.models import Question
-from readerstudy.question_versions import QuestionVersion, first_version
+from readerstudy.question_versions import QuestionVersion
+from readerstudy.services.versions import first_version
 from readerstudy.vocabulary import DEFAULT_KEY_POLICY, KeyPolicy, WordingRule
 
 # What scoring reads of a version (KeyBook.of(keys_only=True)).

@@ -25,7 +25,7 @@ from __future__ import annotations
 import logging
 import re
 
-INVITATION_PATH = "accounts/invitation/"  # readerstudy.urls: INVITATION_PATH + "<token>/"
+INVITATION_PATH = "accounts/invitation/"  # readerstudy.config.urls: INVITATION_PATH + "<token>/"
 RESET_PATH = "accounts/reset/"  # django.contrib.auth.urls: "reset/<uidb64>/<token>/"
 HIDDEN = "[secret]"
 

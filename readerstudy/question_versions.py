@@ -20,7 +20,6 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
-from readerstudy.models import Question, ReaderStudy
 from readerstudy.vocabulary import (
     ACCEPTED_SETS,
     LETTERS,
@@ -32,7 +31,9 @@ from readerstudy.vocabulary import (
 
 
 class QuestionVersion(models.Model):
-    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="versions")
+    question = models.ForeignKey(
+        "readerstudy.Question", on_delete=models.CASCADE, related_name="versions"
+    )
     number = models.PositiveIntegerField(help_text="1: as imported; each accepted correction +1.")
     text = models.TextField()
     option_a = models.TextField()
@@ -50,7 +51,7 @@ class QuestionVersion(models.Model):
     change = models.CharField(max_length=12, choices=VersionChange.choices)
     error_type = models.CharField(max_length=20, choices=ErrorType.choices, blank=True)
     study = models.ForeignKey(
-        ReaderStudy,
+        "readerstudy.ReaderStudy",
         null=True,
         blank=True,
         on_delete=models.SET_NULL,
@@ -133,28 +134,3 @@ class QuestionVersion(models.Model):
 
 def words_stamp(*words: str) -> str:
     return hashlib.sha256("\x1f".join(words).encode()).hexdigest()[:16]
-
-
-def original_content(question: Question) -> dict[str, str]:
-    """A question's imported content as version 1 holds it."""
-    return {
-        "text": question.text,
-        "option_a": question.option_a,
-        "option_b": question.option_b,
-        "option_c": question.option_c,
-        "option_d": question.option_d,
-        "correct": question.correct,
-        "accepted": question.correct,
-        "explanation": question.explanation,
-    }
-
-
-def first_version(question: Question) -> QuestionVersion:
-    """Version 1 of a question (unsaved): its content as imported."""
-    return QuestionVersion(
-        question=question,
-        number=1,
-        wording=1,
-        change=VersionChange.ORIGINAL,
-        **original_content(question),
-    )

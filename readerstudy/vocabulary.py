@@ -295,7 +295,7 @@ SHORTCUTS: dict[str, dict[str, tuple[str, ...]]] = {
 # `c` and `m` are taken (option C, medium difficulty), so the comment is `t` ("type"); Pause is
 # `k`, as in video players; `r` opens the review page (all cases and the final submit, where
 # the focus starts on "I have finished": Space, Enter). The viewer's keys are
-# static/js/viewer.js's (KEYS).
+# static/js/viewer-keys.js's (KEYS).
 # `s` ("sure") moves into a fine confidence scale's box, to type the number (arrows step it).
 PAGE_SHORTCUTS: dict[str, str] = {"comment": "t", "pause": "k", "review": "r", "confidence": "s"}
 
@@ -321,7 +321,7 @@ def answer_shortcuts(scale: str) -> dict[str, dict[str, tuple[str, ...]]]:
 
 # The results pages' keys (a reader's debrief and a case of it in the viewer), rendered into
 # data-key attributes like the reading page's; static/js/results.js reads them from the markup.
-# None is a viewer key (static/js/viewer.js KEYS).
+# None is a viewer key (static/js/viewer-keys.js KEYS).
 RESULTS_SHORTCUTS: dict[str, str] = {
     "misses": "m",  # to "my misses" (the first one focused: Enter opens it in the viewer)
     "practise": "p",  # to "practise my misses"

@@ -1,12 +1,13 @@
 """Links follow the layers: fail when a module or template of a lower layer names a URL that a
-higher layer owns (`reverse("name")`, `redirect("name")`, `{% url "name" %}`), outside the
-composition root.
+higher layer owns (`reverse("name")`, `redirect("name")`, `{% url "name" %}`).
 
 import-linter sees imports, not URL names: a `redirect("expert-next")` in annotation couples it
-to analysis as surely as an import would. A URL name is owned by the app whose view serves it
-(Django's own views, e.g. login, belong to no layer: anyone may link them). A lower layer
-reaches a higher layer's page through the composition root instead: `settings.SITE_LINKS`
-names those pages, and `readerstudy.links` (with its template tags) reverses them.
+to analysis as surely as an import would. The layers are the import contract's (the contract
+"layers" in pyproject.toml, read by tools.import_contracts): the composition root on top may
+name every page. A URL name is owned by the layer whose view serves it (Django's own views,
+e.g. login, belong to no layer: anyone may link them). A lower layer reaches a higher layer's
+page through the composition root instead: `settings.SITE_LINKS` names those pages, and
+`readerstudy.links` (with its template tags) reverses them.
 
 Run: `python tools/check_url_layers.py` (make lint); exit status 1 with one line per link.
 """
@@ -16,20 +17,16 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LAYERS = ("readerstudy", "annotation", "analysis")  # bottom first
-# The composition root may name every layer's URLs (the same modules import-linter excepts).
-COMPOSITION_ROOT = {
-    "readerstudy/settings.py",
-    "readerstudy/urls.py",
-    "readerstudy/api_urls.py",
-    "readerstudy/wsgi.py",
-    "readerstudy/management/commands/seed_demo.py",
-}
+sys.path.insert(0, str(ROOT))
+
+from tools.import_contracts import layer_of, layers_from_pyproject  # noqa: E402
+
+LAYERS = layers_from_pyproject()  # top first
 PYTHON_LINK = re.compile(
     r"""\b(?:reverse|reverse_lazy|redirect|resolve_url)\(\s*(?P<q>["'])(?P<name>[\w:-]+)(?P=q)"""
 )
@@ -51,12 +48,7 @@ class Link:
         )
 
 
-def _layer_of_module(module: str) -> str | None:
-    top = module.split(".", 1)[0]
-    return top if top in LAYERS else None
-
-
-def url_owners() -> dict[str, str]:
+def url_owners(layers: Sequence[str] = LAYERS) -> dict[str, str]:
     """URL name -> the layer whose view serves it (names of other apps' views are left out)."""
     from django.urls import URLPattern, URLResolver, get_resolver
 
@@ -69,7 +61,7 @@ def url_owners() -> dict[str, str]:
             elif isinstance(pattern, URLPattern) and pattern.name:
                 view = pattern.callback
                 view = getattr(view, "view_class", None) or getattr(view, "cls", None) or view
-                layer = _layer_of_module(view.__module__)
+                layer = layer_of(view.__module__, layers)
                 if layer:
                     owners[pattern.name] = layer
 
@@ -77,37 +69,42 @@ def url_owners() -> dict[str, str]:
     return owners
 
 
-def _sources(root: Path) -> Iterator[tuple[str, str, re.Pattern]]:
+def _sources(root: Path, layers: Sequence[str]) -> Iterator[tuple[str, str, re.Pattern]]:
     """(relative path, layer, pattern) of every module and template that may link pages."""
-    for layer in LAYERS:
-        for path in sorted((root / layer).rglob("*.py")):
-            rel = path.relative_to(root).as_posix()
-            if rel not in COMPOSITION_ROOT and "/migrations/" not in rel:
-                yield rel, layer, PYTHON_LINK
+    packages = dict.fromkeys(layer.split(".", 1)[0] for layer in layers)
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
+            rel = path.relative_to(root)
+            if "migrations" in rel.parts:
+                continue
+            module = ".".join(rel.with_suffix("").parts).removesuffix(".__init__")
+            yield rel.as_posix(), layer_of(module, layers), PYTHON_LINK
     for path in sorted((root / "templates").rglob("*.html")):
         rel = path.relative_to(root).as_posix()
         folder = path.relative_to(root / "templates").parts[0]
         # An app's templates are its layer's; the site's frame (base, errors, sign-in) is the
         # bottom layer's: every page extends it.
-        yield rel, folder if folder in LAYERS else LAYERS[0], TEMPLATE_LINK
+        yield rel, folder if folder in layers else layers[-1], TEMPLATE_LINK
 
 
-def upward_links(root: Path = ROOT, owners: dict[str, str] | None = None) -> list[Link]:
-    owners = url_owners() if owners is None else owners
+def upward_links(
+    root: Path = ROOT, owners: dict[str, str] | None = None, layers: Sequence[str] = LAYERS
+) -> list[Link]:
+    owners = url_owners(layers) if owners is None else owners
+    rank = {layer: index for index, layer in enumerate(layers)}  # 0: the top
     found = []
-    for rel, layer, pattern in _sources(root):
+    for rel, layer, pattern in _sources(root, layers):
         text = (root / rel).read_text()
         for match in pattern.finditer(text):
             owner = owners.get(match["name"])
-            if owner and LAYERS.index(owner) > LAYERS.index(layer):
+            if owner and rank[owner] < rank[layer]:
                 line = text.count("\n", 0, match.start()) + 1
                 found.append(Link(rel, line, match["name"], layer, owner))
     return found
 
 
 def main() -> int:
-    sys.path.insert(0, str(ROOT))
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "readerstudy.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "readerstudy.config.settings")
     import django
 
     django.setup()

@@ -74,7 +74,7 @@ class Server:
     def start(self) -> None:
         command = [
             str(Path(sys.executable).parent / "gunicorn"),
-            "readerstudy.wsgi",
+            "readerstudy.config.wsgi",
             f"--bind=127.0.0.1:{PORT}",
             f"--workers={self.workers}",
             "--timeout=60",
@@ -221,7 +221,7 @@ def main() -> int:
     try:
         import django
 
-        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "readerstudy.settings")
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "readerstudy.config.settings")
         django.setup()
         from django.core.management import call_command
 

@@ -355,7 +355,7 @@ def main() -> int:
             f"web{i + 1}",
             [
                 str(bin_dir / "gunicorn"),
-                "readerstudy.wsgi",
+                "readerstudy.config.wsgi",
                 f"--bind=127.0.0.1:{port}",
                 f"--workers={args.web_workers}",
                 "--timeout=120",
@@ -395,7 +395,7 @@ def main() -> int:
     try:
         import django
 
-        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "readerstudy.settings")
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "readerstudy.config.settings")
         django.setup()
         from benchmarks.scale.reader import PI, Balancer, Reader
 

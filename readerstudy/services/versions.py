@@ -15,7 +15,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from readerstudy.models import Question, ReaderStudy
-from readerstudy.question_versions import QuestionVersion, first_version
+from readerstudy.question_versions import QuestionVersion
 from readerstudy.vocabulary import (
     ACCEPTED_SETS,
     KEY_FIELDS,
@@ -25,6 +25,31 @@ from readerstudy.vocabulary import (
     WORDING_FIELDS,
     VersionChange,
 )
+
+
+def original_content(question: Question) -> dict[str, str]:
+    """A question's imported content as version 1 holds it."""
+    return {
+        "text": question.text,
+        "option_a": question.option_a,
+        "option_b": question.option_b,
+        "option_c": question.option_c,
+        "option_d": question.option_d,
+        "correct": question.correct,
+        "accepted": question.correct,
+        "explanation": question.explanation,
+    }
+
+
+def first_version(question: Question) -> QuestionVersion:
+    """Version 1 of a question (unsaved): its content as imported."""
+    return QuestionVersion(
+        question=question,
+        number=1,
+        wording=1,
+        change=VersionChange.ORIGINAL,
+        **original_content(question),
+    )
 
 
 class VersionError(ValueError):

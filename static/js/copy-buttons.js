@@ -14,7 +14,7 @@
     document.body.append(area);
     area.select();
     let ok = false;
-    try { ok = document.execCommand("copy"); } catch (_) { ok = false; }
+    try { ok = document.execCommand("copy"); } catch (_) { /* not copied */ }
     area.remove();
     return ok;
   }

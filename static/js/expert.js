@@ -97,7 +97,7 @@
     names.forEach((name) => {
       if (!name || !name.startsWith("review:")) return;
       let at = 0;
-      try { at = Number(JSON.parse(store.getItem(name) || "{}").at); } catch (_) { at = 0; }
+      try { at = Number(JSON.parse(store.getItem(name) || "{}").at); } catch (_) { /* unreadable: stale */ }
       if (name.split(":")[2] !== me || !(Date.now() - at < maxAge)) store.removeItem(name);
     });
   }
@@ -108,7 +108,7 @@
     if (!key || !store) return;
     try { forgetStale(store, key, f.dataset.draftDays); } catch (_) { /* storage refused */ }
     let draft = null;
-    try { draft = JSON.parse(store.getItem(key) || "null"); } catch (_) { draft = null; }
+    try { draft = JSON.parse(store.getItem(key) || "null"); } catch (_) { /* unreadable: none */ }
     if (draft && draft.values !== valuesOf(f)) {
       f.querySelectorAll("input[type=radio], input[type=checkbox]").forEach((i) => { i.checked = false; });
       JSON.parse(draft.values).forEach(([name, value]) => {
@@ -237,7 +237,7 @@
         headers: { Accept: "application/json" },
       });
     } catch (_) {
-      response = null;
+      /* offline, or the server is down: said below */
     }
     saving = false;
     if (!response) {

@@ -19,6 +19,10 @@
  *   explanation (data-feedback); Enter there goes on to the next case (data-practice-next).
  *   The key is never in the page before the answer is saved.
  * The same file runs on the "All cases" page, where it marks drafts and sends the outbox.
+ *
+ * What a key does is reader-keys.js's decision, what the reader is told reader-notices.js's
+ * words, and where a receipt sends the reader reader-receipts.js's (none of them touches the
+ * DOM); this file gathers their facts from the page and carries their answers out.
  */
 (function () {
   "use strict";
@@ -34,16 +38,14 @@
   let outbox = null; // ReaderOutbox.Outbox: sends the answers (reader-outbox.js)
   let cases = null; // ReaderCases.Cases: fetches and prepares cases (reader-cases.js)
   let shownToken = 0; // bumps on every case shown: tells whether the reader moved since
-  let optimistic = null; // { entryId, token }: the case shown ahead of this save's receipt
   let awaitingEnd = null; // entry id of the last open case's save: go on once it is acknowledged
   let advance = null; // ReaderAdvance.Advance: the next case after Enter, once it can be opened
   const { SHOWN, MOVED, UNREACHABLE } = window.ReaderAdvance || { SHOWN: "shown", MOVED: "moved", UNREACHABLE: "unreachable" };
   let leaving = null; // the workspace submitted with Enter while the next case is on its way
   let tick = null;
-  const refused = new Map(); // number -> { message, label }: saves the server refused
-  const acked = new Map(); // number -> { values, at }: this page's saves the server acknowledged
+  const receipts = new ReaderReceipts.Receipts(); // what the server said about this page's saves
+  const refused = receipts.refused; // number -> { message, label, url, conflict }
   let sentSomething = false;
-  const receipts = new Map(); // entry id -> the server's receipt, for a case shown after it came
   let progressAt = 0; // when the progress shown last came from the server's receipt
 
   /* ---------- visible, unpaused time on the case (reader-clock.js) ---------- */
@@ -87,7 +89,7 @@
   function checkBreak() {
     const el = reminderBox();
     if (!el || isPaused() || !el.hidden || !clock.breakDue(breakMinutes())) return;
-    $(".break-text", el).textContent = `You have been reading for ${Math.round(clock.reading() / 60000)} min without a break. Time for a pause?`;
+    $(".break-text", el).textContent = ReaderNotices.breakText(clock.reading());
     const spot = dockSpot();
     if (spot && el.parentNode !== spot) spot.prepend(el);
     el.hidden = false;
@@ -109,7 +111,7 @@
     const dwell = Number(ws.dataset.minDwellMs) || 0;
     return performance.now() - Number(ws.dataset.drawn) >= dwell;
   }
-  const NOT_SEEN = "Keys wait until the case is shown.";
+  const NOT_SEEN = ReaderKeys.NOT_SEEN;
   /** data-seen once the minimum dwell is over: keys act (and tests wait for it). A "keys
    * wait" note from a key pressed too early goes then too: it would say the opposite of
    * what the keys now do. */
@@ -140,30 +142,30 @@
     if (!note || !store) return;
     const pending = outbox && outbox.pending(n);
     const draft = store.draft(n);
-    const isDraft = draft && !ReaderStore.same(draft.values, valuesOf(f, true));
+    const said = ReaderNotices.formNote({
+      sending: !!pending && ReaderStore.same(pending.values, valuesOf(f)),
+      trouble: !!(outbox && outbox.trouble && outbox.trouble.entry.number === n),
+      refused: refused.get(n),
+      draft: !!draft && !ReaderStore.same(draft.values, valuesOf(f, true)),
+      answered: !!workspace().dataset.answered,
+      saved: mainChoice(f, true),
+      mine: mainChoice(f),
+    });
     note.replaceChildren();
     note.className = "draft-note";
-    if (pending && ReaderStore.same(pending.values, valuesOf(f))) {
-      note.textContent = outbox.trouble && outbox.trouble.entry.number === n ? "Not saved yet: it will be sent again (see the red notice)." : "Sending this answer…";
-      note.classList.add("pending");
-    } else if (refused.has(n) && !refused.get(n).conflict) {
-      note.textContent = `Not saved: ${refused.get(n).message}`;
-      note.classList.add("refused");
-    } else if (isDraft && workspace().dataset.answered) {
-      // A saved answer and a different draft (changed here, or answered in another tab
-      // meanwhile): both shown, and the reader chooses; nothing is retried by itself.
-      const saved = mainChoice(f, true), mine = mainChoice(f);
+    if (said && said.kind === "conflict") {
       const strong = document.createElement("strong");
-      strong.textContent = `Saved: ${saved || "none"} · your draft: ${mine || "none"}${saved === mine ? " (ratings or comment changed)" : ""}`;
+      strong.textContent = said.text;
       const actions = document.createElement("span");
       actions.className = "draft-actions";
       actions.append(noteButton("discard-draft", "Keep saved", ""), noteButton("save-draft", "Save my change", "primary"));
       note.append(strong, actions);
-      note.classList.add("conflict");
-    } else if (isDraft) {
-      note.append("Draft, not submitted yet: kept in this browser. Press Enter to submit. ");
-      note.append(noteButton("discard-draft", "Discard draft"));
+    } else if (said && said.kind === "draft") {
+      note.append(said.text, noteButton("discard-draft", "Discard draft"));
+    } else if (said) {
+      note.textContent = said.text;
     }
+    if (said && said.kind !== "draft") note.classList.add(said.kind);
     note.hidden = !note.textContent;
   }
 
@@ -247,17 +249,17 @@
     document.title = document.title.replace(/^Case \d+/, `Case ${next.dataset.caseNumber}`);
     // A case fetched before this page's own save of it was acknowledged shows the older
     // answer: the acknowledged one is what the server holds (and what a change changes).
-    const own = acked.get(Number(next.dataset.caseNumber));
+    const own = receipts.newerThan(Number(next.dataset.caseNumber), entry.at);
     const nextForm = $("#answer-form", next);
-    if (own && nextForm && own.at > (entry.at || 0)) {
-      markSaved(next, nextForm, own.values);
-      apply(nextForm, own.values);
+    if (own && nextForm) {
+      markSaved(next, nextForm, own);
+      apply(nextForm, own);
     }
     cases.shown(entry);
     setup(next, entry);
   }
 
-  function unreachableWhy() { return navigator.onLine ? "the server could not be reached" : "this computer is offline"; }
+  function unreachableWhy() { return ReaderNotices.unreachableWhy(navigator.onLine); }
 
   /** Shows the case at `url`: from the prefetch when it has it, else from the server.
    * Resolves to SHOWN, MOVED (the reader went elsewhere meanwhile, or the page is loading it
@@ -284,14 +286,15 @@
 
   function setProgress(answered, total) {
     const el = document.getElementById("progress");
-    if (!el || Number.isNaN(answered) || Number.isNaN(total)) return;
+    const words = ReaderNotices.progress(answered, total);
+    if (!el || !words) return;
     el.dataset.answered = answered;
     el.dataset.total = total;
     const bar = $("progress", el);
-    if (bar) { bar.value = answered; bar.max = total; bar.setAttribute("aria-label", `${answered} of ${total} answered`); }
+    if (bar) { bar.value = answered; bar.max = total; bar.setAttribute("aria-label", words.label); }
     const a = $(".progress-answered", el), left = $(".progress-left", el);
-    if (a) a.textContent = `${answered} / ${total} answered`;
-    if (left) left.textContent = `${Math.max(total - answered, 0)} left`;
+    if (a) a.textContent = words.answered;
+    if (left) left.textContent = words.left;
   }
   /** The time left at the reader's pace, in the server's words (annotation.pacing). */
   function setPace(text) {
@@ -300,7 +303,7 @@
     $(".progress-pace-text", el).textContent = text;
     el.hidden = !text;
     const onPause = $("#paused .paused-pace");
-    if (onPause) onPause.textContent = text ? `${text.charAt(0).toUpperCase()}${text.slice(1)}.` : "";
+    if (onPause) onPause.textContent = ReaderNotices.paceSentence(text);
   }
 
   /* ---------- submitting ---------- */
@@ -352,9 +355,8 @@
 
   /** The case after entry `entryId` is on screen: check it against the receipt. */
   function nextShown(entryId) {
-    const receipt = receipts.get(entryId);
+    const receipt = receipts.shown(entryId, shownToken);
     if (receipt) reconcile(receipt); // the receipt came before the case: check it now
-    else optimistic = { entryId, token: shownToken };
   }
 
   /** Holds (or releases) a submitted case's form while the next case is on its way. */
@@ -381,50 +383,46 @@
 
   function saved({ entry, data }) {
     sentSomething = true;
-    acked.set(entry.number, { values: entry.values, at: performance.now() });
-    refused.delete(entry.number);
+    receipts.acknowledge(entry.number, entry.values, performance.now());
     status(`Saved — case ${entry.number}`);
     if (data.progress) { setProgress(data.progress.answered, data.progress.total); progressAt = performance.now(); }
     if (data.pace) setPace(data.pace.text);
     const f = form();
     // The reader is on the case just saved (came back to it): it now is the saved answer.
     if (f && shownNumber() === entry.number) markSaved(workspace(), f, entry.values);
-    if (awaitingEnd === entry.id && entry.practice) {
-      // The case again, as the server renders it now: with its feedback.
+    if (awaitingEnd === entry.id) {
       awaitingEnd = null;
-      cases.reset();
-      go(entry.caseUrl, { replace: true, quiet: true }).then((result) => {
-        if (result === UNREACHABLE) window.location.assign(entry.caseUrl);
-      });
-    } else if (awaitingEnd === entry.id) {
-      awaitingEnd = null;
-      if (data.next_url) go(data.next_url, { push: true, quiet: true }).then((result) => {
-        if (result === UNREACHABLE && workspace()) advance.stall(entry.id, data.next_url, data.next);
-        else if (result !== SHOWN) leave(workspace(), false);
-      });
-      else window.location.assign(data.review_url);
+      const then = ReaderReceipts.afterWaitedSave(entry, data);
+      if (then.again) {
+        // The case again, as the server renders it now: with its feedback.
+        cases.reset();
+        go(then.again, { replace: true, quiet: true }).then((result) => {
+          if (result === UNREACHABLE) window.location.assign(then.again);
+        });
+      } else if (then.next) {
+        go(then.next, { push: true, quiet: true }).then((result) => {
+          if (result === UNREACHABLE && workspace()) advance.stall(entry.id, then.next, then.number);
+          else if (result !== SHOWN) leave(workspace(), false);
+        });
+      } else window.location.assign(then.review);
     }
-    receipts.set(entry.id, data);
     advance.saved(entry.id, data);
-    if (receipts.size > 20) receipts.delete(receipts.keys().next().value);
-    if (optimistic && optimistic.entryId === entry.id) {
-      const moved = optimistic.token !== shownToken;
-      optimistic = null;
-      if (!moved) reconcile(data);
-    }
+    if (receipts.saved(entry.id, data, shownToken)) reconcile(data);
   }
 
   /** The server's receipt against the case shown ahead of it: show the server's if they differ. */
   function reconcile(data) {
-    if (data.next === null) { window.location.assign(data.review_url); return; }
-    if (data.next !== shownNumber()) { go(data.next_url, { replace: true }); return; }
-    // The server agrees with the case shown; the case after it may have changed meanwhile.
     const ws = workspace();
-    if (data.following_url && ws.dataset.nextUrl !== data.following_url) {
-      ws.dataset.nextUrl = data.following_url;
-      ws.dataset.nextNumber = String(data.following);
+    const then = ReaderReceipts.reconcile(data, { number: shownNumber(), nextUrl: ws && ws.dataset.nextUrl });
+    if (!then) return;
+    if ("review" in then) window.location.assign(then.review);
+    else if ("go" in then) go(then.go, { replace: true });
+    else if (then.following) {
+      // The server agrees with the case shown; the case after it changed meanwhile.
+      ws.dataset.nextUrl = then.following.url;
+      ws.dataset.nextNumber = String(then.following.number);
       cases.prefetch(ws);
-    } else if (!data.following_url && ws.dataset.nextUrl) {
+    } else {
       delete ws.dataset.nextUrl;
       delete ws.dataset.nextNumber;
     }
@@ -434,7 +432,7 @@
     // A second read's first answer sent from a page that never showed the AI, after another
     // tab gave it: that stage is over here too. The case is shown again as the server has it
     // (the first answer kept, the AI shown), the message on it, the choice kept as a draft.
-    const staleStage = !!held && /[?&]stage=first/.test(entry.url || "");
+    const staleStage = ReaderReceipts.staleStage(entry, held);
     refused.set(entry.number, { message, label: entry.label, url: entry.caseUrl, conflict: !!held && !staleStage });
     if (held) {
       // Answered elsewhere: what this page shows as saved is out of date. The case shows the
@@ -446,7 +444,7 @@
       if (here && staleStage && entry.caseUrl) go(entry.caseUrl, { replace: true });
       else if (workspace()) cases.prefetch(workspace());
     }
-    if (optimistic && optimistic.entryId === entry.id) optimistic = null;
+    receipts.dropped(entry.id);
     if (awaitingEnd === entry.id) { awaitingEnd = null; leave(workspace(), false); }
     if (advance.waiting && advance.waiting.entryId === entry.id) {
       // Refused: the case it was submitted on is where the reader is, with the reason.
@@ -485,10 +483,10 @@
     for (const el of [reminder, pausedNote(), alertBox()]) if (el && el.parentNode !== spot) spot.prepend(el);
     // "Saved — case 3" sits on the case counter's line (in the folded strip: at its end), where
     // it moves nothing when it comes and goes; never over the image.
-    const saved = statusBox();
+    const line = statusBox();
     const counter = !panelHidden() && $(".panel-head .case-counter", workspace());
-    if (saved && counter && counter.nextSibling !== saved) counter.after(saved);
-    else if (saved && panelHidden() && saved.parentNode !== spot) spot.append(saved);
+    if (line && counter && counter.nextSibling !== line) counter.after(line);
+    else if (line && panelHidden() && line.parentNode !== spot) spot.append(line);
   }
 
   function renderAlert() {
@@ -498,76 +496,29 @@
     const text = $(".save-alert-text", box);
     const retry = $('[data-action="retry"]', box);
     const showCase = $('[data-action="show-failed"]', box);
-    const waiting = outbox ? outbox.size : 0;
-    const trouble = outbox && outbox.trouble, needSignIn = outbox && outbox.needSignIn;
-    const stalled = advance && advance.waiting;
-    // The case after the one submitted, not opened yet: it opens by itself (reader-advance.js).
-    const opens = (why) => {
-      if (!stalled) return "";
-      const next = stalled.number ? `Case ${stalled.number}` : "The next case";
-      if (needSignIn) return ` ${next} opens once you have signed in.`;
-      const wait = Math.max(0, Math.ceil((stalled.retryAt - Date.now()) / 1000));
-      const when = navigator.onLine ? `trying again ${wait > 0 ? `in ${wait} s` : "now"}` : "when the connection is back";
-      return ` ${next} could not be opened${why ? ` (${why})` : ""}: it opens by itself ${when}; no reading time is counted meanwhile.`;
+    // The facts as they are now; the countdowns (the outbox's next try, the next case's) and
+    // the case shown are read again on every tick.
+    const facts = {
+      waiting: outbox ? outbox.size : 0,
+      trouble: outbox && outbox.trouble,
+      needSignIn: outbox && outbox.needSignIn,
+      stalled: advance && advance.waiting,
+      numbers: outbox ? outbox.entries().map((entry) => entry.number) : [],
+      refused: ReaderNotices.refusedElsewhere(refused, shownNumber()),
     };
-    if (trouble && !needSignIn && !navigator.onLine) {
-      // Offline: what waits and what happens when the connection is back, in one sentence.
-      const numbers = outbox.entries().map((entry) => entry.number);
-      const cases = numbers.length > 1 ? `cases ${numbers.slice(0, -1).join(", ")} and ${numbers[numbers.length - 1]} are` : `case ${numbers[0]} is`;
-      const next = stalled ? ` ${stalled.number ? `Case ${stalled.number}` : "The next case"} opens then, by itself; no reading time is counted meanwhile.` : "";
-      text.textContent = `This computer is offline. Your answers to ${cases} kept in this browser and sent, in order, as soon as the connection is back.${next}`;
-      retry.hidden = false;
-      retry.textContent = "Retry now";
-      showCase.hidden = true;
-      box.hidden = false;
-      return;
+    const now = () => ({ ...facts, online: navigator.onLine, shown: shownNumber(), retryAt: outbox ? outbox.retryAt : 0, now: Date.now() });
+    const alert = ReaderNotices.saveAlert(now());
+    if (!alert) { box.hidden = true; return; }
+    text.textContent = alert.text;
+    if (alert.ticks) tick = setInterval(() => { text.textContent = ReaderNotices.alertText(alert.kind, now()); }, 1000);
+    retry.hidden = !alert.retry;
+    if (alert.retry) retry.textContent = alert.retry;
+    showCase.hidden = !alert.show;
+    if (alert.show) {
+      showCase.textContent = `Show case ${alert.show.number}`;
+      showCase.dataset.url = alert.show.url;
     }
-    if (trouble) {
-      const e = trouble.entry;
-      const answer = e.label ? ` (your answer: ${e.label})` : "";
-      const update = () => {
-        const wait = Math.max(0, Math.ceil((outbox.retryAt - Date.now()) / 1000));
-        const when = needSignIn ? "after you sign in" : wait > 0 ? `again in ${wait} s` : "again now";
-        const more = waiting > 1 ? ` ${waiting} answers are waiting, and will be sent in order.` : "";
-        text.textContent = `Case ${e.number} is not saved yet${answer}: ${trouble.message}. It is kept in this browser and will be sent ${when}.${more}${opens()}`;
-      };
-      update();
-      if (!needSignIn) tick = setInterval(update, 1000);
-      retry.hidden = false;
-      retry.textContent = needSignIn ? "Sign in" : "Retry now";
-      showCase.hidden = shownNumber() === e.number || !e.caseUrl;
-      showCase.textContent = `Show case ${e.number}`;
-      showCase.dataset.url = e.caseUrl || "";
-      box.hidden = false;
-      return;
-    }
-    if (stalled) {
-      const update = () => {
-        const sent = waiting ? `Case ${shownNumber()} is submitted and kept in this browser until it is sent.` : `Case ${shownNumber()} is saved.`;
-        text.textContent = `${sent}${opens(unreachableWhy())}`;
-      };
-      update();
-      tick = setInterval(update, 1000);
-      retry.hidden = false;
-      retry.textContent = needSignIn ? "Sign in" : "Retry now";
-      showCase.hidden = true;
-      box.hidden = false;
-      return;
-    }
-    // A conflict on the case shown is said by the case itself ("Saved: C · your draft: B").
-    const elsewhere = Array.from(refused.entries()).filter(([n, info]) => !(info.conflict && n === shownNumber()));
-    if (elsewhere.length) {
-      const [number, info] = elsewhere[0];
-      const answer = info.label ? ` (${info.label})` : "";
-      text.textContent = `Case ${number} was not saved${answer}: ${info.message} Your choice is kept as a draft on that case.`;
-      retry.hidden = true;
-      showCase.hidden = shownNumber() === number || !info.url;
-      showCase.textContent = `Show case ${number}`;
-      showCase.dataset.url = info.url || "";
-      box.hidden = false;
-      return;
-    }
-    box.hidden = true;
+    box.hidden = false;
   }
 
   /* ---------- session ---------- */
@@ -662,10 +613,10 @@
 
   /* ---------- dialogs ---------- */
   function openDialog() { return $$(".overlay").find((o) => !o.hidden) || null; }
-  function toggleOverlay(id, show) {
+  function toggleOverlay(id, visible) {
     const el = document.getElementById(id);
     if (!el) return;
-    el.hidden = show === undefined ? !el.hidden : !show;
+    el.hidden = visible === undefined ? !el.hidden : !visible;
     if (!el.hidden) { const b = $("button", el); if (b) b.focus(); }
   }
 
@@ -678,76 +629,47 @@
     input.dispatchEvent(new Event("change", { bubbles: true }));
   }
 
+  /** The page as reader-keys.js asks about it. */
+  const keyPage = {
+    paused: isPaused,
+    pauseKey,
+    dialog: openDialog,
+    inForm: (t) => !!(t.closest && t.closest("#answer-form")),
+    typing: (t) => window.ReaderViewer.typing(t),
+    shortcutsOn,
+    reviewLink() { const link = reviewLink(); return link ? { key: link.dataset.key, href: link.href } : null; },
+    comment(key) {
+      const el = $(`#answer-form textarea[data-keys~="${CSS.escape(key)}"]`);
+      return el ? { el, disabled: !!(el.disabled || el.closest("fieldset:disabled")) } : null;
+    },
+    questionHidden,
+    practiceNext: () => $("[data-practice-next]", workspace()),
+    seen: () => seen(),
+    keyed: keyedInput,
+    leaving: () => (isLeaving() ? { nextNumber: leaving.dataset.nextNumber, waiting: !!(advance && advance.waiting) } : null),
+    shownNumber,
+    navLink: (dir) => $(`.case-nav a[data-nav="${dir}"]`),
+  };
+
   document.addEventListener("keydown", (e) => {
     if (!workspace()) return;
-    if (isPaused()) {
-      // Paused: the case is hidden and no key acts on it; the pause key or Esc resumes.
-      const k = e.key.length === 1 ? e.key.toLowerCase() : e.key;
-      if (!e.ctrlKey && !e.metaKey && !e.altKey && (k === pauseKey() || k === "Escape")) { e.preventDefault(); resume(); }
-      else if (e.key !== "Tab") e.preventDefault();
-      return;
-    }
-    const dialog = openDialog();
-    if (dialog) {
-      if (e.key === "Escape") { dialog.hidden = true; e.preventDefault(); }
-      return;
-    }
-    const t = e.target;
-    // Ctrl/Cmd+Enter in the comment submits, as in most text boxes (the seen-rule holds).
-    if ((e.ctrlKey || e.metaKey) && e.key === "Enter" && t && t.closest && t.closest("#answer-form") && window.ReaderViewer.typing(t)) {
-      e.preventDefault();
-      if (isLeaving()) return;
-      submit();
-      return;
-    }
-    if (e.ctrlKey || e.metaKey || e.altKey) return;
-    if (window.ReaderViewer.typing(t)) { if (e.key === "Escape") t.blur(); return; }
-    if (!shortcutsOn()) return; // an ordinary form: Tab, arrows and Space as the browser does
-    const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
-    const onRadio = t && t.tagName === "INPUT" && t.type === "radio";
-    if (onRadio && key.startsWith("Arrow")) e.preventDefault(); // never change an option silently
-    if (key === "?") { toggleOverlay("help"); e.preventDefault(); return; }
-    if (key === "q") { setPanel(!panelHidden()); e.preventDefault(); return; }
-    if (key === pauseKey()) { pause(); e.preventDefault(); return; }
-    const review = reviewLink();
-    if (review && key === review.dataset.key) { e.preventDefault(); window.location.assign(review.href); return; }
-    const comment = key.length === 1 ? $(`#answer-form textarea[data-keys~="${CSS.escape(key)}"]`) : null;
-    if (comment) {
-      // The comment key focuses the comment (the key itself is not typed into it).
-      e.preventDefault();
-      if (questionHidden()) { notePaused(); return; }
-      if (comment.disabled || comment.closest("fieldset:disabled")) return;
-      comment.focus();
-      return;
-    }
-    const practiceNext = key === "Enter" && $("[data-practice-next]", workspace());
-    if (practiceNext && !(t && (t.tagName === "BUTTON" || (t.tagName === "A" && t !== practiceNext)))) {
-      // A practice case's feedback: Enter goes on, once it has been on screen for the dwell.
-      e.preventDefault();
-      if (!seen()) { notePaused(NOT_SEEN); return; }
-      go(practiceNext.href, { push: true });
-      return;
-    }
-    const keyed = key.length === 1 ? keyedInput(key) : null;
-    if (keyed || key === "Enter") {
-      if (key === "Enter" && t && (t.tagName === "BUTTON" || t.tagName === "A")) return;
-      e.preventDefault();
-      if (questionHidden()) { notePaused(); return; }
-      if (isLeaving()) {
-        const next = leaving.dataset.nextNumber ? `case ${leaving.dataset.nextNumber}` : "the next case";
-        notePaused(advance && advance.waiting
-          ? `Case ${shownNumber()} is submitted; ${next} opens by itself once it can be fetched. Answer keys wait until then.`
-          : `Case ${shownNumber()} is submitted; ${next} is opening. Answer keys wait until it is on screen.`);
-        return;
-      }
-      if (!seen()) { notePaused(NOT_SEEN); return; }
-      if (keyed) choose(keyed); else submit();
-      return;
-    }
-    if (window.ReaderViewer && window.ReaderViewer.handleKey(e)) return;
-    if (key === "ArrowLeft" || key === "ArrowRight") {
-      const link = $(`.case-nav a[data-nav="${key === "ArrowLeft" ? "prev" : "next"}"]`);
-      if (link) { go(link.href, { push: true }); e.preventDefault(); }
+    const action = ReaderKeys.decide(e, keyPage);
+    if (action.prevent) e.preventDefault();
+    switch (action.act) {
+      case "resume": resume(); break;
+      case "close-dialog": action.dialog.hidden = true; break;
+      case "submit": submit(); break;
+      case "blur": action.target.blur(); break;
+      case "help": toggleOverlay("help"); break;
+      case "panel": setPanel(!panelHidden()); break;
+      case "pause": pause(); break;
+      case "follow": window.location.assign(action.url); break;
+      case "focus": action.el.focus(); break;
+      case "note": notePaused(action.text || undefined); break;
+      case "go": go(action.url, { push: true }); break;
+      case "choose": choose(action.input); break;
+      case "viewer": if (window.ReaderViewer) window.ReaderViewer.handleKey(e); break;
+      default: break;
     }
   });
 

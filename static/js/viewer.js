@@ -10,11 +10,11 @@
  * pan only move the textured quad) and a canvas-2D fallback. `?viewer=canvas` forces the
  * fallback.
  *
- * Keys: KEYS is the one list of the viewer's keys, and handleKey(e) the one handler, for every
- * page with a viewer (the reader's and the expert's); a page calls it after its own keys.
- * Shift+digit presets are handled here too, before the page's keys (see below). `0`/Space fit
- * (zoom and pan) and never touch the window; `w` resets the window to the one the case
- * opened at.
+ * Keys: viewer-keys.js holds the one list of the viewer's keys (KEYS) and what a key asks;
+ * handleKey(e) here is the one handler, for every page with a viewer (the reader's and the
+ * expert's); a page calls it after its own keys. Shift+digit presets are handled here too,
+ * before the page's keys (see below). The window, zoom and pan arithmetic is viewer-window.js's
+ * (no DOM, tested in Node); this file reads the figures, draws and listens.
  *
  * The window a case opens at: the preset the reader last chose for this modality (the page
  * hands a memory to remember(); the reading page keeps it per reader and study in this
@@ -24,38 +24,10 @@
   "use strict";
 
   const MODE = new URLSearchParams(window.location.search).get("viewer") || "auto";
-  const IDENTITY_8BIT = { center: 127.5, width: 255 };
-
-  function num(value, fallback) {
-    const n = parseFloat(value);
-    return Number.isFinite(n) ? n : fallback;
-  }
+  const { KEYS, typing, presetKey } = window.ViewerKeys;
 
   /* What a view shows and in which units: read once from the figure's data attributes. */
-  function describe(figure, deep = true) {
-    const d = figure.dataset;
-    if (d.depthSrc && deep) {
-      let presets = {};
-      try { presets = JSON.parse(d.presets || "{}") || {}; } catch (_) { presets = {}; }
-      const min = num(d.valueMin, 0), max = num(d.valueMax, 65535), scale = num(d.valueScale, 1);
-      return {
-        deep: true, src: d.depthSrc, offset: num(d.valueOffset, 0), scale,
-        min, max, range: Math.max(max - min, scale), monochrome1: d.monochrome1 === "1", presets,
-      };
-    }
-    return { deep: false, src: d.src, offset: 0, scale: 1, min: 0, max: 255, range: 256, monochrome1: false, presets: {} };
-  }
-
-  function defaultWindow(info) {
-    const w = info.presets["default"];
-    if (info.deep && Array.isArray(w) && w.length === 2) return { center: +w[0], width: +w[1] };
-    if (info.deep) return { center: (info.min + info.max) / 2, width: info.range };
-    return { ...IDENTITY_8BIT };
-  }
-
-  function freshState(info) {
-    return { ...defaultWindow(info), zoom: 1, panX: 0, panY: 0, invert: false, preset: "default" };
-  }
+  function describe(figure, deep = true) { return ViewerWindow.describe(figure.dataset, deep); }
 
   /* ---------------- WebGL2 renderer ---------------- */
 
@@ -222,16 +194,8 @@
     lut(state, info) {
       const key = `${state.center}|${state.width}|${state.invert}`;
       if (key === this.lutKey) return this.lutTable;
-      const size = info.deep ? 65536 : 256;
-      const table = new Uint8Array(size);
-      const low = state.center - state.width / 2, flip = state.invert !== info.monochrome1;
-      for (let code = 0; code < size; code++) {
-        let g = ((info.offset + info.scale * code - low) / state.width) * 255;
-        g = g < 0 ? 0 : g > 255 ? 255 : g;
-        table[code] = flip ? 255 - g : g;
-      }
-      this.lutKey = key; this.lutTable = table;
-      return table;
+      this.lutKey = key; this.lutTable = ViewerWindow.greyTable(state, info);
+      return this.lutTable;
     }
 
     draw(canvas, box, state, info) {
@@ -247,8 +211,7 @@
         ctx.imageSmoothingEnabled = true;
         ctx.imageSmoothingQuality = "high";
         ctx.drawImage(this.image, box.x, box.y, box.w, box.h);
-        const identity = !state.invert && state.center === IDENTITY_8BIT.center && state.width === IDENTITY_8BIT.width;
-        if (identity || x1 <= x0 || y1 <= y0) return;
+        if (ViewerWindow.identity8bit(state) || x1 <= x0 || y1 <= y0) return;
         const data = ctx.getImageData(x0, y0, x1 - x0, y1 - y0);
         const px = data.data;
         for (let i = 0; i < px.length; i += 4) { const v = lut[px[i]]; px[i] = v; px[i + 1] = v; px[i + 2] = v; }
@@ -298,7 +261,7 @@
       this.canvas = figure.querySelector("canvas");
       this.info = describe(figure);
       this.modality = figure.dataset.modality || "image";
-      this.state = freshState(this.info);
+      this.state = ViewerWindow.freshState(this.info);
       this.startWindow();
       this.renderer = GLRenderer.create(this.canvas) || new CanvasRenderer(this.canvas);
       this.loaded = false;
@@ -326,7 +289,7 @@
         // No full-depth file: show the 8-bit display image as before.
         if (this.info.deep) {
           this.info = describe(this.figure, false);
-          this.state = freshState(this.info);
+          this.state = ViewerWindow.freshState(this.info);
           this.startWindow();
           this.load(this.info.src);
         } else this.settle();
@@ -349,12 +312,7 @@
 
     box() {
       if (!this.loaded) return null;
-      const w = this.canvas.width, h = this.canvas.height;
-      const iw = this.image.naturalWidth, ih = this.image.naturalHeight;
-      const scale = Math.min(w / iw, h / ih) * this.state.zoom;
-      const dpr = window.devicePixelRatio || 1;
-      const dw = iw * scale, dh = ih * scale;
-      return { x: (w - dw) / 2 + this.state.panX * dpr, y: (h - dh) / 2 + this.state.panY * dpr, w: dw, h: dh, scale };
+      return ViewerWindow.box(this.canvas.width, this.canvas.height, this.image.naturalWidth, this.image.naturalHeight, this.state, window.devicePixelRatio || 1);
     }
 
     resize() {
@@ -379,29 +337,15 @@
       if (this.loaded) this.settle();
     }
 
-    format(value) {
-      if (!this.info.deep || this.info.range >= 100) return String(Math.round(value));
-      return String(Number(value.toPrecision(4)));
-    }
-
     readout() {
       const s = this.state;
-      const preset = s.preset && this.info.deep ? this.viewer.presetLabel(s.preset) : "";
       // One readout for the viewer: with several views it names the one it describes.
       const which = this.viewer.views.length > 1 ? `${this.label}: ` : "";
-      return `${which}W ${this.format(s.width)} · L ${this.format(s.center)}${preset ? " · " + preset : ""}${s.invert ? " · inv" : ""} · ${Math.round(s.zoom * 100)}%`;
+      const presetLabel = s.preset && this.info.deep ? this.viewer.presetLabel(s.preset) : "";
+      return ViewerWindow.readout(s, this.info, { which, presetLabel });
     }
 
-    /* Window drag: 8-bit images move one grey value per CSS pixel (as before); full-depth
-     * images move 1/512 of their value range, so a drag across the screen spans it. */
-    windowBy(dx, dy) {
-      const s = this.state, info = this.info;
-      const step = info.deep ? info.range / 512 : 1;
-      const minWidth = info.deep ? info.scale : 1;
-      s.width = Math.max(minWidth, Math.min(2 * info.range, s.width + dx * step));
-      s.center = Math.max(info.min - info.range / 2, Math.min(info.max + info.range / 2, s.center + dy * step));
-      s.preset = "";
-    }
+    windowBy(dx, dy) { ViewerWindow.windowBy(this.state, this.info, dx, dy); }
 
     /* The window this case opens at (and `w` returns to): the reader's last choice for this
      * modality, else the study's default, else the image's own default. */
@@ -411,23 +355,11 @@
       this.start = this.state.preset;
     }
 
-    setPreset(name) {
-      if (name === "default") { Object.assign(this.state, defaultWindow(this.info), { preset: "default" }); return true; }
-      const w = this.info.presets[name];
-      if (!this.info.deep || !Array.isArray(w) || w.length !== 2) return false;
-      Object.assign(this.state, { center: +w[0], width: Math.max(+w[1], this.info.scale), preset: name });
-      return true;
-    }
+    setPreset(name) { return ViewerWindow.setPreset(this.state, this.info, name); }
 
     /* Zoom keeping the point under (cx, cy) (CSS px in the view) fixed. */
     zoomAt(factor, cx, cy) {
-      const s = this.state;
-      const newZoom = Math.max(0.2, Math.min(20, s.zoom * factor));
-      const f = newZoom / s.zoom;
-      const ox = cx - this.figure.clientWidth / 2, oy = cy - this.figure.clientHeight / 2;
-      s.panX = ox - (ox - s.panX) * f;
-      s.panY = oy - (oy - s.panY) * f;
-      s.zoom = newZoom;
+      ViewerWindow.zoomAt(this.state, factor, cx - this.figure.clientWidth / 2, cy - this.figure.clientHeight / 2);
     }
 
     /* Grey values (0-255) as shown, read back after a fresh render: for tests. */
@@ -455,7 +387,7 @@
           if (drag.pan) { v.state.panX += dx; v.state.panY += dy; } else v.windowBy(dx, dy);
         });
       });
-      const end = (e) => { if (drag) { drag = null; try { el.releasePointerCapture(e.pointerId); } catch (_) {} } };
+      const end = (e) => { if (drag) { drag = null; try { el.releasePointerCapture(e.pointerId); } catch (_) { /* synthetic events */ } } };
       el.addEventListener("pointerup", end);
       el.addEventListener("pointercancel", end);
       el.addEventListener("wheel", (e) => {
@@ -549,8 +481,8 @@
 
     setLinked(on) {
       if (on && !this.linked && this.views.length) {
-        const { zoom, panX, panY, invert } = this.views[0].state;
-        this.views.forEach((v) => Object.assign(v.state, { zoom, panX, panY, invert }));
+        const shared = ViewerWindow.linkedPart(this.views[0].state);
+        this.views.forEach((v) => Object.assign(v.state, shared));
       }
       this.linked = on;
       const box = this.root.querySelector('[data-action="link"]');
@@ -623,38 +555,14 @@
 
   /* ---------------- Keys ---------------- */
 
-  /** The viewer's keys on every page: key (lower case) -> action. */
-  const KEYS = Object.freeze({
-    i: "invert", 0: "fit", " ": "fit", w: "window", "+": "zoom-in", "=": "zoom-in", "-": "zoom-out", l: "link", f: "fullscreen",
-  });
-
-  /** A field where keys are typed, not shortcuts. */
-  function typing(target) {
-    return !!target && (target.tagName === "TEXTAREA" || target.tagName === "SELECT" || target.isContentEditable ||
-      (target.tagName === "INPUT" && !["radio", "checkbox"].includes(target.type)));
-  }
-
-  /** A control Space activates: Space is left to it (and so never resets the view instead). */
-  function pressable(target) {
-    return !!target && (["BUTTON", "A", "SUMMARY"].includes(target.tagName) ||
-      (target.tagName === "INPUT" && ["radio", "checkbox"].includes(target.type)));
-  }
-
-  /** The Shift+digit of a window preset ("1"-"9"), by key code so the layout does not matter. */
-  function presetKey(e) {
-    const match = e.shiftKey ? /^Digit([1-9])$/.exec(e.code || "") : null;
-    return match ? match[1] : null;
-  }
-
-  /** Handles a keydown meant for the viewer: true when it did (and the page should not). */
+  /** Handles a keydown meant for the viewer (viewer-keys.js): true when it did (and the page
+   * should not). */
   function handleKey(e) {
-    if (!current || e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return false;
-    const preset = presetKey(e);
-    if (preset) { e.preventDefault(); current.presetByKey(preset); return true; }
-    const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
-    if (!(key in KEYS) || (key === " " && pressable(e.target))) return false;
+    const asked = current ? window.ViewerKeys.action(e) : null;
+    if (!asked) return false;
     e.preventDefault();
-    current.action(KEYS[key]);
+    if (asked.preset) current.presetByKey(asked.preset);
+    else current.action(asked.action);
     return true;
   }
 

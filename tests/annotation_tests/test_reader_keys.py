@@ -12,12 +12,12 @@ from readerstudy.vocabulary import PAGE_SHORTCUTS, SHORTCUTS
 
 pytestmark = pytest.mark.django_db
 
-VIEWER_JS = Path(settings.BASE_DIR) / "static" / "js" / "viewer.js"
+VIEWER_KEYS = Path(settings.BASE_DIR) / "static" / "js" / "viewer-keys.js"
 
 
 def viewer_keys() -> set[str]:
-    """viewer.js's one key list (KEYS), as the page reads it."""
-    block = re.search(r"const KEYS = Object\.freeze\(\{(.*?)\}\);", VIEWER_JS.read_text(), re.S)
+    """The viewer's one key list (viewer-keys.js KEYS), as the pages read it."""
+    block = re.search(r"const KEYS = Object\.freeze\(\{(.*?)\}\);", VIEWER_KEYS.read_text(), re.S)
     return {m.group(1) or m.group(2) for m in re.finditer(r'(?:"([^"]+)"|(\w+)):', block[1])}
 
 

@@ -24,13 +24,13 @@ pytestmark = pytest.mark.django_db
 
 
 def viewer_keys() -> set[str]:
-    """The viewer's one key list (static/js/viewer.js `KEYS`), as the pages use it."""
-    source = (Path(settings.BASE_DIR) / "static" / "js" / "viewer.js").read_text()
+    """The viewer's one key list (static/js/viewer-keys.js `KEYS`), as the pages use it."""
+    source = (Path(settings.BASE_DIR) / "static" / "js" / "viewer-keys.js").read_text()
     body = re.search(r"const KEYS = Object\.freeze\(\{(.*?)\}\);", source, re.S).group(1)
     return {json.loads(k) if k.startswith('"') else k for k in re.findall(r'("[^"]*"|\w+):', body)}
 
 
-def test_the_viewer_key_list_is_read_from_viewer_js():
+def test_the_viewer_key_list_is_read_from_viewer_keys_js():
     keys = viewer_keys()  # the clash tests below mean nothing if this found no list
     assert len(keys) >= 5 and all(len(k) == 1 for k in keys)
 

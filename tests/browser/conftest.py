@@ -10,9 +10,14 @@ from pathlib import Path
 
 import pytest
 from django.core.signals import request_finished, request_started
+from playwright.sync_api import expect
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+
+# `expect` waits as long as the page's own waits (Playwright's 30 s, not expect's 5 s): on a
+# busy 2-core machine a state the page reaches in a second can take several.
+expect.set_options(timeout=30_000)
 
 # Playwright's sync API runs an event loop in this thread; the ORM calls made by the tests
 # themselves (not by the live server) are safe.

@@ -3,12 +3,15 @@ reader signed in the way the browser would be after the sign-in form."""
 
 from __future__ import annotations
 
+import re
+import time
 from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.signing import get_cookie_signer
 from django.test import Client
+from playwright.sync_api import expect
 from pydicom.data import get_testdata_file
 
 from readerstudy.browser_storage import LAST_USER_COOKIE, LAST_USER_SALT
@@ -71,7 +74,7 @@ def sign_in_with_form(page, live_server, username: str) -> None:
     """Signed in through the sign-in form, typed as a person would."""
     page.goto(f"{live_server.url}/accounts/login/")
     # Type only once autofocus has landed: on a busy machine keys pressed earlier go nowhere.
-    page.wait_for_function("document.activeElement && document.activeElement.name === 'username'")
+    expect(page.locator("input[name=username]")).to_be_focused()
     page.keyboard.type(username)
     page.keyboard.press("Tab")
     page.keyboard.type(PASSWORD)
@@ -99,12 +102,37 @@ def canvas_pixels(page, index: int = 0) -> list[int]:
     )
 
 
+def wait_until(page, script: str, arg=None, *, timeout: float = 30_000) -> None:
+    """Waits until the function `script` (with `arg`) returns something truthy in the page: for
+    a state no element shows (pixels read back, the browser's storage, resource timings); what
+    an element shows is waited for with a selector or `expect`.
+
+    Not page.wait_for_function: it evaluates its expression with eval() on every poll but the
+    first, which the pages' CSP (script-src 'self', no 'unsafe-eval') refuses. page.evaluate
+    hands the function to the browser without eval."""
+    deadline = time.monotonic() + timeout / 1000
+    while not page.evaluate(script, arg):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not true after {timeout / 1000:g} s: {script}")
+        page.wait_for_timeout(50)
+
+
+def wait_image_loaded(image, *, timeout: float = 30_000) -> None:
+    """An <img> has loaded its picture (an inline <svg> is there already)."""
+    if image.evaluate("(el) => el.tagName.toLowerCase()") == "svg":
+        return
+    expect(image).to_have_js_property("complete", True, timeout=timeout)
+    assert image.evaluate("(img) => img.naturalWidth") > 0, image.get_attribute("src")
+
+
 def wait_for_image(page) -> None:
-    page.wait_for_function(
+    """The viewer's first view shows its image (the centre pixel is not black)."""
+    wait_until(
+        page,
         """() => { const v = window.ReaderViewer && window.ReaderViewer.current
                            && window.ReaderViewer.current.views[0];
                    if (!v || !v.loaded) return false;
-                   return v.readPixel(v.canvas.width / 2, v.canvas.height / 2) > 0; }"""
+                   return v.readPixel(v.canvas.width / 2, v.canvas.height / 2) > 0; }""",
     )
 
 
@@ -136,7 +164,7 @@ def contents_reach_every_section(page) -> list[str]:
     for target in linked:
         page.evaluate("window.scrollTo(0, 0)")
         nav.locator(f'a[href="#{target}"]').click()
-        page.wait_for_function(f"location.hash === '#{target}'")
+        expect(page).to_have_url(re.compile(f"#{re.escape(target)}$"))
         at = page.evaluate(
             """(id) => { const top = document.getElementById(id).getBoundingClientRect().top;
                  const end = scrollY + innerHeight >= document.documentElement.scrollHeight - 2;

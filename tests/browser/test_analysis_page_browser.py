@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from analysis.stats.reliance import AGREEMENT_RATES
-from tests.browser.helpers import contents_reach_every_section, sign_in
+from tests.browser.helpers import contents_reach_every_section, sign_in, wait_image_loaded
 from tests.browser.test_friction_walk import LAPTOP, shots
 from tests.design_tests.test_design_analysis import two_arm  # noqa: F401 (a fixture)
 
@@ -45,11 +45,7 @@ def test_contents_widths_and_the_xlsx_report_at_1280(page, live_server, two_arm)
 
     figure = page.locator('img[src*="/analysis/figure/aided_vs_unaided.svg"]')
     figure.scroll_into_view_if_needed()
-    page.wait_for_function(
-        """() => { const img = document.querySelector(
-             'img[src*="/analysis/figure/aided_vs_unaided.svg"]');
-           return img && img.complete && img.naturalWidth > 0; }"""
-    )
+    wait_image_loaded(page.locator('img[src*="/analysis/figure/aided_vs_unaided.svg"]'))
     page.evaluate("document.getElementById('arms').scrollIntoView()")
     page.screenshot(path=str(shots() / "analysis-aided-vs-unaided-1280.png"))
 

@@ -93,7 +93,7 @@ def test_a_conflict_between_two_tabs_speaks_screen_letters_and_docks_beside_the_
     page.screenshot(path=str(artifacts / "reader-conflict.png"))
 
     page.click("text=Save my change")
-    page.wait_for_function("() => !document.querySelector('#save-alert:not([hidden])')")
+    page.wait_for_selector("#save-alert:not([hidden])", state="detached")
     page.wait_for_selector(f"text=Saved — case {number}")
     page.wait_for_load_state("networkidle")
     answer = Answer.objects.get(item=item, reader=reader)

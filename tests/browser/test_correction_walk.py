@@ -15,6 +15,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import timezone
+from playwright.sync_api import expect
 
 from analysis.selectors import study_raters
 from annotation.correction_models import Correction
@@ -46,10 +47,7 @@ def _open_question(page, live_server, demo, item) -> None:
 def _propose_wrong_key_b(page) -> Keyboard:
     keys = Keyboard(page)
     keys.press("v")  # Revise: the proposed correction opens with the focus
-    # A function, not an expression: polling an expression evals it, which the CSP refuses.
-    page.wait_for_function(
-        "() => document.activeElement && document.activeElement.id === 'correction'"
-    )
+    expect(page.locator("#correction")).to_be_focused()
     keys.press("b")  # the new key; "wrong key" follows from it
     return keys
 

@@ -2,6 +2,7 @@
 
 import pytest
 from django.urls import reverse
+from playwright.sync_api import expect
 
 from annotation.models import ExpertReview
 from readerstudy.models import Role
@@ -85,7 +86,7 @@ def test_an_expert_review_survives_an_expired_session(page, live_server):
     assert "This form has expired" not in page.inner_text("body")
     assert page.url == url and not ExpertReview.objects.exists()
     # The password field has the focus; the username is the page's user.
-    page.wait_for_function("document.activeElement && document.activeElement.name === 'password'")
+    expect(page.locator("#session-signin input[name=password]")).to_be_focused()
     assert page.input_value("#session-signin input[name=username]") == "expert"
     page.keyboard.type(PASSWORD)
     page.keyboard.press("Enter")

@@ -8,7 +8,7 @@ from django.urls import reverse
 from annotation.models import ExpertReview
 from readerstudy.demo import MISKEYED
 from readerstudy.models import StudyQuestion
-from tests.browser.helpers import sign_in, wait_for_image
+from tests.browser.helpers import sign_in, wait_for_image, wait_image_loaded
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SCREEN = {"width": 1280, "height": 720}
@@ -44,10 +44,7 @@ def test_expert1_rejects_the_extremity_radiograph_in_five_keys_or_fewer(
     assert "2 of 2 readers: question does not fit" in top.inner_text()  # why it ranks here
     # The thumbnail loads lazily, so the page's load event does not wait for it: wait until it
     # has arrived and decoded (a broken image never gets a natural width, and this times out).
-    page.wait_for_function(
-        "() => { const img = document.querySelector('table.queue tbody tr img.thumb');"
-        " return !!img && img.complete && img.naturalWidth > 0; }"
-    )
+    wait_image_loaded(page.locator("table.queue tbody tr img.thumb").first)
     page.screenshot(path=str(artifacts / "expert-queue.png"))
 
     top.locator("a").first.click()

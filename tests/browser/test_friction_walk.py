@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 from django.urls import reverse
+from playwright.sync_api import expect
 
 from annotation.models import Answer, AnswerRevision, ReaderCompletion, ReadingPreference
 from readerstudy.models import ReaderAssignment, ReaderStudy
@@ -163,9 +164,7 @@ def offline_for_two_cases(page) -> None:
     answer(page, 6)
     alert = page.locator("#save-alert")
     alert.wait_for()
-    page.wait_for_function(
-        "() => document.querySelector('#save-alert').innerText.includes('Case 7 opens then')"
-    )
+    expect(page.locator("#save-alert")).to_contain_text("Case 7 opens then", use_inner_text=True)
     assert "Your answers to cases 5 and 6 are kept in this browser" in alert.inner_text()
     page.keyboard.press("Enter")  # held: no second answer, no revision
     page.screenshot(path=str(shots() / "reader-offline-waiting.png"))

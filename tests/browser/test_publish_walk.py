@@ -36,7 +36,7 @@ from analysis.selectors import study_raters
 from annotation.models import Answer, ExpertReview
 from readerstudy.models import Question, ReaderAssignment, ReaderStudy, StudyQuestion
 from tests.browser.conftest import ARTIFACTS
-from tests.browser.helpers import sign_in, wait_seen
+from tests.browser.helpers import sign_in, wait_image_loaded, wait_seen
 from tests.factories import UserFactory
 
 # Not `engine`: the numbers it checks are the analysis's, which the simulated-study and design
@@ -176,9 +176,8 @@ def no_failed_job(page, live_server) -> None:
 def figures_drawn(page, study) -> None:
     """Every figure on the analysis page shows its picture (drawn by the worker; none left
     pending, none said to have failed), and once readers have answered there are some."""
-    page.wait_for_function(
-        "() => !document.querySelector('figure.chart.pending, figure[hx-get*=figure-slot]')",
-        timeout=120_000,
+    page.wait_for_selector(
+        "figure.chart.pending, figure[hx-get*=figure-slot]", state="detached", timeout=120_000
     )
     failed = page.locator("[data-figure-failed], figure.chart.failed")
     assert failed.count() == 0, failed.first.inner_text()
@@ -192,11 +191,7 @@ def figures_drawn(page, study) -> None:
         image = figure.locator("img, svg").first
         assert image.count() == 1, f"a figure without a picture: {text}"
         image.scroll_into_view_if_needed()
-        page.wait_for_function(
-            "(el) => el.tagName.toLowerCase() === 'svg' || (el.complete && el.naturalWidth > 0)",
-            arg=image.element_handle(),
-            timeout=60_000,
-        )
+        wait_image_loaded(image, timeout=60_000)
 
 
 def download_zip(page, keep: Path) -> zipfile.ZipFile:

@@ -6,6 +6,7 @@ import time
 
 import pytest
 from django.urls import reverse
+from playwright.sync_api import expect
 
 from annotation.models import Answer
 from readerstudy.models import Image, ReaderStudy
@@ -31,9 +32,7 @@ def readout(page) -> str:
 
 
 def wait_readout(page, text: str) -> None:
-    page.wait_for_function(
-        "(t) => document.querySelector('.wl-readout').textContent.includes(t)", arg=text
-    )
+    expect(page.locator(".wl-readout")).to_contain_text(text)
 
 
 def test_comment_by_keyboard_t_focuses_esc_leaves_ctrl_enter_submits(page, live_server):
@@ -88,9 +87,7 @@ def test_a_chosen_preset_sticks_across_cases_0_fits_and_w_resets_the_window(page
     page.mouse.down()
     page.mouse.move(x + 60, y + 20, steps=4)
     page.mouse.up()
-    page.wait_for_function(
-        "() => !document.querySelector('.wl-readout').textContent.includes('Lung')"
-    )
+    expect(page.locator(".wl-readout")).not_to_contain_text("Lung")
     tuned = readout(page).split(" · 125%")[0]
     page.keyboard.press("0")
     wait_readout(page, "· 100%")
@@ -151,10 +148,7 @@ def test_pause_stops_the_clock_hides_the_case_and_keys_wait(page, live_server):
         page.keyboard.press("2")
         page.keyboard.press("Enter")
         page.wait_for_selector(f"text=Saved — case {number}")
-    page.wait_for_function(
-        "(t) => document.querySelector('.progress-pace-text').textContent.includes(t)",
-        arg="left at your pace",
-    )
+    expect(page.locator(".progress-pace-text")).to_contain_text("left at your pace")
     page.click("[data-action=pause][data-key]")
     assert page.is_visible("#paused") and "left at your pace" in page.inner_text("#paused")
     page.click("[data-action=resume]")

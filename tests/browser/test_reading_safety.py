@@ -22,6 +22,7 @@ from tests.browser.helpers import (
     sign_in_with_form,
     study_with_radiographs,
     wait_for_image,
+    wait_until,
 )
 from tests.factories import PASSWORD
 from tests.radiographs import derived_once
@@ -169,8 +170,9 @@ def test_answers_made_offline_are_sent_in_order_when_the_connection_returns(
 ):
     study, reader = reading
     open_case(page, live_server, study, 1)
-    page.wait_for_function(
-        "() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('/read/2/'))"
+    wait_until(
+        page,
+        "() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('/read/2/'))",
     )  # case 2 is prefetched
     page.context.set_offline(True)
     page.keyboard.press("2")
@@ -196,7 +198,7 @@ def test_sign_out_asks_before_deleting_answers_not_yet_sent(page, live_server, r
     page.context.set_offline(True)
     page.keyboard.press("3")
     page.keyboard.press("Enter")
-    page.wait_for_function("() => ReaderStore.unsentCount(null, document.body.dataset.user) === 1")
+    wait_until(page, "() => ReaderStore.unsentCount(null, document.body.dataset.user) === 1")
     questions: list[str] = []
 
     def cancel(dialog):
@@ -397,17 +399,17 @@ def test_full_screen_keeps_the_question_or_pauses_the_answer_keys(page, live_ser
     study, reader = reading
     open_case(page, live_server, study, 1)
     page.keyboard.press("f")
-    page.wait_for_function("() => !!document.fullscreenElement")
+    page.wait_for_selector(":fullscreen")
     assert page.evaluate(
         "document.fullscreenElement.contains(document.getElementById('answer-form'))"
     )
     page.keyboard.press("3")
     assert checked(page) == "C" and page.locator("legend.question").is_visible()
     page.evaluate("document.exitFullscreen()")
-    page.wait_for_function("() => !document.fullscreenElement")
+    page.wait_for_selector(":fullscreen", state="detached")
     # Whatever makes only the images full screen, the hidden question cannot be changed.
     page.evaluate("document.querySelector('.viewer').requestFullscreen()")
-    page.wait_for_function("() => !!document.fullscreenElement")
+    page.wait_for_selector(":fullscreen")
     page.keyboard.press("1")
     page.keyboard.press("Enter")
     assert checked(page) == "C"
@@ -415,9 +417,9 @@ def test_full_screen_keeps_the_question_or_pauses_the_answer_keys(page, live_ser
     assert "paused" in page.inner_text("#keys-paused")
     assert answer_of(reader, study, 1) is None
     page.evaluate("document.exitFullscreen()")
-    page.wait_for_function("() => !document.fullscreenElement")
+    page.wait_for_selector(":fullscreen", state="detached")
     page.click('.viewer [data-action="fullscreen"]')  # the viewer's button is the same as f
-    page.wait_for_function("() => !!document.fullscreenElement")
+    page.wait_for_selector(":fullscreen")
     assert page.evaluate(
         "document.fullscreenElement.contains(document.getElementById('answer-form'))"
     )
@@ -530,7 +532,7 @@ def test_a_case_answered_in_another_tab_is_never_written_over_without_a_word(
     assert "Saved: C · your draft: B" in note.inner_text()
     page.click("text=Save my change")
     wait_shown(page, 2, 4)
-    page.wait_for_function("() => !document.querySelector('#save-alert:not([hidden])')")
+    page.wait_for_selector("#save-alert:not([hidden])", state="detached")
     answer = answer_of(reader, study, 1)
     assert answer.choice == "B" and answer.revisions_count == 1  # a revision, on purpose
 
@@ -544,7 +546,7 @@ def test_drafts_are_gone_after_sign_out_and_a_colleague_signing_in_finds_none(
     page.keyboard.press("c")
     page.fill("textarea[name=comment]", "private thought")
     keys = "() => Object.keys(localStorage).filter((k) => k.startsWith('readerstudy.v1'))"
-    page.wait_for_function(f"({keys})().length > 0")
+    wait_until(page, f"() => ({keys})().length > 0")
     page.goto(live_server.url + "/")
     page.click("text=Sign out")
     page.wait_for_selector("input[name=username]")

@@ -8,10 +8,17 @@ import pytest
 from django.conf import settings
 from django.urls import reverse
 from PIL import Image as PILImage
+from playwright.sync_api import expect
 
 from readerstudy.imaging import decode_codes, derive_display_image
 from readerstudy.models import Image, Role
-from tests.browser.helpers import reader_of, sign_in, study_with_radiographs, wait_for_image
+from tests.browser.helpers import (
+    reader_of,
+    sign_in,
+    study_with_radiographs,
+    wait_for_image,
+    wait_until,
+)
 from tests.conftest import RESOURCES
 from tests.factories import MembershipFactory, UserFactory
 
@@ -39,9 +46,7 @@ def window_of(page) -> tuple[int, int]:
 
 def press_and_wait(page, key: str, expected: str) -> None:
     page.keyboard.press(key)
-    page.wait_for_function(
-        "(t) => document.querySelector('.wl-readout').textContent.includes(t)", arg=expected
-    )
+    expect(page.locator(".wl-readout")).to_contain_text(expected)
 
 
 def first_image(study) -> Image:
@@ -95,9 +100,7 @@ def test_window_level_in_stored_units_and_shift_digit_presets(page, live_server)
     page.mouse.down()
     page.mouse.move(x + 64, y, steps=4)
     page.mouse.up()
-    page.wait_for_function(
-        "() => !document.querySelector('.wl-readout').textContent.includes('Default')"
-    )
+    expect(page.locator(".wl-readout")).not_to_contain_text("Default")
     image = first_image(study)
     dragged_width, dragged_center = window_of(page)
     assert dragged_center == round(center)
@@ -106,9 +109,7 @@ def test_window_level_in_stored_units_and_shift_digit_presets(page, live_server)
     )
     # The visible buttons do the same as the keys.
     page.click("[data-preset=lung]")
-    page.wait_for_function(
-        "() => document.querySelector('.wl-readout').textContent.includes('Lung')"
-    )
+    expect(page.locator(".wl-readout")).to_contain_text("Lung")
     assert window_of(page) == (round(presets["lung"][1]), round(presets["lung"][0]))
 
 
@@ -183,10 +184,10 @@ def test_an_8bit_png_source_keeps_the_display_grey_window(page, live_server):
     reader_of(study)
     sign_in(page, live_server, "resident")
     page.goto(live_server.url + reverse("reader-case", args=[study.slug, 1]))
-    page.wait_for_function(
-        "() => window.ReaderViewer.current && window.ReaderViewer.current.views[0].loaded"
+    wait_until(
+        page, "() => window.ReaderViewer.current && window.ReaderViewer.current.views[0].loaded"
     )
-    page.wait_for_function("() => document.querySelector('.wl-readout').textContent !== ''")
+    expect(page.locator(".wl-readout")).not_to_have_text("")
     assert readout(page) == "W 255 · L 128 · 100%"
     assert page.locator(".wl-presets").is_hidden()
     page.keyboard.press("Shift+3")
@@ -196,7 +197,7 @@ def test_an_8bit_png_source_keeps_the_display_grey_window(page, live_server):
 
 
 def test_the_viewer_keys_are_the_same_on_the_reading_and_the_expert_page(page, live_server):
-    """One key list (viewer.js): zoom, Space/0 fit (the window and invert stay), W resets the
+    """One key list (viewer-keys.js): zoom, Space/0 fit (the window and invert stay), W resets the
     window, invert and full screen act alike on both pages; each page's full screen keeps what
     it should beside the image."""
     study = study_with_radiographs(2)
@@ -216,24 +217,20 @@ def test_the_viewer_keys_are_the_same_on_the_reading_and_the_expert_page(page, l
         page.mouse.down()
         page.mouse.move(box["x"] + box["width"] / 2 + 50, box["y"] + box["height"] / 2, steps=3)
         page.mouse.up()
-        page.wait_for_function(
-            "(t) => !document.querySelector('.wl-readout').textContent.includes(t)", arg=opened_at
-        )
+        expect(page.locator(".wl-readout")).not_to_contain_text(opened_at)
         press_and_wait(page, "w", opened_at)  # W: back to the window the case opened at
         page.keyboard.press("i")  # invert off again ("· 100%" is already there: wait for it)
-        page.wait_for_function(
-            "() => !document.querySelector('.wl-readout').textContent.includes('inv')"
-        )
+        expect(page.locator(".wl-readout")).not_to_contain_text("inv")
         press_and_wait(page, "=", "· 125%")
         press_and_wait(page, "0", "· 100%")
         page.keyboard.press("f")
-        page.wait_for_function("() => !!document.fullscreenElement")
+        page.wait_for_selector(":fullscreen")
         assert page.evaluate(
             "(sel) => document.fullscreenElement.contains(document.querySelector(sel))",
             keeps_beside_image,
         )
         page.evaluate("document.exitFullscreen()")
-        page.wait_for_function("() => !document.fullscreenElement")
+        page.wait_for_selector(":fullscreen", state="detached")
 
     check_keys("#answer-form")  # the reader's question stays beside the image
     assert page.locator("#answer-form input:checked").count() == 0  # no key answered

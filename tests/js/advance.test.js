@@ -11,15 +11,7 @@ const { Advance, SHOWN, MOVED, UNREACHABLE, RETRY_FIRST_MS, RETRY_MAX_MS } = req
 const { Clock } = require("../../static/js/reader-clock.js");
 const { Store } = require("../../static/js/reader-store.js");
 const { Outbox } = require("../../static/js/reader-outbox.js");
-
-class MemoryStorage {
-  constructor() { this.map = new Map(); }
-  getItem(k) { return this.map.has(k) ? this.map.get(k) : null; }
-  setItem(k, v) { this.map.set(k, String(v)); }
-  removeItem(k) { this.map.delete(k); }
-  key(i) { return Array.from(this.map.keys())[i] ?? null; }
-  get length() { return this.map.size; }
-}
+const { MemoryStorage } = require("./memory-storage.js");
 
 /** Timers that run when the test says so, and a clock that moves with them. */
 function fakeTimers() {

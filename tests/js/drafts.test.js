@@ -5,15 +5,7 @@
 const { test } = require("node:test");
 const assert = require("node:assert/strict");
 const { Store } = require("../../static/js/reader-store.js");
-
-class MemoryStorage {
-  constructor() { this.map = new Map(); }
-  getItem(k) { return this.map.has(k) ? this.map.get(k) : null; }
-  setItem(k, v) { this.map.set(k, String(v)); }
-  removeItem(k) { this.map.delete(k); }
-  key(i) { return Array.from(this.map.keys())[i] ?? null; }
-  get length() { return this.map.size; }
-}
+const { MemoryStorage } = require("./memory-storage.js");
 
 const DAY = 24 * 60 * 60 * 1000;
 

@@ -7,20 +7,11 @@ const { test } = require("node:test");
 const assert = require("node:assert/strict");
 const { Store } = require("../../static/js/reader-store.js");
 const { Outbox, RETRY_FIRST_MS, RETRY_MAX_MS } = require("../../static/js/reader-outbox.js");
+const { MemoryStorage } = require("./memory-storage.js");
 
 const READER = "7";
 const SESSION_URL = "/s/demo/session/";
 const LOGIN_URL = "/accounts/login/";
-
-/** localStorage's methods over a Map: what a reload of the page finds again. */
-class MemoryStorage {
-  constructor() { this.map = new Map(); }
-  getItem(k) { return this.map.has(k) ? this.map.get(k) : null; }
-  setItem(k, v) { this.map.set(k, String(v)); }
-  removeItem(k) { this.map.delete(k); }
-  key(i) { return Array.from(this.map.keys())[i] ?? null; }
-  get length() { return this.map.size; }
-}
 
 /** A fake server: `handle(request)` answers each request; every request is kept, in order. */
 function fakeServer(handle) {

@@ -8,6 +8,7 @@ const { test } = require("node:test");
 const assert = require("node:assert/strict");
 const { Clock, BREAK_MS } = require("../../static/js/reader-clock.js");
 const { Store } = require("../../static/js/reader-store.js");
+const { MemoryStorage } = require("./memory-storage.js");
 
 const MIN = 60 * 1000;
 
@@ -79,15 +80,6 @@ test("a pause of BREAK_MS or more is a break; a short one is not", () => {
   clock.resume();
   assert.equal(clock.reading(), 0);
 });
-
-class MemoryStorage {
-  constructor() { this.map = new Map(); }
-  getItem(k) { return this.map.has(k) ? this.map.get(k) : null; }
-  setItem(k, v) { this.map.set(k, String(v)); }
-  removeItem(k) { this.map.delete(k); }
-  key(i) { return Array.from(this.map.keys())[i] ?? null; }
-  get length() { return this.map.size; }
-}
 
 test("a preset choice is kept per study, reader and modality, and goes with another user", () => {
   const storage = new MemoryStorage();

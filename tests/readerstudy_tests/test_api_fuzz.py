@@ -25,7 +25,7 @@ from schemathesis.specs.openapi.checks import (
     response_schema_conformance,
 )
 
-from readerstudy.wsgi import application
+from readerstudy.config.wsgi import application
 from tests.profiles import examples
 
 pytestmark = pytest.mark.fuzz

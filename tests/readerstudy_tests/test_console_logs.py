@@ -26,7 +26,9 @@ except ValueError:
 
 def run(code: str, **env) -> subprocess.CompletedProcess:
     clean = {k: v for k, v in os.environ.items() if k not in {"LOG_LEVEL", "LOG_FILE"}}
-    clean.update(ENV_FILE=os.devnull, DEBUG="1", DJANGO_SETTINGS_MODULE="readerstudy.settings")
+    clean.update(
+        ENV_FILE=os.devnull, DEBUG="1", DJANGO_SETTINGS_MODULE="readerstudy.config.settings"
+    )
     clean.update(env)
     return subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, env=clean, capture_output=True, text=True

@@ -110,7 +110,7 @@ def test_a_killed_workers_import_is_run_again_cleanly(client, creator, images_ro
     job = BackgroundJob.objects.get()
     assert job.status == JobStatus.RUNNING and uploads(settings)  # the file is kept
     later = time.time() + settings.TASK_STALE_SECONDS + 1
-    with mock.patch("readerstudy.jobs.time.time", return_value=later):
+    with mock.patch("readerstudy.jobs.progress.time.time", return_value=later):
         client.get(response.url)  # the page notices the silence: enqueued again
     run_db_worker()
     job.refresh_from_db()

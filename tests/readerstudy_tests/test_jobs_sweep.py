@@ -45,7 +45,7 @@ def db_backend(settings):
 def stale_later(settings):
     """The clock moved past TASK_STALE_SECONDS since the last heartbeat."""
     later = time.time() + settings.TASK_STALE_SECONDS + 1
-    return mock.patch("readerstudy.jobs.time.time", return_value=later)
+    return mock.patch("readerstudy.jobs.progress.time.time", return_value=later)
 
 
 def enqueue(key="fragile:1"):

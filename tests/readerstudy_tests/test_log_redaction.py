@@ -149,7 +149,7 @@ def test_the_demo_logs_one_line_per_email_without_its_secret(tmp_path):
     env.update(
         DEBUG="1",
         ENV_FILE=os.devnull,
-        DJANGO_SETTINGS_MODULE="readerstudy.settings",
+        DJANGO_SETTINGS_MODULE="readerstudy.config.settings",
         EMAIL_FILE_PATH=str(tmp_path / "mail"),
         LOG_FILE="-",
     )

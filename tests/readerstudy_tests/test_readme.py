@@ -8,7 +8,9 @@ from django.conf import settings
 
 ROOT = Path(settings.BASE_DIR)
 FOLDERS = {
+    "readerstudy/config/",
     "readerstudy/imaging/",
+    "readerstudy/jobs/",
     "readerstudy/predictions/",
     "readerstudy/design/",
     "readerstudy/services/",

@@ -16,7 +16,9 @@ def load_settings(**env) -> subprocess.CompletedProcess:
     }
     clean["ENV_FILE"] = os.devnull  # a developer's own .env must not change these tests
     clean.update(env)
-    code = "import readerstudy.settings as s; print(s.DATABASES['default']['ENGINE'], s.DEBUG)"
+    code = (
+        "import readerstudy.config.settings as s; print(s.DATABASES['default']['ENGINE'], s.DEBUG)"
+    )
     return subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, env=clean, capture_output=True, text=True
     )
@@ -59,7 +61,7 @@ def test_database_url_selects_engine(url, engine):
 
 
 def test_cache_url_selects_a_shared_cache(tmp_path):
-    code = "import readerstudy.settings as s; print(s.CACHES['default']['BACKEND'])"
+    code = "import readerstudy.config.settings as s; print(s.CACHES['default']['BACKEND'])"
     for url, backend in [
         (None, "locmem.LocMemCache"),
         (f"file://{tmp_path}", "filebased.FileBasedCache"),
@@ -82,7 +84,7 @@ def test_a_bad_cache_url_is_refused_at_start_up(url):
 
 def _tasks_settings(**env) -> subprocess.CompletedProcess:
     code = (
-        "import readerstudy.settings as s; "
+        "import readerstudy.config.settings as s; "
         "print(s.TASKS['default']['BACKEND'], s.CACHES['default']['BACKEND'], s.RQ_QUEUES)"
     )
     clean = {k: v for k, v in os.environ.items() if k not in {"TASKS_URL", "CACHE_URL"}}

@@ -36,7 +36,11 @@ print("request", *[m for m in heavy if m in sys.modules])
 
 
 def test_django_setup_and_a_case_page_import_no_analysis_library():
-    env = {**os.environ, "ENV_FILE": os.devnull, "DJANGO_SETTINGS_MODULE": "readerstudy.settings"}
+    env = {
+        **os.environ,
+        "ENV_FILE": os.devnull,
+        "DJANGO_SETTINGS_MODULE": "readerstudy.config.settings",
+    }
     out = subprocess.run(
         [sys.executable, "-c", CODE.format(heavy=HEAVY, not_at_start=NOT_AT_START)],
         cwd=ROOT,

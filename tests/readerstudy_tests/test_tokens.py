@@ -121,7 +121,7 @@ def test_tokens_expire_after_the_configured_hours(reader, settings):
 
 @pytest.mark.parametrize(("value", "shown"), [("12", "12"), ("", "0"), ("-1", "at least 0")])
 def test_the_ttl_setting_is_read_from_the_environment(value, shown):
-    code = "import readerstudy.settings as s; print(s.API_TOKEN_TTL_HOURS)"
+    code = "import readerstudy.config.settings as s; print(s.API_TOKEN_TTL_HOURS)"
     env = {**os.environ, "DEBUG": "1", "ENV_FILE": os.devnull, "API_TOKEN_TTL_HOURS": value}
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True

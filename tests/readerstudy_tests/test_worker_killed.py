@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 SETUP = """
 import django; django.setup()
-from analysis import tasks
+from analysis import preparation
 from analysis.cache import StudyAnalysis
 from analysis.pipeline import AnalysisSettings
 from annotation.services import answer_submit
@@ -40,7 +40,7 @@ for name, right in (("r1", True), ("r2", False)):
     for item in study.items.order_by("position"):
         choice = item.question.correct if right else "A"
         answer_submit(reader=reader, item=item, choice=choice, time_ms=5000)
-job = tasks.prepare(StudyAnalysis(study, AnalysisSettings()), requested_by=pi)
+job = preparation.prepare(StudyAnalysis(study, AnalysisSettings()), requested_by=pi)
 print(job.pk)
 """
 
@@ -91,7 +91,7 @@ def test_a_sigkilled_worker_task_is_run_again_by_the_next_worker(tmp_path):
     db = tmp_path / "db.sqlite3"
     env = {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "readerstudy.settings",
+        "DJANGO_SETTINGS_MODULE": "readerstudy.config.settings",
         "ENV_FILE": os.devnull,
         "DEBUG": "1",
         "DATABASE_URL": f"sqlite:///{db}",

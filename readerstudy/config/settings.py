@@ -11,9 +11,9 @@ from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
 from dotenv import load_dotenv
 
-from readerstudy.env import env_bool, env_cache, env_int, env_list, env_str, env_tasks
+from readerstudy.config.env import env_bool, env_cache, env_int, env_list, env_str, env_tasks
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+BASE_DIR = Path(__file__).resolve().parents[2]
 
 # A .env file in the project (or ENV_FILE) fills in what the real environment leaves unset, so
 # `manage.py` commands work in a checkout without exporting variables first.
@@ -90,8 +90,8 @@ AXES_VERBOSE = False
 # What axes records is cut to its column (a 5,000-character name was a 500 on PostgreSQL).
 AXES_USERNAME_CALLABLE = "readerstudy.login_limits.axes_username"
 
-ROOT_URLCONF = "readerstudy.urls"
-WSGI_APPLICATION = "readerstudy.wsgi.application"
+ROOT_URLCONF = "readerstudy.config.urls"
+WSGI_APPLICATION = "readerstudy.config.wsgi.application"
 
 TEMPLATES = [
     {
@@ -134,7 +134,7 @@ if TASKS_IN_WORKER and CACHES["default"]["BACKEND"].endswith("LocMemCache"):
         "use file:///absolute/dir or redis://host:6379/1 (or TASKS_URL=immediate://)."
     )
 # Draw the analysis downloads (PNG, PDF, XLSX, the ZIP) in the analysis task, after the
-# tables and the page's figures, so the ZIP is ready when asked for (analysis.tasks).
+# tables and the page's figures, so the ZIP is ready when asked for (analysis.preparation).
 ANALYSIS_PREPARE_DOWNLOADS = env_bool("ANALYSIS_PREPARE_DOWNLOADS", True)
 # After answers (or exclusions, predictions, names) change, the analysis of the study is
 # computed again this many seconds later (debounced: one run per quiet spell), so a PI finds

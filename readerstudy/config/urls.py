@@ -5,8 +5,8 @@ from analysis import triage_views
 from annotation import dashboard_views, expert_views
 from readerstudy import account_views, invite_views
 from readerstudy import views as study_views
-from readerstudy.api_urls import v1 as api_v1
 from readerstudy.browser_storage import SignInView, SignOutView
+from readerstudy.config.api_urls import v1 as api_v1
 from readerstudy.health import health
 from readerstudy.log_redaction import INVITATION_PATH
 from readerstudy.login_limits import BoundedAdminAuthenticationForm
@@ -25,7 +25,7 @@ urlpatterns = [
     path("admin/logout/", SignOutView.as_view(next_page="admin:login"), name="admin-logout"),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
-    path("api/", include("readerstudy.api_urls")),
+    path("api/", include("readerstudy.config.api_urls")),
     path("healthz", health, name="health"),
     path("", include("readerstudy.predictions.urls")),
     path("", include("readerstudy.design.urls")),
