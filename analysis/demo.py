@@ -11,7 +11,7 @@ from readerstudy.demo import AIDED_READERS, MISKEYED, MISKEYED_RIGHT
 from readerstudy.design.rules import Design
 from readerstudy.design.services import designed_study_create
 from readerstudy.models import Dataset, ItemAid, ReaderStudy
-from readerstudy.predictions.importing import predictions_import
+from readerstudy.predictions.services import predictions_import
 from readerstudy.services.studies import study_create
 from readerstudy.vocabulary import AidMode
 

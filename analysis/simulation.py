@@ -36,7 +36,7 @@ from annotation.sessions import reading_of
 from readerstudy.design.rules import Design, DesignError
 from readerstudy.design.services import study_design_set
 from readerstudy.models import Dataset, ReaderStudy, Role, Task
-from readerstudy.predictions.importing import predictions_import
+from readerstudy.predictions.services import predictions_import
 from readerstudy.services.importing import rexvqa_import
 from readerstudy.services.studies import (
     membership_add,

@@ -62,7 +62,7 @@ def build(n_xrays: int, n_readers: int, n_models: int):
 
     from annotation.services import answer_submit
     from readerstudy.models import Role, Task
-    from readerstudy.predictions.importing import predictions_import
+    from readerstudy.predictions.services import predictions_import
     from tests.factories import (
         CaseFactory,
         ImageFactory,
@@ -298,7 +298,7 @@ def build_bulk(n_questions: int, n_readers: int, n_models: int) -> tuple:
         StudyQuestion,
         Task,
     )
-    from readerstudy.predictions.importing import predictions_import
+    from readerstudy.predictions.services import predictions_import
     from readerstudy.question_versions import QuestionVersion
     from readerstudy.services.versions import first_versions_create
 

@@ -1,6 +1,6 @@
 """Creating a study from the browser, with its design, and the PI's design page (the design
 changed until anyone answers): the same services as `manage.py [import_questions +]
-create_study`. The creation runs in a worker (`creation.study_create_task`); this page shows its
+create_study`. The creation runs in a worker (`tasks.study_create_task`); this page shows its
 progress.
 """
 
@@ -12,10 +12,10 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
-from readerstudy.design.creation import study_create_start, study_create_task
 from readerstudy.design.forms import DesignedStudyCreateForm, StudyDesignForm
 from readerstudy.design.rules import DesignError, DesignFrozen, design_frozen
 from readerstudy.design.services import DesignSet, study_design_set
+from readerstudy.design.tasks import study_create_start, study_create_task
 from readerstudy.jobs import JobRefused, job_progress, job_refresh
 from readerstudy.links import site_link
 from readerstudy.models import BackgroundJob, JobStatus, Role
@@ -28,7 +28,7 @@ from readerstudy.selectors import design_sentence, roles_of, study_for_user
 def create(request: HttpRequest) -> HttpResponse:
     """Create (and design) a study in a worker; the creator becomes its PI. All or nothing:
     the import, the sampling, the images and the design happen in one task
-    (creation.study_create_task) whose progress the next page shows."""
+    (tasks.study_create_task) whose progress the next page shows."""
     admin = request.user.is_staff
     if request.method == "POST":
         form = DesignedStudyCreateForm(request.POST, request.FILES, admin=admin)

@@ -11,7 +11,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
 from readerstudy.models import Role
-from readerstudy.predictions.importing import (
+from readerstudy.predictions.services import (
     PredictionForbidden,
     PredictionImportError,
     predictions_import,

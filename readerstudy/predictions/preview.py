@@ -1,6 +1,6 @@
 """What an upload of AI predictions would do, before it does it: the browser's preview.
 
-Beside the import (`importing.predictions_import`), not inside it: the preview reads the same
+Beside the import (`services.predictions_import`), not inside it: the preview reads the same
 file with the same parser, matches the same questions, runs the same extraction and finds the
 same studies, and writes nothing. The import itself stays one transaction, run only
 when the PI confirms, on the file stored at preview time (`upload_store`), so what was
@@ -29,7 +29,8 @@ from readerstudy.predictions.files import (
     read_predictions,
     unknown_ids,
 )
-from readerstudy.predictions.importing import (
+from readerstudy.predictions.models import AIModel
+from readerstudy.predictions.services import (
     FAILED,
     PredictionSummary,
     _check_scope,
@@ -38,7 +39,6 @@ from readerstudy.predictions.importing import (
     question_lookup,
     studies_showing_questions,
 )
-from readerstudy.predictions.models import AIModel
 
 
 @dataclass

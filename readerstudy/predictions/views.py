@@ -30,13 +30,13 @@ from django.views.decorators.http import require_http_methods, require_POST
 from readerstudy.http import declared_size_over
 from readerstudy.links import site_link
 from readerstudy.models import Dataset, ReaderStudy, Role
-from readerstudy.predictions.importing import PredictionForbidden, PredictionImportError
 from readerstudy.predictions.preview import (
     PREVIEW_MAX_AGE,
     predictions_preview,
     preview_confirm,
     upload_store,
 )
+from readerstudy.predictions.services import PredictionForbidden, PredictionImportError
 from readerstudy.selectors import roles_of, study_for_user
 
 SALT = "predictions.preview"

@@ -6,7 +6,7 @@ import pytest
 
 from annotation.services import answer_submit
 from readerstudy.models import Role
-from readerstudy.predictions.importing import predictions_import
+from readerstudy.predictions.services import predictions_import
 from tests.factories import (
     MembershipFactory,
     UserFactory,

@@ -15,7 +15,7 @@ from analysis import cache as analysis_cache
 from analysis.models import RaterLabel
 from annotation.services import answer_submit
 from readerstudy.models import AuditEvent, Role
-from readerstudy.predictions.importing import predictions_import
+from readerstudy.predictions.services import predictions_import
 from readerstudy.services.studies import study_question_set_excluded
 from tests.analysis_tests.export_readme import about_tables
 from tests.factories import MembershipFactory, UserFactory

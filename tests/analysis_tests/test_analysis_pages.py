@@ -17,7 +17,7 @@ from analysis.pipeline import AnalysisSettings
 from analysis.selectors import study_responses
 from annotation.services import answer_submit
 from readerstudy.models import Role
-from readerstudy.predictions.importing import predictions_import
+from readerstudy.predictions.services import predictions_import
 from tests.factories import MembershipFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -17,8 +17,8 @@ from django.utils import timezone
 
 from analysis.preparation import LIVE_POLICIES, analysis_refresh
 from annotation.services import answer_submit
-from readerstudy.design.creation import _uploads, study_create_start
 from readerstudy.design.rules import Design
+from readerstudy.design.tasks import _uploads, study_create_start
 from readerstudy.jobs import JobRefused
 from readerstudy.models import BackgroundJob, JobKind, JobStatus
 from tests.factories import MembershipFactory, UserFactory, build_study

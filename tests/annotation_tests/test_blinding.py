@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from annotation.services import answer_submit
 from readerstudy.models import Case, Question
-from readerstudy.predictions.importing import predictions_import
+from readerstudy.predictions.services import predictions_import
 from readerstudy.question_versions import QuestionVersion
 
 pytestmark = pytest.mark.django_db

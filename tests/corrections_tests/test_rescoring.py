@@ -27,7 +27,7 @@ from annotation.corrections import (
 )
 from annotation.services import answer_submit
 from readerstudy.models import Role
-from readerstudy.predictions.importing import predictions_import
+from readerstudy.predictions.services import predictions_import
 from readerstudy.question_versions import QuestionVersion
 from readerstudy.vocabulary import DEFAULT_KEY_POLICY, AdjudicationRule, KeyPolicy
 from tests.corrections_tests.conftest import propose, review

@@ -12,8 +12,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from readerstudy.models import AuditEvent
-from readerstudy.predictions.importing import PredictionImportError, predictions_import
 from readerstudy.predictions.models import AIModel, Prediction
+from readerstudy.predictions.services import PredictionImportError, predictions_import
 from tests.factories import UserFactory, build_study
 
 pytestmark = pytest.mark.django_db

@@ -8,8 +8,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from readerstudy.models import AuditEvent, Role
-from readerstudy.predictions.importing import predictions_import
 from readerstudy.predictions.models import Prediction
+from readerstudy.predictions.services import predictions_import
 from tests.factories import (
     MembershipFactory,
 )

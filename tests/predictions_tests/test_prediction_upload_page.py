@@ -17,9 +17,9 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from readerstudy.models import AuditEvent, Role
-from readerstudy.predictions.importing import predictions_import
 from readerstudy.predictions.models import AIModel, Prediction
 from readerstudy.predictions.preview import upload_claim
+from readerstudy.predictions.services import predictions_import
 from readerstudy.predictions.views import MULTIPART_SLACK, SALT
 from tests.factories import (
     MembershipFactory,

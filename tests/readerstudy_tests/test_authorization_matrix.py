@@ -28,7 +28,7 @@ from readerstudy.models import (
     ReaderStudy,
     Role,
 )
-from readerstudy.predictions.importing import predictions_import
+from readerstudy.predictions.services import predictions_import
 from readerstudy.question_versions import QuestionVersion
 from tests.factories import MembershipFactory, UserFactory, build_study
 

@@ -25,7 +25,7 @@ from readerstudy.blinding import Sight, may_see_answers, membership_conflict
 from readerstudy.design.rules import Design, DesignError
 from readerstudy.design.services import study_design_set
 from readerstudy.models import Case, Membership, Question, ReaderStudy, Role
-from readerstudy.predictions.importing import predictions_import
+from readerstudy.predictions.services import predictions_import
 from readerstudy.services.studies import StudyError, membership_add
 from readerstudy.services.versions import version_create
 from tests.factories import (

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from annotation.services import answer_submit
-from readerstudy.predictions.importing import predictions_import
+from readerstudy.predictions.services import predictions_import
 from tests.profiles import examples
 
 pytestmark = pytest.mark.fuzz

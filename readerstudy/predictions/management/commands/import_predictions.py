@@ -6,7 +6,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from readerstudy.models import Dataset
-from readerstudy.predictions.importing import PredictionImportError, predictions_import_file
+from readerstudy.predictions.services import PredictionImportError, predictions_import_file
 
 
 class Command(BaseCommand):
