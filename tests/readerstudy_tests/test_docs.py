@@ -203,8 +203,9 @@ def test_the_configuration_table_is_the_environment_the_settings_read():
 
 
 def project_commands() -> dict[str, object]:
+    commands = get_commands().items()
     return {
-        name: load_command_class(app, name) for name, app in get_commands().items() if app in APPS
+        name: load_command_class(app, name) for name, app in commands if app.split(".")[0] in APPS
     }
 
 

@@ -1,1 +1,1 @@
-"""The analysis layer's commands: studies, predictions, the demo, exports, power, simulation."""
+"""The analysis layer's commands: the demo, exports, power, simulation."""
