@@ -31,7 +31,6 @@ from django.db.models import Count, Max
 from django.template.loader import get_template
 
 from analysis.design_frame import design_frame
-from analysis.models import Prediction
 from analysis.pipeline import (
     AnalysisResult,
     AnalysisSettings,
@@ -50,6 +49,7 @@ from analysis.selectors import (
 from analysis.stats.design import power_table
 from annotation.models import Answer, ExpertReview
 from readerstudy.models import Membership, ReaderStudy, StudyQuestion
+from readerstudy.predictions.models import Prediction
 from readerstudy.question_versions import QuestionVersion
 from readerstudy.vocabulary import Decision
 

@@ -12,9 +12,9 @@ import pytest
 from django.urls import reverse
 from django.utils.html import escape
 
-from analysis.services import predictions_import
 from annotation.services import answer_submit
 from readerstudy.models import Role
+from readerstudy.predictions.services import predictions_import
 from readerstudy.services.studies import membership_add
 from readerstudy.vocabulary import CONFIDENCE_SCALES, ConfidenceScale
 from tests.factories import (

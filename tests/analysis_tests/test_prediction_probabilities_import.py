@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from analysis.models import Prediction
-from analysis.prediction_files import PredictionImportError
-from analysis.services import predictions_import
+from readerstudy.predictions.files import PredictionImportError
+from readerstudy.predictions.models import Prediction
+from readerstudy.predictions.services import predictions_import
 from tests.factories import DatasetFactory, QuestionFactory
 
 pytestmark = pytest.mark.django_db

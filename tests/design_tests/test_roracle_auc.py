@@ -17,11 +17,11 @@ import pytest
 from django.urls import reverse
 
 from analysis.cache import StudyAnalysis
-from analysis.design import study_design_set
 from analysis.pipeline import AnalysisSettings
 from annotation import selectors
 from annotation.services import answer_submit, reader_finish
 from annotation.sessions import reading_of
+from readerstudy.design.services import study_design_set
 from readerstudy.vocabulary import ConfidenceScale
 from tests import roracle
 from tests.analysis_tests.roc.mrmcaov_reference import compare
