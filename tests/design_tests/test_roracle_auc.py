@@ -54,7 +54,7 @@ def answer_of(rating: int) -> tuple[str, int]:
 
 @pytest.fixture
 def vandyke_study(db):
-    study = ReaderStudyFactory(confidence_scale=ConfidenceScale.FIVE)
+    study = ReaderStudyFactory()
     truth = VANDYKE.drop_duplicates("case").set_index("case")["truth"]
     for position, (case_number, present) in enumerate(truth.items()):
         case = CaseFactory(dataset=study.dataset)
@@ -69,7 +69,7 @@ def vandyke_study(db):
         StudyQuestionFactory(study=study, question=question, position=position)
     add_model(study)
     readers = add_readers(study, 5, prefix="vandyke")
-    study_design_set(study=study, design=crossover())
+    study_design_set(study=study, design=crossover(confidence_scale=ConfidenceScale.FIVE))
     rating = VANDYKE.set_index(["reader", "treatment", "case"])["rating"]
     for number, reader in enumerate(readers, start=1):
         for _ in range(2):
