@@ -49,7 +49,8 @@ def roc_figure(
     colours = dict(zip(readers, _colours(readers), strict=True))
     markers = dict(zip(readers, _markers(readers), strict=True))
     auc = {(str(m), str(r)): a for m, r, a in aucs[["modality", "reader", "auc"]].itertuples(False)}
-    fig, axes = _subplots(1, len(arms), figsize=(5.2 * len(arms), 5.6))
+    # a panel at least 4.6 inches square, whatever the legend under it takes
+    fig, axes = _subplots(1, len(arms), figsize=(max(8.0, 5.2 * len(arms)), 7.0))
     axes = np.atleast_1d(axes)
 
     def point_of(modality: str, rater: str) -> tuple[float, float] | None:
