@@ -168,7 +168,7 @@ def test_kappa_on_correctness_and_the_item_analysis_use_the_adjudicated_key(
     pairs = result.kappa_pairs["correct"]
     names = dict(zip(result.raters["username"], result.raters["rater"], strict=True))
     pair = pairs[
-        (pairs["task"] == "All tasks")
+        (pairs["task"] == "All")
         & (pairs["rater_a"].isin([names["reader"], "M1"]))
         & (pairs["rater_b"].isin([names["reader"], "M1"]))
     ].iloc[0]
