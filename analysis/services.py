@@ -27,6 +27,7 @@ from readerstudy.models import (
     StudyQuestion,
 )
 from readerstudy.signals import data_changed
+from readerstudy.vocabulary import OPTION_FIELDS
 
 BATCH_SIZE = 5000
 PREDICTION_COLUMNS = ("model", "question", "letter", "raw_response", "rule")
@@ -98,9 +99,7 @@ def studies_showing_questions(dataset: Dataset, question_pks: set[int]) -> list[
 def question_lookup(dataset: Dataset) -> dict[str, tuple]:
     """source_id -> (pk, option_a, …, option_d) for every question of the dataset: one query,
     read as plain rows (the ORM's per-row work cost a second at 40,826 questions)."""
-    query = Question.objects.filter(dataset=dataset).values_list(
-        "source_id", "id", "option_a", "option_b", "option_c", "option_d"
-    )
+    query = Question.objects.filter(dataset=dataset).values_list("source_id", "id", *OPTION_FIELDS)
     sql, params = query.query.sql_with_params()
     with connection.cursor() as cursor:
         cursor.execute(sql, params)

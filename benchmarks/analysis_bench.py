@@ -37,7 +37,7 @@ TASKS = {
 
 def make_frame(seed: int = 0) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
-    letters = np.array(list("ABCD"))
+    letters = np.array(stats.LETTERS)
     truth = letters[rng.integers(0, 4, N_QUESTIONS)]
     tasks = rng.choice(list(TASKS), size=N_QUESTIONS, p=list(TASKS.values()))
     ids = np.array([f"q{i:06d}" for i in range(N_QUESTIONS)])

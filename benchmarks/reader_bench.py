@@ -229,6 +229,8 @@ def fresh_loads(browser, cases: int, query: str = "") -> tuple[list[float], list
 
 def advances(browser, cases: int, query: str = "") -> tuple[list[float], list[float], list[float]]:
     """Enter (the key event's own time) -> the next case's images drawn."""
+    from readerstudy.vocabulary import LETTERS
+
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     context.add_init_script(NEXT_FRAME_INIT)
     page = context.new_page()
@@ -245,7 +247,7 @@ def advances(browser, cases: int, query: str = "") -> tuple[list[float], list[fl
         # its images are prefetched and decoded (reader.js marks data-next-ready).
         page.wait_for_timeout(LOOK_MS)
         page.wait_for_selector("#workspace[data-next-ready]")
-        page.keyboard.press("ABCD"[number % 4])
+        page.keyboard.press(LETTERS[number % len(LETTERS)])
         page.keyboard.press("Enter")
         page.wait_for_selector(drawn(number + 1), state="attached")
         times.append(

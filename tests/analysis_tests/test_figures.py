@@ -42,9 +42,7 @@ def kappa_matrices(names: list[str], tasks: int) -> dict[str, pd.DataFrame]:
         values = rng.uniform(-0.3, 1, (len(names), len(names)))
         values = (values + values.T) / 2
         np.fill_diagonal(values, 1.0)
-        out[ALL if t == 0 else f"Task {t}"] = pd.DataFrame(
-            values, index=names, columns=names
-        )
+        out[ALL if t == 0 else f"Task {t}"] = pd.DataFrame(values, index=names, columns=names)
     return out
 
 
