@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.conf import settings
+from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import APIException
@@ -10,17 +13,17 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
-from analysis import tasks
+from analysis import policy, preparation
 from analysis.cache import StudyAnalysis
 from analysis.exports import responses_table
 from analysis.forms import AnalysisSettingsForm, PowerForm
-from analysis.key_version import KEY_POLICIES
-from analysis.pipeline import DESIGN_TABLES, TABLES, AnalysisSettings, clean, records
+from analysis.pipeline import DESIGN_TABLES, TABLES, clean, records
 from analysis.prediction_views import too_large
 from analysis.reporting import table_arm
 from analysis.selectors import readers_not_started
 from analysis.services import PredictionForbidden, PredictionImportError, predictions_import
 from analysis.stats.design import as_json
+from analysis.switches import Switch
 from readerstudy.jobs import job_progress
 from readerstudy.models import BackgroundJob, Role
 from readerstudy.selectors import study_for_user
@@ -139,46 +142,60 @@ def design_power_json(analysis: StudyAnalysis, effect: float, target: float) -> 
     return {"effect": effect, "power": target, **body["tables"]["power"]}
 
 
+def switch_parameters(switches: Iterable[Switch]) -> list[OpenApiParameter]:
+    """Query parameters, one per switch: its values, its default and what it is."""
+    parameters = []
+    for switch in switches:
+        default = switch.default_value()
+        parameters.append(
+            OpenApiParameter(
+                switch.param,
+                str if switch.choices else switch.type,
+                enum=[choice.spelt for choice in switch.choices] or None,
+                default=switch.spell(default) if switch.choices else default,
+                description=f"{switch.label}: {switch.accepts()}. {switch.help}".strip(),
+            )
+        )
+    return parameters
+
+
+def asked_switches() -> list[Switch]:
+    """What the endpoint's query takes: the policy's switches as the declaration has them
+    now (analysis.policy.SWITCHES), then the power section's question."""
+    return [*policy.asked(), *PowerForm.QUESTION]
+
+
+class PolicySchema(AutoSchema):
+    """The analysis endpoint's schema, its switches' parameters made when the schema is."""
+
+    def get_override_parameters(self):
+        return [*switch_parameters(asked_switches()), *super().get_override_parameters()]
+
+
+def bad_query_detail() -> str:
+    """The 400 answer's words: every parameter with the values it takes."""
+    taken = ", ".join(f"{switch.param} {switch.accepts()}" for switch in asked_switches())
+    return f"Parameters take: {taken}."
+
+
 class AnalysisResults(GenericAPIView):
     """Every statistic of the analysis page as JSON, with the policy as an object (PIs only).
 
     Computed once per data version and policy by a task worker, like the page
-    (`analysis.cache`, `analysis.tasks`), never in the request: while a newer data version is
+    (`analysis.cache`, `analysis.preparation`), never in the request: while a newer data version is
     computed the newest older one is served with `as_of`; with none yet, 202 and the progress.
     """
 
+    schema = PolicySchema()
+
     @extend_schema(
         parameters=[
-            OpenApiParameter("missing", str, enum=["wrong", "exclude"]),
-            OpenApiParameter("scale", str, enum=["answer", "correct"]),
-            OpenApiParameter("excluded", str, enum=["drop", "keep"]),
-            OpenApiParameter("ci", str, enum=["wilson", "clopper-pearson"]),
-            OpenApiParameter("rejected", str, enum=["drop", "keep"]),
-            OpenApiParameter("holm", str, enum=["ai_vs_reader", "all_pairs"]),
-            OpenApiParameter(
-                "fast", str, enum=["keep", "drop"], description="Answers under FAST_ANSWER_MS."
-            ),
-            OpenApiParameter(
-                "key",
-                str,
-                enum=list(KEY_POLICIES),
-                description="Which keys score the answers; default "
-                f"{AnalysisSettings.key_policy} (the imported ones until a correction is "
-                "accepted). `key_version` says which were used.",
-            ),
-            OpenApiParameter(
-                "ni_margin",
-                float,
-                description="Aided vs unaided NI margin: 0.005-0.5, a multiple of 0.005.",
-            ),
             OpenApiParameter(
                 "responses",
                 bool,
                 description="true: also `responses`, every answer of every arm with its arm "
                 "and session (the rows of responses.csv).",
             ),
-            OpenApiParameter("effect", float, description="Power section: effect to detect."),
-            OpenApiParameter("power", float, description="Power section: target power."),
         ],
         responses={
             200: inline_serializer(
@@ -230,12 +247,7 @@ class AnalysisResults(GenericAPIView):
         if not form.is_valid() or not power_form.is_valid():
             return Response(
                 {
-                    "detail": "missing must be wrong|exclude, scale answer|correct, "
-                    "excluded drop|keep, ci wilson|clopper-pearson, rejected drop|keep, "
-                    "holm ai_vs_reader|all_pairs, fast keep|drop, "
-                    f"key {'|'.join(KEY_POLICIES)}, ni_margin 0.005–0.5 in steps of "
-                    "0.005, "
-                    "effect 0.005–0.5, power 0.5–0.99.",
+                    "detail": bad_query_detail(),
                     "errors": {**form.errors, **power_form.errors},
                 },
                 status=400,
@@ -243,7 +255,7 @@ class AnalysisResults(GenericAPIView):
         analysis = StudyAnalysis(study, form.settings())
         # Never computed in the request: a worker is asked; meanwhile the newest older
         # analysis "as of" when it was computed, or 202 with the progress.
-        shown, as_of, job = tasks.shown_or_prepared(analysis, requested_by=request.user)
+        shown, as_of, job = preparation.shown_or_prepared(analysis, requested_by=request.user)
         if shown is None:
             return _preparing(request, job)
         result = shown.result

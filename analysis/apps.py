@@ -12,9 +12,9 @@ class AnalysisConfig(AppConfig):
 
 
 def refresh_later(sender=None, **kwargs) -> None:
-    """analysis.tasks.refresh_later, imported when a study's data first changes: imported at
+    """analysis.preparation.refresh_later, imported when a study's data first changes: imported at
     start-up, the analysis (pandas and the pipeline) would load into every process, those
     that never analyse (migrate, an import, a worker before its first analysis job) too."""
-    from analysis.tasks import refresh_later
+    from analysis.preparation import refresh_later
 
     refresh_later(sender, **kwargs)

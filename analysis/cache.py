@@ -76,7 +76,7 @@ DRAWN_KEEP = 8  # figures kept drawn in this process, waiting for their other fo
 # A drawn figure (a matplotlib object: not for a shared cache) is kept until all its formats
 # are stored, so the page's SVG and the ZIP's PNG and PDF lay it out once. A figure object
 # is not safe to save from two threads at once: each figure is drawn under a lock of its own
-# (one of a fixed set), so a request and the background preparation (analysis.downloads)
+# (one of a fixed set), so a request and the background preparation (analysis.preparation)
 # never draw the same figure twice, and two different figures can still be drawn side by side.
 _drawn: OrderedDict[str, object] = OrderedDict()
 _drawn_lock = threading.Lock()

@@ -1,123 +1,104 @@
 from __future__ import annotations
 
+import functools
+
 from django import forms
-from django.conf import settings as django_settings
 
-from analysis.key_version import KEY_POLICY_LABELS
-from analysis.pipeline import AnalysisSettings
+from analysis import policy
 from analysis.rater_names import MAX_LABEL, Rater
-
-NI_MARGIN_STEP = 0.005
+from analysis.switches import Switch
 
 
 class AnalysisSettingsForm(forms.Form):
-    missing = forms.ChoiceField(
-        choices=[("wrong", "count as wrong"), ("exclude", "exclude")],
-        initial="wrong",
-        required=False,
-        label="Missing answers",
-    )
-    scale = forms.ChoiceField(
-        choices=[("answer", "A–D answers"), ("correct", "correct / incorrect")],
-        initial="answer",
-        required=False,
-        label="Kappa on",
-    )
-    excluded = forms.ChoiceField(
-        choices=[("drop", "leave out"), ("keep", "include")],
-        initial="drop",
-        required=False,
-        label="Excluded questions",
-    )
-    vrange = forms.ChoiceField(
-        choices=[("-1,1", "−1 … 1"), ("0,1", "0 … 1")],
-        initial="-1,1",
-        required=False,
-        label="Kappa colour scale",
-    )
-    ci = forms.ChoiceField(
-        choices=[("wilson", "Wilson"), ("clopper-pearson", "Clopper–Pearson")],
-        initial="wilson",
-        required=False,
-        label="Confidence intervals",
-    )
-    rejected = forms.ChoiceField(
-        choices=[("drop", "leave out"), ("keep", "include")],
-        initial="drop",
-        required=False,
-        label="Expert-rejected questions",
-    )
-    holm = forms.ChoiceField(
-        choices=[("ai_vs_reader", "AI vs reader pairs"), ("all_pairs", "all pairs")],
-        initial="ai_vs_reader",
-        required=False,
-        label="Holm family",
-    )
-    fast = forms.ChoiceField(
-        choices=[("keep", "flag, keep"), ("drop", "leave out")],
-        initial="keep",
-        required=False,
-        label="Too-fast answers",
-        help_text="Answers given in less time on screen than the reading policy's minimum "
-        "(FAST_ANSWER_MS).",
-    )
-    # The page's, the API's (`key`) and the export's (--key) switch, and their default.
-    key = forms.ChoiceField(
-        choices=list(KEY_POLICY_LABELS.items()),
-        initial=AnalysisSettings.key_policy,
-        required=False,
-        label="Keys",
-        help_text="Adjudicated: each accepted correction applied (until one is accepted, "
-        "the imported keys); original: the keys as imported.",
-    )
-    # A multiple of half a percentage point: each value is a policy (a full analysis in the
-    # background), so a margin is a declared step, not any float (issue 38).
-    ni_margin = forms.FloatField(
-        min_value=NI_MARGIN_STEP,
-        max_value=0.5,
-        step_size=NI_MARGIN_STEP,
-        initial=AnalysisSettings.ni_margin,
-        required=False,
-        label="Non-inferiority margin (accuracy)",
-        help_text="Aided vs unaided: e.g. 0.05 = 5 percentage points; in steps of 0.005.",
+    """The policy's switches the page and the API take (analysis.policy.SWITCHES with a
+    `param`), made from the declaration as it is when the form is made: each field optional,
+    its initial value the switch's default. `settings()` is the policy asked for."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        default = policy.default()
+        for switch in policy.asked():
+            self.fields[switch.param] = switch_field(switch, getattr(default, switch.name))
+
+    def settings(self):
+        """The policy asked for; the default for whatever is not asked, or all of it when
+        the form is invalid."""
+        data = self.cleaned_data if self.is_valid() else {}
+        asked = {
+            switch.name: switch.normalise(data[switch.param])
+            for switch in policy.asked()
+            if data.get(switch.param) is not None
+        }
+        return policy.settings_class()(**asked)
+
+
+def switch_field(switch: Switch, default) -> forms.Field:
+    """The form field of one switch: its choices by the words of the form, or a number within
+    its bounds (and on its step)."""
+    common = {
+        "required": False,
+        "label": switch.label,
+        "help_text": switch.help,
+        "initial": switch.spell(default) if switch.choices else default,
+    }
+    if switch.choices:
+        return forms.TypedChoiceField(
+            choices=[(choice.spelt, choice.label) for choice in switch.choices],
+            coerce=switch.parse,
+            empty_value=None,
+            **common,
+        )
+    # Validated by the switch itself (the words the CLI and the API's message use); the
+    # bounds and the step go to the browser's number input too.
+    number = forms.IntegerField if switch.type is int else forms.FloatField
+    step = switch.step or (1 if switch.type is int else "any")
+    bounds = {"min": switch.minimum, "max": switch.maximum, "step": step}
+    return number(
+        widget=forms.NumberInput(attrs={k: v for k, v in bounds.items() if v is not None}),
+        validators=[functools.partial(_check, switch)],
+        **common,
     )
 
-    def settings(self) -> AnalysisSettings:
-        data = self.cleaned_data if self.is_valid() else {}
-        return AnalysisSettings(
-            missing=data.get("missing") or "wrong",
-            scale=data.get("scale") or "answer",
-            include_excluded=data.get("excluded") == "keep",
-            vrange=data.get("vrange") or "-1,1",
-            ci_method=data.get("ci") or "wilson",
-            exclude_rejected=data.get("rejected") != "keep",
-            holm_family=data.get("holm") or "ai_vs_reader",
-            time_cap_ms=django_settings.MAX_CASE_TIME_MS,
-            fast_answer_ms=django_settings.FAST_ANSWER_MS,
-            exclude_fast=data.get("fast") == "drop",
-            key_policy=data.get("key") or AnalysisSettings.key_policy,
-            # Rounded to the step: 0.015 and 0.015000000001 are one policy.
-            ni_margin=round(data.get("ni_margin") or AnalysisSettings.ni_margin, 3),
-        )
+
+def _check(switch: Switch, value) -> None:
+    try:
+        switch.check(value)
+    except ValueError as error:
+        raise forms.ValidationError(str(error)) from None
 
 
 class PowerForm(forms.Form):
     """The power section's question: which effect (aided − unaided accuracy) with which power.
     The page, the API and `mrmc_power` take the same two values."""
 
-    EFFECT = 0.05
-    POWER = 0.8
+    QUESTION = (
+        Switch(
+            "effect",
+            float,
+            0.05,
+            label="Effect to detect (accuracy)",
+            help="Power section: aided − unaided accuracy.",
+            minimum=0.005,
+            maximum=0.5,
+            param="effect",
+            flag="--effect",
+        ),
+        Switch(
+            "power",
+            float,
+            0.8,
+            label="Power",
+            help="Power section: the power to detect it with.",
+            minimum=0.5,
+            maximum=0.99,
+            param="power",
+            flag="--power",
+        ),
+    )
+    EFFECT, POWER = (switch.default for switch in QUESTION)
 
-    effect = forms.FloatField(
-        min_value=0.005,
-        max_value=0.5,
-        initial=EFFECT,
-        required=False,
-        label="Effect to detect (accuracy)",
-    )
-    power = forms.FloatField(
-        min_value=0.5, max_value=0.99, initial=POWER, required=False, label="Power"
-    )
+    effect = switch_field(QUESTION[0], EFFECT)
+    power = switch_field(QUESTION[1], POWER)
 
     @classmethod
     def of(cls, query) -> PowerForm:

@@ -21,18 +21,6 @@ import pandas as pd
 from analysis import stats
 from analysis.stats.frame import ACCEPTED, correct_matrix
 
-# The key policies (readerstudy.vocabulary.KeyPolicy; a test pins them) in the words outputs
-# use. The default is AnalysisSettings.key.
-KEY_POLICIES: dict[str, str] = {
-    "adjudicated": "keys as adjudicated (each correction accepted for a question applied)",
-    "original": "original keys (as imported; accepted corrections not applied)",
-}
-# ... and in a word or two (the form's choices, the page's one-line policy).
-KEY_POLICY_LABELS: dict[str, str] = {
-    "adjudicated": "keys as adjudicated",
-    "original": "original keys",
-}
-
 KEY_CHANGE_COLUMNS = [
     "question_id",
     "version",

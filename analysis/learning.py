@@ -2,7 +2,7 @@
 key, the explanation, the panel's share per option and, if the PI allows, the AI's answer;
 their accuracy per task beside the panel's median and the AI's), and their progress over time.
 
-The numbers are counted as the analysis counts them (its default policy, `COUNTING`: a
+The numbers are counted as the analysis counts them (its default policy, `counting()`: a
 missing answer is wrong, questions a PI excluded or an expert rejected are left out, too-fast
 answers are kept and flagged) on the analysis's own responses frame
 (analysis.selectors.study_responses) with the statistics library's `accuracy_table`
@@ -21,7 +21,7 @@ import pandas as pd
 
 from analysis import stats
 from analysis.key_scoring import study_key_facts
-from analysis.key_version import KEY_POLICIES, key_statement
+from analysis.key_version import key_statement
 from analysis.models import Prediction
 from analysis.pipeline import AnalysisSettings
 from analysis.rater_names import reader_key
@@ -34,7 +34,6 @@ from readerstudy.keys import KeyBook, answer_key, key_words
 from readerstudy.models import ReaderStudy, StudyQuestion, Task
 from readerstudy.vocabulary import LETTERS
 
-COUNTING = AnalysisSettings()  # the analysis's default policy: the learning pages' rules
 # A panel figure (median accuracy, share per option) of fewer readers gives one colleague's
 # numbers away: with two, yours and the median tell the other's accuracy and answers exactly.
 PANEL_MIN_READERS = 3
@@ -43,8 +42,15 @@ TASK_LABELS = dict(Task.choices)
 ALL = stats.ALL
 
 
-def counting_words(settings: AnalysisSettings = COUNTING) -> str:
+def counting() -> AnalysisSettings:
+    """The analysis's default policy (the settings' too-fast time and time cap included): the
+    learning pages' rules."""
+    return AnalysisSettings()
+
+
+def counting_words(settings: AnalysisSettings | None = None) -> str:
     """The counting rules in one sentence, beside every number the learning pages show."""
+    settings = settings or counting()
     missing = (
         "a question left unanswered counts as wrong"
         if settings.missing == "wrong"
@@ -56,13 +62,13 @@ def counting_words(settings: AnalysisSettings = COUNTING) -> str:
         f"{settings.fast_answer_ms / 1000:g} s are "
         f"{'left out' if settings.exclude_fast else 'counted (and marked)'}. Intervals: "
         f"{settings.level} Wilson on the effective sample size, questions clustered by X-ray. "
-        f"Key: {KEY_POLICIES[settings.key_policy]}."
+        f"Key: {settings.means('key_policy')}."
     )
 
 
 def study_key_words(study: ReaderStudy) -> str:
     """The key version a study's debrief rests on, as its analysis states it by default."""
-    return key_statement(COUNTING.key_policy, study_key_facts(study))
+    return key_statement(counting().key_policy, study_key_facts(study))
 
 
 @dataclass(frozen=True)
@@ -91,7 +97,7 @@ class TaskAccuracy:
 
 @dataclass(frozen=True)
 class StudyAccuracy:
-    """A study's accuracy table under `COUNTING`, by rater id ("reader:12", "model:3")."""
+    """A study's accuracy table under `counting()`, by rater id ("reader:12", "model:3")."""
 
     table: pd.DataFrame  # accuracy_table's rows with rater_id and kind
     names: dict[str, str]  # rater id -> display name (models' names; readers unnamed here)
@@ -139,17 +145,18 @@ def _num(value) -> float | None:
 
 
 def counted_frame(study: ReaderStudy, *, include_models: bool) -> pd.DataFrame:
-    """The analysis's responses frame of `study` with `COUNTING`'s selection applied: the rows
+    """The analysis's responses frame of `study` with `counting()`'s selection applied: the rows
     the accuracy is computed on."""
-    responses = study_responses(study, include_models=include_models, key=COUNTING.key_policy)
+    policy = counting()
+    responses = study_responses(study, include_models=include_models, key=policy.key_policy)
     if responses.empty:
         return responses
     rows = analysed_rows(
         responses,
-        include_excluded=COUNTING.include_excluded,
-        exclude_rejected=COUNTING.exclude_rejected,
+        include_excluded=policy.include_excluded,
+        exclude_rejected=policy.exclude_rejected,
     )
-    return drop_fast(rows, COUNTING.fast_answer_ms) if COUNTING.exclude_fast else rows
+    return drop_fast(rows, policy.fast_answer_ms) if policy.exclude_fast else rows
 
 
 def study_accuracy(study: ReaderStudy, *, include_models: bool) -> StudyAccuracy:
@@ -157,7 +164,8 @@ def study_accuracy(study: ReaderStudy, *, include_models: bool) -> StudyAccuracy
     if frame.empty:
         return StudyAccuracy(pd.DataFrame(columns=["rater_id", "kind", "task", "n"]), {})
     prepared = stats.prepare(frame)
-    table = stats.accuracy_table(prepared, COUNTING.missing, COUNTING.ci_method, COUNTING.alpha)
+    policy = counting()
+    table = stats.accuracy_table(prepared, policy.missing, policy.ci_method, policy.alpha)
     raters = frame.drop_duplicates("rater").set_index("rater")
     table["rater_id"] = table["rater"].map(raters["rater_id"])
     table["kind"] = table["rater"].map(raters["rater_kind"])
@@ -250,8 +258,9 @@ def debrief(study: ReaderStudy, reader, *, with_accuracy: bool = True) -> Debrie
             .order_by("model__name")
         ):
             ai.setdefault(qid, []).append((model, letter or "no usable answer"))
-    fast_ms = COUNTING.fast_answer_ms
-    # Scored as the analysis scores (readerstudy.keys under COUNTING's key policy): each
+    policy = counting()
+    fast_ms = policy.fast_answer_ms
+    # Scored as the analysis scores (readerstudy.keys under the policy's keys): each
     # answer against the version its reader was shown; shown those words.
     book = KeyBook.of([item.question for item in items])
     cases = []
@@ -261,10 +270,10 @@ def debrief(study: ReaderStudy, reader, *, with_accuracy: bool = True) -> Debrie
         answer = mine.get(item_id)
         choice = answer.choice if answer else ""
         if answer is not None:
-            scoring = answer_key(answer, policy=COUNTING.key_policy, book=book)
+            scoring = answer_key(answer, policy=policy.key_policy, book=book)
             shown = book.by_pk(answer.question_version_id)
         else:
-            scoring = book.key(question.pk, policy=COUNTING.key_policy)
+            scoring = book.key(question.pk, policy=policy.key_policy)
             shown = book.current(question.pk)
         keyed = book.version(question.pk, scoring.version)
         key = " or ".join(sorted(scoring.accepted))
@@ -318,8 +327,9 @@ def debrief(study: ReaderStudy, reader, *, with_accuracy: bool = True) -> Debrie
 
 
 def _not_counted(item: StudyQuestion, rejected: bool) -> str:
-    if item.excluded and not COUNTING.include_excluded:
+    policy = counting()
+    if item.excluded and not policy.include_excluded:
         return f"excluded by a PI: {item.excluded_reason}"
-    if rejected and COUNTING.exclude_rejected:
+    if rejected and policy.exclude_rejected:
         return "rejected by an expert"
     return ""

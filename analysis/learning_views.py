@@ -52,7 +52,7 @@ def results(request: HttpRequest, slug: str) -> HttpResponse:
         "debrief": debrief,
         "intervals": sorted(PRACTICE_INTERVALS.items()),
         "plan": plan_from(request.user, study),
-        "fast_s": f"{learning.COUNTING.fast_answer_ms / 1000:g}",
+        "fast_s": f"{learning.counting().fast_answer_ms / 1000:g}",
     }
     return render(request, "analysis/results.html", context)
 

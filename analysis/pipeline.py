@@ -1,5 +1,6 @@
-"""The analysis pipeline of a study: one policy (`AnalysisSettings`) applied to the long
-responses frame gives every table the page, the API and the exports show (`analyse`).
+"""The analysis pipeline of a study: one policy (`AnalysisSettings`, declared in
+analysis.policy) applied to the long responses frame gives every table the page, the API and
+the exports show (`analyse`).
 
 The policy is written into every output (policy.json, README.txt beside the CSVs, the XLSX
 settings and about sheets, the API's `policy` object); each figure's footnote states the part
@@ -11,228 +12,21 @@ No Django here: a notebook can run the same pipeline on `responses.csv`.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import pandas as pd
 
 from analysis import key_version, stats
+from analysis.policy import AnalysisSettings
 from analysis.reporting import methods_table, table_description
 from analysis.stats.arm_readers import reader_arms_table
-from analysis.stats.clustered import CLUSTER_CI_METHOD
 from analysis.stats.comparisons import PANEL_COLUMNS, ai_vs_readers_table, reader_panel_accuracy
-from analysis.stats.design import DesignPolicy, design_results
+from analysis.stats.design import design_results
 from analysis.stats.flow import analysed_rows, drop_fast
 from analysis.stats.frame import AnalysisInputError
 
-SCALES = ("answer", "correct")
-SCALE_LABELS = {"answer": "A–D answers", "correct": "correct / incorrect"}
-CI_LABELS = {"wilson": "Wilson", "clopper-pearson": "Clopper–Pearson"}
-HOLM_FAMILY_LABELS = {
-    "ai_vs_reader": "the AI-versus-reader pairs only",
-    "all_pairs": "every pair (reader-reader and model-model included)",
-}
-DEFAULT_TIME_CAP_MS = 30 * 60 * 1000  # the platform's default MAX_CASE_TIME_MS
-DEFAULT_FAST_ANSWER_MS = 2000  # the platform's default FAST_ANSWER_MS
-
-
-@dataclass(frozen=True)
-class AnalysisSettings:
-    """The analysis policy: the one place every switch is defined (written into every
-    output as policy.json, README.txt, the XLSX settings sheet and the API's `policy`)."""
-
-    missing: stats.Missing = "wrong"
-    scale: str = "answer"
-    include_excluded: bool = False
-    vrange: str = "-1,1"
-    ci_method: str = "wilson"
-    alpha: float = 0.05
-    n_boot: int = 1000
-    seed: int = 0
-    case_unit: str = "X-ray (imaging study): resampled as a whole"
-    ni_margin: float = 0.05  # aided vs unaided: non-inferiority margin, accuracy scale
-    # Fewer readers than this: random-readers results carry a warning, fixed readers beside.
-    min_readers: int = 4
-    # Holm's adjustment runs over this family of paired comparisons.
-    holm_family: str = "ai_vs_reader"
-    # A kappa CI from fewer X-rays than this carries a caveat.
-    kappa_min_xrays: int = 20
-    # Questions an expert rejected are left out (counted in the flow table).
-    exclude_rejected: bool = True
-    # Reading time per answer is capped at this when stored (settings.MAX_CASE_TIME_MS).
-    time_cap_ms: int = DEFAULT_TIME_CAP_MS
-    # Human answers given in less visible time than this (settings.FAST_ANSWER_MS) are too
-    # fast to be a reading: counted in the flow tables; left out of every n when exclude_fast.
-    fast_answer_ms: int = DEFAULT_FAST_ANSWER_MS
-    exclude_fast: bool = False
-    # Which keys score the answers (key_version.KEY_POLICIES): the adjudicated ones by
-    # default, which are the imported ones until a correction is accepted.
-    key_policy: str = "adjudicated"  # the switch `key` of the page, the API and the export
-
-    @property
-    def level(self) -> str:
-        return f"{(1 - self.alpha) * 100:g}%"
-
-    def policy(self) -> dict:
-        """The policy as a JSON-ready object, the same in every output."""
-        return {
-            "missing": self.missing,
-            "missing_means": (
-                "a missing answer or failed extraction counts as wrong"
-                if self.missing == "wrong"
-                else "missing answers and failed extractions are left out of n"
-            ),
-            "not_predicted": "questions a model has no prediction for are in none of its n",
-            "kappa_scale": self.scale,
-            "kappa_scale_means": SCALE_LABELS[self.scale],
-            "kappa_missing": "pairwise deletion (each pair on the questions both answered)",
-            "excluded_questions": "included" if self.include_excluded else "left out",
-            "exclude_rejected": self.exclude_rejected,
-            "rejected_questions": (
-                "questions an expert rejected are left out"
-                if self.exclude_rejected
-                else "questions an expert rejected are included"
-            ),
-            "ci_method": self.ci_method,
-            "accuracy_ci": CLUSTER_CI_METHOD.format(ci=CI_LABELS[self.ci_method]),
-            "alpha": self.alpha,
-            "ci_level": self.level,
-            "case_unit": self.case_unit,
-            "bootstrap": f"{self.n_boot} percentile replicates by X-ray, seed {self.seed}",
-            "kappa_colour_scale": self.vrange,
-            "ni_margin": self.ni_margin,
-            "ni_margin_means": (
-                f"aided is non-inferior to unaided when the lower CI bound of aided − unaided "
-                f"accuracy is above −{self.ni_margin:g} (two-arm studies only)"
-            ),
-            "kappa_min_xrays": self.kappa_min_xrays,
-            "min_readers": self.min_readers,
-            "holm_family": self.holm_family,
-            "holm_family_means": HOLM_FAMILY_LABELS[self.holm_family],
-            "time_cap_ms": self.time_cap_ms,
-            "time_cap_means": (
-                f"a reading time above {self.time_cap_ms / 60000:g} min per answer is stored "
-                "as the cap"
-            ),
-            "fast_answer_ms": self.fast_answer_ms,
-            "exclude_fast": self.exclude_fast,
-            "fast_answers": self.fast_means(),
-            "key": self.key_policy,
-            "key_means": key_version.KEY_POLICIES[self.key_policy],
-        }
-
-    def fast_means(self) -> str:
-        """The too-fast policy in words (the page, policy.json, README.txt)."""
-        what = (
-            "left out of that reader's n (as not presented) and of the reading times"
-            if self.exclude_fast
-            else "kept in the analysis, counted in the flow tables (too_fast)"
-        )
-        return (
-            f"a reader's answer given in under {self.fast_answer_ms:g} ms on screen is {what} "
-            "(a time of 0 is not recorded, not fast)"
-        )
-
-    def design_policy(self) -> DesignPolicy:
-        """The part of this policy the design-aware (aided vs unaided) results rest on."""
-        return DesignPolicy(missing=self.missing, alpha=self.alpha, ni_margin=self.ni_margin)
-
-    def header_lines(self, table: str | None = None) -> list[str]:
-        """The header block of a CSV: for a named table, its unit, method and the policy
-        keys that apply to it (and only those); without a name, the whole policy."""
-        policy = self.policy()
-        if table is None:
-            return [f"{key}: {value}" for key, value in policy.items()]
-        unit, method, keys = table_description(self, table)
-        lines = [f"unit: {unit}", f"method: {method}"]
-        return lines + [f"{key}: {policy[key]}" for key in keys]
-
-    def key(self) -> str:
-        return "|".join(f"{k}={v}" for k, v in sorted(asdict(self).items()))
-
-    def describe(self) -> str:
-        """One line for the page: the policy in force."""
-        missing = (
-            "missing answers count as wrong"
-            if self.missing == "wrong"
-            else "missing answers are excluded"
-        )
-        excluded = (
-            "excluded questions included"
-            if self.include_excluded
-            else "excluded questions left out"
-        )
-        rejected = (
-            "expert-rejected questions left out"
-            if self.exclude_rejected
-            else "expert-rejected questions included"
-        )
-        return (
-            f"{missing}; {excluded}; {rejected}; "
-            f"{CI_LABELS.get(self.ci_method, self.ci_method)} "
-            f"{self.level} CIs on the effective sample size by X-ray; κ on "
-            f"{SCALE_LABELS[self.scale]} (pairwise deletion); the X-ray is the case for "
-            f"OR/Hillis, paired comparisons and bootstraps; Holm over "
-            f"{HOLM_FAMILY_LABELS[self.holm_family]}; reading time capped at "
-            f"{self.time_cap_ms / 60000:g} min per answer; answers under "
-            f"{self.fast_answer_ms:g} ms {'left out' if self.exclude_fast else 'flagged, kept'}; "
-            f"{key_version.KEY_POLICY_LABELS[self.key_policy]}"
-        )
-
-    def selection_note(self, excluded: int | None = None, rejected: int | None = None) -> str:
-        """The questions the policy leaves out (or keeps), in words, with their counts when
-        given: those a PI excluded, and those an expert rejected that a PI did not exclude
-        (the flow table counts a question both excluded and rejected once, as excluded)."""
-
-        def count(n: int | None, word: str) -> str:
-            if n is None:
-                return f"{word}s"
-            return f"{n} {word}{'' if n == 1 else 's'}"
-
-        pi = "included" if self.include_excluded else "left out"
-        expert = "left out" if self.exclude_rejected else "included"
-        further = "question" if excluded is None else "further question"
-        return (
-            f"{count(excluded, 'question')} a PI excluded {pi}; "
-            f"{count(rejected, further)} an expert rejected {expert}"
-        )
-
-    def note(
-        self, figure: str, scale: str | None = None, left_out: tuple[int, int] | None = None
-    ) -> str:
-        """The footnote of one figure: only what applies to it. `left_out`: the counts of
-        questions a PI excluded and (further) an expert rejected (`AnalysisResult.left_out`)."""
-        excluded = self.selection_note(*(left_out or (None, None)))
-        if figure == "accuracy":
-            missing = (
-                "a missing answer or failed extraction counts as wrong"
-                if self.missing == "wrong"
-                else "missing answers are left out of n"
-            )
-            ci = CI_LABELS.get(self.ci_method, self.ci_method)
-            return (
-                f"Whiskers: {ci} {self.level} CI on the effective sample size (questions "
-                f"clustered by X-ray). {missing.capitalize()}; {excluded}."
-            )
-        if figure == "kappa":
-            colours = (
-                "colour scale −1…1, centred on 0"
-                if self.vrange == "-1,1"
-                else "colour scale 0…1: κ < 0 clipped and drawn in the 'below 0' colour"
-            )
-            what = SCALE_LABELS[scale or self.scale]
-            return (
-                f"Cohen's κ on {what}; each pair on the questions both answered (pairwise "
-                f"deletion); {excluded}; {colours}. CIs: kappa_pairs table."
-            )
-        if figure == "time":
-            ci = CI_LABELS.get(self.ci_method, self.ci_method)
-            return (
-                "Time on screen per answered question, as recorded (0 = not recorded, left "
-                f"out; capped at {self.time_cap_ms / 60000:g} min per answer). Right: each "
-                f"reader's answers in quartiles of their own time, {ci} {self.level} CI by "
-                f"X-ray; {excluded}."
-            )
-        raise ValueError(f"no figure {figure!r}")
+# Kappa is computed on every scale the policy's `scale` switch offers (the ZIP holds both).
+SCALES: tuple[str, ...] = tuple(choice.value for choice in AnalysisSettings.switch("scale").choices)
 
 
 # The design-aware tables (aided vs unaided), in the order the page shows them.
@@ -360,10 +154,13 @@ class AnalysisResult:
         return {**self.settings.policy(), "key_version": self.key_version}
 
     def header_lines(self, table: str) -> list[str]:
-        """`AnalysisSettings.header_lines` of a table, with the key version when its numbers
-        rest on the keys."""
-        lines = self.settings.header_lines(table)
-        if any(line.startswith("key: ") for line in lines):
+        """What table `table`'s numbers rest on: its unit, its method and the policy's lines
+        that apply to it (and only those), with the key version when its numbers rest on the
+        keys (README.txt, the XLSX about sheet)."""
+        policy = self.settings.policy()
+        unit, method, keys = table_description(self.settings, table)
+        lines = [f"unit: {unit}", f"method: {method}", *(f"{key}: {policy[key]}" for key in keys)]
+        if "key" in keys:
             lines.append(f"key_version: {self.key_version}")
         return lines
 

@@ -18,8 +18,8 @@ from django.contrib.auth import get_user_model
 from django.db.models import Max, Q
 
 from analysis.learning import (
-    COUNTING,
     TaskAccuracy,
+    counting,
     counting_words,
     study_accuracy,
     study_key_words,
@@ -290,7 +290,7 @@ def programme_csv(view: Programme) -> str:
     """Every resident's accuracy per task per sitting as one plain table (one header row),
     each row saying what it rests on."""
     unit = "question (answers of one resident), clustered by X-ray"
-    method = f"{COUNTING.level} Wilson interval on the effective sample size by X-ray"
+    method = f"{counting().level} Wilson interval on the effective sample size by X-ray"
     policy = counting_words()
     keys: dict[int, str] = {}  # per study: its key version, asked once
     rows = [CSV_COLUMNS]

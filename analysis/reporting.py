@@ -17,9 +17,8 @@ from analysis.stats.bounded import LOGIT_METHOD
 from analysis.stats.clustered import CLUSTER_CI_METHOD, PAIRED_METHOD
 
 if TYPE_CHECKING:
-    from analysis.pipeline import AnalysisSettings
+    from analysis.policy import AnalysisSettings
 
-CI_NAMES = {"wilson": "Wilson", "clopper-pearson": "Clopper–Pearson"}
 MISSING_KEYS = ["missing", "missing_means", "not_predicted"]
 SELECTION_KEYS = [
     "excluded_questions",
@@ -29,7 +28,6 @@ SELECTION_KEYS = [
     "exclude_fast",
     "fast_answers",
 ]
-SCALE_NAMES = {"answer": "A–D answers", "correct": "correct / incorrect"}
 # A table whose numbers rest on which answers are right names the key policy (and, through
 # AnalysisResult.header_lines, the key version).
 KEY_KEYS = ["key", "key_means"]
@@ -52,7 +50,7 @@ def _kappa_bootstrap(settings: AnalysisSettings) -> str:
 
 def table_description(settings: AnalysisSettings, table: str) -> tuple[str, str, list[str]]:
     """(unit of analysis, method, policy keys that apply) for one output table."""
-    ci = CI_NAMES[settings.ci_method]
+    ci = settings.words("ci_method")
     accuracy_ci = f"{settings.level} " + CLUSTER_CI_METHOD.format(ci=ci)
     counts = "counts; no interval"
     if table in ("accuracy", "accuracy_by_category"):
@@ -104,7 +102,7 @@ def table_description(settings: AnalysisSettings, table: str) -> tuple[str, str,
         scale = table.removeprefix("kappa_pairs_")
         return (
             "question both raters answered (pairwise deletion, n); X-ray resampled (x_rays)",
-            f"Cohen's κ on {SCALE_NAMES.get(scale, scale)}; {_kappa_bootstrap(settings)}; "
+            f"Cohen's κ on {settings.words('scale', scale)}; {_kappa_bootstrap(settings)}; "
             "raw agreement and PABAK beside; `caveat` also where agreement is high and κ low "
             "(prevalence)",
             [
@@ -118,7 +116,8 @@ def table_description(settings: AnalysisSettings, table: str) -> tuple[str, str,
         scale = "answer" if table.startswith("kappa_answer_") else "correct"
         return (
             "question both raters answered (pairwise deletion)",
-            f"Cohen's κ on {SCALE_NAMES[scale]}; no interval (CIs and n: kappa_pairs_{scale})",
+            f"Cohen's κ on {settings.words('scale', scale)}; no interval (CIs and n: "
+            f"kappa_pairs_{scale})",
             [*SELECTION_KEYS, *(KEY_KEYS if scale == "correct" else [])],
         )
     if table == "reading_time":
@@ -395,7 +394,7 @@ def methods_section(result) -> list[tuple[str, str]]:
             )
         )
 
-    ci = CI_NAMES[s.ci_method]
+    ci = s.words("ci_method")
     missing = (
         "a missing answer counts as wrong"
         if s.missing == "wrong"

@@ -22,7 +22,7 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
-from analysis import downloads, tasks
+from analysis import downloads, preparation
 from analysis.cache import StudyAnalysis, cached_template_version
 from analysis.column_labels import DECLARED, column_label, compact_cell, compact_columns
 from analysis.exports import PRACTICE_WORDS, all_tables, table_csv, table_xlsx
@@ -72,23 +72,23 @@ def analysis_page(request: HttpRequest, slug: str) -> HttpResponse:
     request itself never computes: readers' requests on this worker come first."""
     study, form, analysis = _analysis(request, slug)
     query = request.GET.urlencode()
-    downloads.remember_policy(study, analysis.settings)
+    preparation.remember_policy(study, analysis.settings)
     # Warm: no write at all (on SQLite a write takes the lock readers' answers need).
     job = None
-    if not downloads.ready(analysis):
+    if not preparation.ready(analysis):
         try:
-            job = tasks.prepare(analysis, requested_by=request.user)
+            job = preparation.prepare(analysis, requested_by=request.user)
         except JobRefused as exc:  # the page still shows what is computed, and says why
             messages.warning(request, str(exc))
     shown, as_of = analysis, None
     if not analysis.has("result"):
-        older = downloads.latest(analysis)
+        older = preparation.latest(analysis)
         shown, as_of = older if older else (None, None)
     results_html, left_out, contents = "", "", []
     if shown is not None:
         # Once every figure is drawn the page links the pictures themselves; until then each
         # figure's place asks (htmx) until the worker has drawn it.
-        drawn = downloads.ready(shown)
+        drawn = preparation.ready(shown)
         results_html, left_out, contents = shown.cached(
             f"page:{cached_template_version(RESULTS_TEMPLATE)}:{query}:{drawn}",
             lambda: _results_html(study, shown, query, drawn),
@@ -147,7 +147,7 @@ def analysis_status(request: HttpRequest, slug: str) -> HttpResponse:
         newer = _zip_since(analysis, asked)
         if newer is not None:
             return _to_zip(request, study, version=newer.version, want=want[0])
-    job = tasks.job_of(analysis) or tasks.prepare(analysis, requested_by=request.user)
+    job = preparation.job_of(analysis) or preparation.prepare(analysis, requested_by=request.user)
     finished = job.status in (JobStatus.DONE, JobStatus.FAILED) and not job.error
     if want is None:
         done = analysis.has("result")
@@ -227,7 +227,7 @@ def _asked(request: HttpRequest) -> float | None:
 
 def _zip_since(analysis: StudyAnalysis, asked: float) -> StudyAnalysis | None:
     """The newest computed analysis whose data is as of `asked` or later, if its ZIP is ready."""
-    newest = downloads.latest(analysis)
+    newest = preparation.latest(analysis)
     if newest is None:
         return None
     shown, as_of = newest
@@ -271,7 +271,7 @@ def figure_slot(request: HttpRequest, slug: str, name: str) -> HttpResponse:
     # Any live job of this study and policy will draw it (one asked for an older version
     # computes the current one): the page waits for it rather than drawing it here, in a
     # web worker (benchmarks/scale: a 100-reader κ heatmap outlived gunicorn's timeout).
-    if not analysis.has(f"figure:{name}:svg") and tasks.live_job(analysis) is not None:
+    if not analysis.has(f"figure:{name}:svg") and preparation.live_job(analysis) is not None:
         return render(request, "analysis/_figure_pending.html", context)
     return render(request, "analysis/_figure.html", context)
 
@@ -450,7 +450,7 @@ def figure_download(request: HttpRequest, slug: str, name: str, fmt: str) -> Htt
     # worker is asked and the answer is its progress. Only a figure no job will draw
     # (ANALYSIS_PREPARE_DOWNLOADS off) is drawn here, from the computed analysis.
     if body is None and (not analysis.has("result") or django_settings.ANALYSIS_PREPARE_DOWNLOADS):
-        job = tasks.prepare(analysis, requested_by=request.user)
+        job = preparation.prepare(analysis, requested_by=request.user)
         body = analysis.lookup(f"figure:{name}:{fmt}")  # an immediate backend drew it
         if body is None and (job.status in ACTIVE or not analysis.has("result")):
             if analysis.has("result") and name not in figure_builders(analysis.result):
@@ -492,7 +492,7 @@ def table_download(request: HttpRequest, slug: str, name: str, fmt: str) -> Http
     if fmt not in ("csv", "xlsx"):
         raise Http404()
     study, _, analysis = _analysis(request, slug)
-    shown, as_of, job = tasks.shown_or_prepared(analysis, requested_by=request.user)
+    shown, as_of, job = preparation.shown_or_prepared(analysis, requested_by=request.user)
     if shown is None:
         return _preparing(request, study, analysis, job, f"table:{name}.{fmt}", f"the table {name}")
     result = shown.result
@@ -522,7 +522,7 @@ def _zip_or_progress(request: HttpRequest, slug: str, want: str, what: str):
             return body, older
     if body is not None:
         return body, analysis
-    job = tasks.prepare(analysis, requested_by=request.user)
+    job = preparation.prepare(analysis, requested_by=request.user)
     if analysis.has("result") and analysis.result.accuracy.empty:
         raise Http404("Nothing to analyse.")
     body = analysis.lookup("zip")  # an immediate backend has just built it

@@ -8,7 +8,7 @@ Goals: the analysis page with its figures <= 5x a case page; the export ZIP <= 5
 18-rater ZIP well within a 30 s worker timeout. "Cold" clears the cache first (the first
 visit after the data changed); "warm" is every later visit at the same data version.
 
-The analysis is computed by a task worker (analysis.tasks; the database backend, its worker
+The analysis is computed by a task worker (analysis.preparation; the database backend, its worker
 loop run here in process): the page never computes (cold, it shows a progress bar or the
 previous version "as of HH:MM"); measured are the page cold, the worker's time to prepare the
 tables, figures and downloads ("worker_prepares"), the page with its figures and the ZIP once

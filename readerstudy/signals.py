@@ -2,7 +2,7 @@
 
 `study_data_changed(study=...)` is sent after a commit that changes what a study's analysis
 reads (answers, exclusions, predictions, display names); the analysis app schedules its
-debounced re-analysis on it (analysis.tasks.refresh_later). No business logic hangs on it.
+debounced re-analysis on it (analysis.preparation.refresh_later). No business logic hangs on it.
 """
 
 from __future__ import annotations

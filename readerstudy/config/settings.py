@@ -132,7 +132,7 @@ if TASKS_IN_WORKER and CACHES["default"]["BACKEND"].endswith("LocMemCache"):
         "use file:///absolute/dir or redis://host:6379/1 (or TASKS_URL=immediate://)."
     )
 # Draw the analysis downloads (PNG, PDF, XLSX, the ZIP) in the analysis task, after the
-# tables and the page's figures, so the ZIP is ready when asked for (analysis.tasks).
+# tables and the page's figures, so the ZIP is ready when asked for (analysis.preparation).
 ANALYSIS_PREPARE_DOWNLOADS = env_bool("ANALYSIS_PREPARE_DOWNLOADS", True)
 # After answers (or exclusions, predictions, names) change, the analysis of the study is
 # computed again this many seconds later (debounced: one run per quiet spell), so a PI finds

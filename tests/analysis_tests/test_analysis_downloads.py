@@ -17,7 +17,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from analysis import downloads, tasks
+from analysis import downloads, preparation
 from analysis.cache import StudyAnalysis
 from analysis.pipeline import AnalysisSettings
 from analysis.stats import plots
@@ -114,7 +114,7 @@ def test_a_figure_shows_as_drawing_until_the_worker_has_drawn_it(client, answere
     for fmt in plots.FORMATS:  # as if the worker were still drawing this figure
         analysis.forget(f"figure:accuracy_by_task:{fmt}")
     analysis.forget("zip")
-    prepare = tasks.prepare(analysis)  # drawing again
+    prepare = preparation.prepare(analysis)  # drawing again
     assert prepare.status == JobStatus.QUEUED
     shown = page(client, answered).content
     assert b"analysis/figure-slot/accuracy_by_task/" in shown  # tables now, figure later
@@ -260,7 +260,7 @@ def test_answers_changing_schedule_one_debounced_reanalysis(
     scheduled.update(run_after=timezone.now())
     run_db_worker()  # the refresh, then the analyses it enqueued
     for policy in (AnalysisSettings(), AnalysisSettings(missing="exclude")):
-        assert downloads.ready(StudyAnalysis(answered, policy)), policy
+        assert preparation.ready(StudyAnalysis(answered, policy)), policy
     spy = Renders()
     with mock.patch.object(plots, "figure_bytes", spy):
         response = page(client, answered, missing="exclude")
@@ -313,7 +313,7 @@ def test_answers_given_while_a_pi_waits_queue_one_analysis_not_one_per_answer(
         client.get(reverse("analysis-zip", args=[answered.slug]))
     assert BackgroundJob.objects.filter(study=answered, status=JobStatus.QUEUED).count() == 1
     run_db_worker()
-    assert downloads.ready(StudyAnalysis(answered, AnalysisSettings()))  # the final data
+    assert preparation.ready(StudyAnalysis(answered, AnalysisSettings()))  # the final data
     assert status_code(client, status) == 204
 
 
@@ -367,7 +367,7 @@ def test_a_job_whose_worker_died_before_it_started_is_not_waited_for(
     answer_submit(reader=reader, item=answered.items.first(), choice="D")
     page(client, answered)
     run_db_worker()
-    assert downloads.ready(StudyAnalysis(answered, AnalysisSettings()))
+    assert preparation.ready(StudyAnalysis(answered, AnalysisSettings()))
 
 
 def test_a_figure_waits_for_a_job_asked_for_an_older_version_instead_of_being_drawn_in_the_request(

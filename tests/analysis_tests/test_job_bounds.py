@@ -15,7 +15,7 @@ from django.contrib.messages import get_messages
 from django.urls import reverse
 from django.utils import timezone
 
-from analysis.tasks import LIVE_POLICIES, analysis_refresh
+from analysis.preparation import LIVE_POLICIES, analysis_refresh
 from annotation.services import answer_submit
 from readerstudy.jobs import JobRefused
 from readerstudy.models import BackgroundJob, JobKind, JobStatus
@@ -81,7 +81,7 @@ def test_a_margin_off_the_steps_is_refused_and_queues_nothing(client, answered, 
     client.force_login(pi)
     response = client.get(f"/api/v1/studies/{answered.slug}/analysis/", {"ni_margin": "0.0371"})
     assert response.status_code == 400 and "ni_margin" in response.json()["errors"]
-    assert "multiple of step size 0.005" in response.json()["errors"]["ni_margin"][0]
+    assert "in steps of 0.005" in response.json()["errors"]["ni_margin"][0]
     assert _jobs(answered) == []
 
 
@@ -145,10 +145,10 @@ def test_a_refused_study_creation_keeps_no_upload(pi, settings, db_backend):
 
 def test_the_refresh_after_answers_skips_what_it_may_not_queue(answered, db_backend):
     """The debounced re-analysis keeps the viewed policies fresh within the same bound."""
-    from analysis import downloads
+    from analysis import preparation
     from analysis.pipeline import AnalysisSettings
 
     for margin in (0.01, 0.02, 0.03, 0.04):
-        downloads.remember_policy(answered, AnalysisSettings(ni_margin=margin))
+        preparation.remember_policy(answered, AnalysisSettings(ni_margin=margin))
     analysis_refresh.call(study_id=answered.pk)
     assert len(_jobs(answered)) == LIVE_POLICIES

@@ -93,10 +93,7 @@ def test_rejected_questions_are_left_out_by_default_and_counted_in_the_flow():
     assert "left out" in flow.loc["Rejected by an expert", "detail"]
     assert flow.loc["Analysed", "questions"] == 47
     assert result.accuracy.set_index(["rater", "task"]).loc[("Model", "All"), "n"] == 47
-    assert (
-        "questions an expert rejected are left out"
-        in result.settings.header_lines("accuracy").__str__()
-    )
+    assert "questions an expert rejected are left out" in result.header_lines("accuracy").__str__()
 
     kept = analyse(responses(), AnalysisSettings(exclude_rejected=False))
     assert kept.flow.set_index("stage").loc["Analysed", "questions"] == 48
@@ -115,7 +112,7 @@ def test_holm_family_is_a_policy_choice_written_beside_the_adjusted_p(family):
         assert len(inside) == 2
     else:
         assert len(inside) == 3
-    header = result.settings.header_lines("mcnemar")
+    header = result.header_lines("mcnemar")
     assert f"holm_family: {family}" in header
 
 

@@ -1,5 +1,5 @@
 """A whole study, simulated through the platform's services (analysis.simulation), stopped
-at points of the reading and analysed the way the worker does (analysis.tasks.prepare: the
+at points of the reading and analysed the way the worker does (analysis.preparation.prepare: the
 job, its tables, every figure in every format, the ZIP) under the policy switches: every job
 succeeds, every table, figure and file comes out, every count equals the count made again
 from the answers (simulated_checks), every interval lies in its range around its estimate,
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis import tasks
+from analysis import preparation
 from analysis.cache import StudyAnalysis
 from analysis.exports import figure_builders
 from analysis.pipeline import AnalysisSettings
@@ -157,10 +157,10 @@ def simulated(case: Case, media_root: Path):
 
 
 def analysed(study, policy: AnalysisSettings) -> tuple[StudyAnalysis, BackgroundJob]:
-    """The analysis as the worker computes it: the job queued by `tasks.prepare`, run by the
+    """The analysis as the worker computes it: the job queued by `preparation.prepare`, run by the
     test's immediate task backend (TASKS_URL=immediate://) through `job_run`."""
     analysis = StudyAnalysis(study, policy)
-    job = tasks.prepare(analysis)
+    job = preparation.prepare(analysis)
     job.refresh_from_db()
     return StudyAnalysis(study, policy), job
 

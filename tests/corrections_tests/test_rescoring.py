@@ -18,7 +18,6 @@ import pytest
 from django.urls import reverse
 
 from analysis.cache import StudyAnalysis, data_version
-from analysis.key_version import KEY_POLICIES, KEY_POLICY_LABELS
 from analysis.pipeline import AnalysisSettings
 from analysis.services import predictions_import
 from annotation.corrections import (
@@ -96,7 +95,8 @@ def accept_wrong_key_b(item, expert, pi):
 
 
 def test_the_switch_is_declared_once_and_defaults_to_the_adjudicated_keys():
-    assert set(KEY_POLICIES) == set(KEY_POLICY_LABELS) == set(KeyPolicy.values)
+    key = AnalysisSettings.switch("key_policy")
+    assert {choice.value for choice in key.choices} == set(KeyPolicy.values)
     assert AnalysisSettings.key_policy == DEFAULT_KEY_POLICY == KeyPolicy.ADJUDICATED
 
 
@@ -267,19 +267,19 @@ def test_a_change_of_words_keeps_earlier_answers_on_what_their_readers_saw_and_s
 def test_a_new_correction_changes_the_data_version_and_the_worker_recomputes(
     study, raters, item, expert, pi
 ):
-    from analysis import tasks
+    from analysis import preparation
 
     before = data_version(study)
     settings = AnalysisSettings()
     first = StudyAnalysis(study, settings)
-    tasks.prepare(first)  # the worker (immediate in tests)
+    preparation.prepare(first)  # the worker (immediate in tests)
     assert right_counts(first.result) == ORIGINAL
     correction = accept_wrong_key_b(item, expert, pi)
     after = data_version(study)
     assert after != before
     fresh = StudyAnalysis(study, settings)
     assert fresh.version == after and not fresh.has("result")
-    tasks.prepare(fresh)
+    preparation.prepare(fresh)
     assert fresh.has("result") and right_counts(fresh.result) == WRONG_KEY_B
     reversal_propose(user=pi, study=study, version=correction.version)
     assert data_version(study) not in (before, after)

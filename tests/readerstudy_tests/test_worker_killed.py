@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 SETUP = """
 import django; django.setup()
-from analysis import tasks
+from analysis import preparation
 from analysis.cache import StudyAnalysis
 from analysis.pipeline import AnalysisSettings
 from annotation.services import answer_submit
@@ -40,7 +40,7 @@ for name, right in (("r1", True), ("r2", False)):
     for item in study.items.order_by("position"):
         choice = item.question.correct if right else "A"
         answer_submit(reader=reader, item=item, choice=choice, time_ms=5000)
-job = tasks.prepare(StudyAnalysis(study, AnalysisSettings()), requested_by=pi)
+job = preparation.prepare(StudyAnalysis(study, AnalysisSettings()), requested_by=pi)
 print(job.pk)
 """
 

@@ -9,8 +9,10 @@ from django.core.management.base import BaseCommand, CommandError
 
 from analysis.design_frame import design_frame
 from analysis.forms import PowerForm
+from analysis.policy import AnalysisSettings
 from analysis.stats import AnalysisInputError
 from analysis.stats.design import DesignPolicy, design_results, power_table
+from analysis.switches import add_flags
 from readerstudy.models import ReaderStudy
 from readerstudy.spreadsheets import frame_csv
 
@@ -23,22 +25,16 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("slug")
-        parser.add_argument("--effect", type=float, default=PowerForm.EFFECT)
-        parser.add_argument("--power", type=float, default=PowerForm.POWER)
-        parser.add_argument("--alpha", type=float, default=0.05, help="two-sided test level")
-        parser.add_argument("--missing", choices=["wrong", "exclude"], default="wrong")
+        # The power section's question (as the page's and the API's), and the analysis
+        # policy's switches the pilot's estimate rests on.
+        policy = [AnalysisSettings.switch(name) for name in ("alpha", "missing")]
+        add_flags(parser, [*PowerForm.QUESTION, *policy])
 
     def handle(self, *args, **opts):
         try:
             study = ReaderStudy.objects.get(slug=opts["slug"])
         except ReaderStudy.DoesNotExist as exc:
             raise CommandError(f"no study {opts['slug']!r}") from exc
-        form = PowerForm({"effect": opts["effect"], "power": opts["power"]})
-        if not form.is_valid():
-            errors = "; ".join(f"--{k}: {' '.join(v)}" for k, v in form.errors.items())
-            raise CommandError(errors)
-        if not 0 < opts["alpha"] < 1:
-            raise CommandError("--alpha must be between 0 and 1")
         if not study.aid_model:
             raise CommandError(
                 f"{study.slug!r} has no aided arm: a pilot needs aided and unaided readings"
@@ -54,7 +50,7 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
         if results["result"] is None:
             raise CommandError(f"no pilot estimate: {results['design']}")
-        effect, target = form.values()
+        effect, target = opts["effect"], opts["power"]
         table = power_table(results, effect, target, opts["alpha"])
         if list(table.data.columns) == ["note"]:  # e.g. a split-plot pilot
             raise CommandError(f"no power table: {table.data['note'].iloc[0]}")
