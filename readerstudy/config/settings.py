@@ -11,7 +11,16 @@ from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
 from dotenv import load_dotenv
 
-from readerstudy.config.env import env_bool, env_cache, env_int, env_list, env_str, env_tasks
+from readerstudy.config.env import (
+    IMMEDIATE_TASKS,
+    LOCMEM_CACHE,
+    env_bool,
+    env_cache,
+    env_int,
+    env_list,
+    env_str,
+    env_tasks,
+)
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 
@@ -118,7 +127,7 @@ except ValueError as exc:
 # --with-scheduler`) or immediate:// (in the caller; tests).
 _tasks_backend, RQ_QUEUES = env_tasks("TASKS_URL", "db://")
 TASKS = {"default": _tasks_backend}
-TASKS_IN_WORKER = not _tasks_backend["BACKEND"].endswith("ImmediateBackend")
+TASKS_IN_WORKER = _tasks_backend["BACKEND"] != IMMEDIATE_TASKS
 if RQ_QUEUES:
     INSTALLED_APPS.append("django_rq")
 # The analysis (tables, figures, the export ZIP) is computed once per data version and kept
@@ -126,7 +135,7 @@ if RQ_QUEUES:
 # cache must be shared: file:// (one machine) or redis:// (several). Default: a folder here.
 _cache_default = f"file://{BASE_DIR / 'var' / 'cache'}" if TASKS_IN_WORKER else "locmem://"
 CACHES = {"default": env_cache("CACHE_URL", _cache_default)}
-if TASKS_IN_WORKER and CACHES["default"]["BACKEND"].endswith("LocMemCache"):
+if TASKS_IN_WORKER and CACHES["default"]["BACKEND"] == LOCMEM_CACHE:
     raise ImproperlyConfigured(
         "CACHE_URL=locmem:// is private to one process, but tasks run in a worker process: "
         "use file:///absolute/dir or redis://host:6379/1 (or TASKS_URL=immediate://)."
