@@ -1,4 +1,4 @@
-"""What readers get back (issue 36): a study's results for its reader (the debrief), each
+"""What readers get back: a study's results for its reader (the debrief), each
 missed case in the viewer, "practise my misses", a resident's progress over time, and a
 programme director's (PI's) view of their residents' progress with its CSV.
 

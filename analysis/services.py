@@ -108,9 +108,9 @@ def question_lookup(dataset: Dataset) -> dict[str, tuple]:
 
 def _insert_predictions(rows: list[tuple[int, int, str, str, str]]) -> None:
     """Bulk insert of (model, question, letter, raw response, rule) rows: COPY on PostgreSQL,
-    one INSERT per batch elsewhere. A model instance per row cost more than all the rest at
-    40,826 predictions (issue 27: <= 3 s per model). The columns come from the model, so a
-    renamed field cannot go unnoticed."""
+    one INSERT per batch elsewhere. A model instance per row would cost more than all the rest
+    at 40,826 predictions (goal: <= 3 s per model, benchmarks/prediction_import_bench.py). The
+    columns come from the model, so a renamed field cannot go unnoticed."""
     fields = [Prediction._meta.get_field(name) for name in PREDICTION_COLUMNS]
     table = connection.ops.quote_name(Prediction._meta.db_table)
     columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)

@@ -272,7 +272,7 @@ USERS = {
 # The question the demo keys wrongly, as banks sometimes do (its explanation and the report say
 # mid and lower zones, option B; the key says A): the simulated readers and the demo models
 # all answer the right option, so the expert queue ranks it first and an expert can propose
-# "wrong key, B" (issue 35).
+# "wrong key, B".
 MISKEYED = "demo-cxr-05-q3"
 MISKEYED_RIGHT = "B"
 
@@ -371,7 +371,7 @@ def _record(study_id, uid, rel, indication, age, sex, q, view, findings, impress
     )
 
 
-# A teaching file for the demo's practice set (issue 36): other questions on the same chest
+# A teaching file for the demo's practice set: other questions on the same chest
 # radiograph (no package we can install ships another), so the same X-ray as the demo study's
 # by blinding's identity (the same pixels): its readers, who read that X-ray blind, are refused
 # a practice set of it. (task, category, question, options, key, explanation)

@@ -150,7 +150,7 @@ def _record(header: list[str], cells: list[str], row: int) -> RawRecord | None:
 
 def _check_early(record: RawRecord) -> None:
     """The checks that need no image, on this row now: the first bad row is reported without
-    reading the rows after it (a million-row file was read to its end first, issue 25)."""
+    reading the rows after it (a million-row file is not read to its end first)."""
     qid = str(record.qid).strip()
     if not qid or len(qid) > 200:
         return  # the full parse reports the id, located, with the same words
@@ -234,8 +234,8 @@ def _text_marker_dropped(text: str) -> str:
 
 def _xlsx_parts_checked(handle: IO[bytes]) -> None:
     """Bound the workbook before openpyxl reads it: openpyxl holds every shared string and a
-    whole row in memory, so a 410 KB file (one 400 MB shared string) took 2 GB, and a row of
-    two million cells 1.6 GB (issue 25). zipfile never inflates a part past its declared size,
+    whole row in memory, so a 410 KB file (one 400 MB shared string) would take 2 GB, and a
+    row of two million cells 1.6 GB. zipfile never inflates a part past its declared size,
     so capping the declared sizes caps what is decompressed; then every part is streamed
     once through a parser that refuses a DTD (`_events`), the shared strings and worksheets
     stopping at the first string, row or cell over its limit.

@@ -41,7 +41,7 @@ QUOTE_MAX = 80  # characters of a value an error message quotes
 
 def quote(value: Any) -> str:
     """repr(value), cut to QUOTE_MAX characters: a message names the value, it does not copy
-    it (a 21 MB error page once quoted a whole cell, issue 25)."""
+    it (a whole cell quoted could make an error page of megabytes)."""
     text = repr(value if not isinstance(value, str) else value[: QUOTE_MAX + 1])
     return text if len(text) <= QUOTE_MAX else text[: QUOTE_MAX - 1] + "…"
 

@@ -375,7 +375,7 @@ def labelled(choices: type[models.TextChoices]) -> dict[str, str]:
     return dict(choices.choices)
 
 
-# ---------- corrections, adjudication and key versions (issue 35) ----------
+# ---------- corrections, adjudication and key versions ----------
 
 
 class ErrorType(models.TextChoices):

@@ -94,7 +94,7 @@ SILENCED_SYSTEM_CHECKS = ["axes.W006"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked.html"
 AXES_VERBOSE = False
-# What axes records is cut to its column (a 5,000-character name was a 500 on PostgreSQL).
+# What axes records is cut to its column (a longer name would fail the write on PostgreSQL).
 AXES_USERNAME_CALLABLE = "readerstudy.login_limits.axes_username"
 
 ROOT_URLCONF = "readerstudy.config.urls"
@@ -297,9 +297,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     # JSON only: the interactive API is the Swagger UI at /api/docs/. DRF's browsable renderer
     # builds forms from querysets our views do not declare (they authorise through
-    # study_for_user) and answered `Accept: text/html` with a 500; now it is a 406.
+    # study_for_user) and would answer `Accept: text/html` with a 500; without it, a 406.
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    # Depth-bounded and text-checked JSON (readerstudy/json_input.py): `"[" * 5000` was a 500.
+    # Depth-bounded and text-checked JSON (readerstudy/json_input.py): `"[" * 5000` is a 400.
     "DEFAULT_PARSER_CLASSES": [
         "readerstudy.json_input.BoundedJSONParser",
         "rest_framework.parsers.FormParser",
