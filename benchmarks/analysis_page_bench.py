@@ -66,9 +66,9 @@ def build(n_xrays: int, n_readers: int, n_models: int):
     from django.conf import settings
     from django.contrib.auth import get_user_model
 
-    from analysis.services import predictions_import
     from annotation.services import answer_submit
     from readerstudy.models import Dataset, Task
+    from readerstudy.predictions.services import predictions_import
     from readerstudy.rexvqa_synthetic import record, write_file, write_png
     from readerstudy.services.importing import rexvqa_import
     from readerstudy.services.studies import study_create
@@ -134,12 +134,12 @@ def build_two_arm(n_xrays: int, n_readers: int):
 
     from django.contrib.auth import get_user_model
 
-    from analysis.design import study_design_set
     from annotation import selectors
     from annotation.services import answer_submit, reader_finish
     from annotation.sessions import reading_of
+    from readerstudy.design.rules import Design
+    from readerstudy.design.services import study_design_set
     from readerstudy.models import Role
-    from readerstudy.services.design import Design
     from readerstudy.services.studies import membership_add
     from readerstudy.vocabulary import LETTERS
 
@@ -301,7 +301,6 @@ def build_bulk(n_questions: int, n_readers: int, n_models: int) -> tuple:
 
     from django.contrib.auth import get_user_model
 
-    from analysis.services import predictions_import
     from annotation.models import Answer
     from readerstudy.models import (
         Case,
@@ -314,6 +313,7 @@ def build_bulk(n_questions: int, n_readers: int, n_models: int) -> tuple:
         StudyQuestion,
         Task,
     )
+    from readerstudy.predictions.services import predictions_import
     from readerstudy.question_versions import QuestionVersion
     from readerstudy.services.versions import first_versions_create
     from readerstudy.vocabulary import LETTERS
