@@ -19,7 +19,6 @@ finished session 1 moved back by the washout (time passing; as the demo's practi
 from __future__ import annotations
 
 import datetime as dt
-import json
 import random
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -37,13 +36,15 @@ from readerstudy.design.rules import Design, DesignError
 from readerstudy.design.services import study_design_set
 from readerstudy.models import Dataset, ReaderStudy, Role, Task
 from readerstudy.predictions.services import predictions_import
+from readerstudy.rexvqa_synthetic import record as synthetic_record
+from readerstudy.rexvqa_synthetic import write_file, write_png
 from readerstudy.services.importing import rexvqa_import
 from readerstudy.services.studies import (
     membership_add,
     study_create,
     study_question_set_excluded,
 )
-from readerstudy.vocabulary import RATING_FIELDS, AidMode, Decision, Difficulty
+from readerstudy.vocabulary import LETTERS, RATING_FIELDS, AidMode, Decision, Difficulty
 
 # The designs a simulated study can have: name -> (arms, aid mode, split-plot, anchor).
 DESIGNS: dict[str, tuple[str, str, bool, bool]] = {
@@ -153,40 +154,32 @@ def _draw(seed: int, *parts) -> random.Random:
 
 
 def _wrong(rng: random.Random, key: str) -> str:
-    return rng.choice([x for x in "ABCD" if x != key])
+    return rng.choice([x for x in LETTERS if x != key])
 
 
 def write_dataset_file(sim: Simulation, root: Path) -> Path:
     """A ReXVQA JSON file of the simulated X-rays (one tiny PNG each) under `root`."""
-    from PIL import Image as PILImage
-
     rng = _draw(sim.seed, "dataset")
     records = {}
-    image_dir = root / "images"
-    image_dir.mkdir(parents=True, exist_ok=True)
     for x in range(sim.xrays):
         case = f"{sim.slug}-x{x + 1:03d}"
         rel = f"images/{case}.png"
-        shade = 40 + (x * 37) % 180
-        PILImage.new("L", (IMAGE_SIDE, IMAGE_SIDE), color=shade).save(root / rel)
+        write_png(root / rel, side=IMAGE_SIDE, shade=40 + (x * 37) % 180)
         for q in range(rng.randint(*sim.questions_per_xray)):
             task = TASKS[(x + q) % len(TASKS)]
-            records[f"{case}-q{q + 1}"] = {
-                "question": f"Simulated question {q + 1} on X-ray {x + 1}?",
-                "options": [f"{letter}. Option {letter}" for letter in "ABCD"],
-                "correct_answer": rng.choice("ABCD"),
-                "task_name": task.label,
-                "category": ["Lung", "Pleura", "Cardiac"][(x + q) % 3],
-                "study_id": case,
-                "PatientAge": f"{40 + x % 40:03d}Y",
-                "PatientSex": "MF"[x % 2],
-                "ImagePath": [rel],
-                "ImageModality": ["CR"],
-                "ImageViewPosition": ["PA"],
-            }
-    path = root / f"{sim.slug}.json"
-    path.write_text(json.dumps(records, indent=1))
-    return path
+            records[f"{case}-q{q + 1}"] = synthetic_record(
+                question=f"Simulated question {q + 1} on X-ray {x + 1}?",
+                options=[f"Option {letter}" for letter in LETTERS],
+                correct=rng.choice(LETTERS),
+                task=task.label,
+                study_id=case,
+                images=[rel],
+                views=["PA"],
+                category=["Lung", "Pleura", "Cardiac"][(x + q) % 3],
+                PatientAge=f"{40 + x % 40:03d}Y",
+                PatientSex="MF"[x % 2],
+            )
+    return write_file(root, records, name=sim.slug, indent=1)
 
 
 def prediction_csv(sim: Simulation, questions) -> bytes:

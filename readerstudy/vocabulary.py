@@ -376,7 +376,7 @@ def labelled(choices: type[models.TextChoices]) -> dict[str, str]:
     return dict(choices.choices)
 
 
-# ---------- corrections, adjudication and key versions (issue 35) ----------
+# ---------- corrections, adjudication and key versions ----------
 
 
 class ErrorType(models.TextChoices):
@@ -450,7 +450,8 @@ class WordingRule(models.TextChoices):
 
 # The fields of a question a correction may change, in the order forms and exports show them;
 # WORDING_FIELDS are those readers see.
-WORDING_FIELDS: tuple[str, ...] = ("text", "option_a", "option_b", "option_c", "option_d")
+OPTION_FIELDS: tuple[str, ...] = tuple(f"option_{letter.lower()}" for letter in LETTERS)
+WORDING_FIELDS: tuple[str, ...] = ("text", *OPTION_FIELDS)
 KEY_FIELDS: tuple[str, ...] = ("correct", "accepted")
 VERSION_FIELDS: tuple[str, ...] = (*WORDING_FIELDS, *KEY_FIELDS, "explanation")
 VERSION_FIELD_LABELS: dict[str, str] = {
