@@ -15,9 +15,9 @@ from django.urls import reverse
 from analysis.cache import StudyAnalysis
 from analysis.pipeline import AnalysisSettings
 from analysis.selectors import study_responses
-from analysis.services import predictions_import
 from annotation.services import answer_submit
 from readerstudy.models import Role
+from readerstudy.predictions.services import predictions_import
 from tests.factories import MembershipFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

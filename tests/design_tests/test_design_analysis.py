@@ -16,7 +16,6 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from analysis.cache import StudyAnalysis
-from analysis.design import study_design_set
 from analysis.design_frame import design_frame
 from analysis.exports import table_about
 from analysis.pipeline import AnalysisSettings
@@ -27,6 +26,7 @@ from annotation import selectors
 from annotation.reviews import review_submit
 from annotation.services import answer_submit, reader_finish
 from annotation.sessions import reading_of
+from readerstudy.design.services import study_design_set
 from readerstudy.models import ReaderStudy, Role
 from readerstudy.services.studies import membership_add
 from tests.analysis_tests.export_readme import about_tables

@@ -11,6 +11,8 @@ FOLDERS = {
     "readerstudy/config/",
     "readerstudy/imaging/",
     "readerstudy/jobs/",
+    "readerstudy/predictions/",
+    "readerstudy/design/",
     "readerstudy/services/",
     "readerstudy/templatetags/",
     "analysis/templatetags/",
