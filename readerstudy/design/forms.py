@@ -43,8 +43,8 @@ def image_source_choices(admin: bool = True) -> list[tuple[str, str]]:
 
 
 # Shown under the image-source list when the server configures none: why it is empty and
-# which settings fill it (README, Configuration). The settings and commands are said to the
-# server's administrators (staff) only; a PI is told whom to ask.
+# which settings fill it (docs/operations.md, Configuration). The settings and commands are
+# said to the server's administrators (staff) only; a PI is told whom to ask.
 NO_IMAGE_SOURCE = (
     "Empty because this server has no image source for uploaded questions. The administrator "
     "sets one in the environment: IMPORT_IMAGES_ROOT (a folder of images on the server) or "
