@@ -6,9 +6,10 @@ templates take their choices from here, and the reader's keyboard shortcuts are 
 statistics package keeps its own copy of the letters (it imports no Django); a test pins it to
 `LETTERS`.
 
-Adding an answer field (say, "confidence 1-5"): add its choices here with their shortcut keys
-and an entry in `ANSWER_FIELDS`, then see the README's developer section for the short list of
-files that follow (the form, the API, the service and the exports take the list from here).
+Adding an answer field (say, "image quality: good, fair, poor"): add its choices here with
+their shortcut keys and an entry in `ANSWER_FIELDS`, then see the README's developer section for
+the short list of files that follow (the form, the API, the service and the exports take the
+list from here).
 """
 
 from __future__ import annotations
