@@ -3,7 +3,7 @@ from django.apps import AppConfig
 
 class AnalysisConfig(AppConfig):
     name = "analysis"
-    verbose_name = "Analysis and AI predictions"
+    verbose_name = "Analysis"
 
     def ready(self) -> None:
         from readerstudy.signals import study_data_changed

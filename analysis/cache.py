@@ -31,12 +31,12 @@ from django.db.models import Count, Max
 from django.template.loader import get_template
 
 from analysis.design_frame import design_frame
-from analysis.models import Prediction
 from analysis.pipeline import AnalysisResult, AnalysisSettings, analyse, attach_design
 from analysis.selectors import study_facts, study_questions, study_raters, study_responses
 from analysis.stats.design import power_table
 from annotation.models import Answer, ExpertReview
 from readerstudy.models import Membership, ReaderStudy, StudyQuestion
+from readerstudy.predictions.models import Prediction
 from readerstudy.question_versions import QuestionVersion
 from readerstudy.vocabulary import Decision
 

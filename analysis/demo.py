@@ -6,13 +6,13 @@ import csv
 import io
 import random
 
-from analysis.design import designed_study_create
-from analysis.services import predictions_import
 from annotation.demo import simulate_crossover, simulate_ratings
 from readerstudy.demo import AIDED_READERS, MISKEYED, MISKEYED_RIGHT
 from readerstudy.demo_roc import RATED_READERS, RATED_SLUG
+from readerstudy.design.rules import Design
+from readerstudy.design.services import designed_study_create
 from readerstudy.models import Dataset, ItemAid, ReaderStudy
-from readerstudy.services.design import Design
+from readerstudy.predictions.services import predictions_import
 from readerstudy.services.studies import study_create
 from readerstudy.vocabulary import AidMode, ConfidenceScale
 

@@ -22,7 +22,6 @@ import pandas as pd
 from analysis import stats
 from analysis.key_scoring import study_key_facts
 from analysis.key_version import key_statement
-from analysis.models import Prediction
 from analysis.pipeline import AnalysisSettings
 from analysis.rater_names import reader_key
 from analysis.selectors import study_responses
@@ -32,6 +31,7 @@ from annotation.selectors import ordered_item_ids
 from annotation.sessions import counted_answers, counted_arm
 from readerstudy.keys import KeyBook, answer_key, key_words
 from readerstudy.models import ReaderStudy, StudyQuestion, Task
+from readerstudy.predictions.models import Prediction
 from readerstudy.vocabulary import LETTERS
 
 # A panel figure (median accuracy, share per option) of fewer readers gives one colleague's

@@ -8,7 +8,6 @@ from django.db.models import Count, Q
 
 from analysis.key_scoring import ROW_COLUMNS as KEY_COLUMNS
 from analysis.key_scoring import KeyColumns, study_key_facts
-from analysis.models import AIModel, Prediction
 from analysis.rater_names import Rater, display_names, model_key, reader_key, study_labels
 from annotation.models import Answer, ExpertReview
 from annotation.sessions import counted_answers, counted_arm
@@ -21,6 +20,7 @@ from readerstudy.models import (
     StudyQuestion,
     Task,
 )
+from readerstudy.predictions.models import AIModel, Prediction
 from readerstudy.selectors import design_sentence
 from readerstudy.vocabulary import DEFAULT_KEY_POLICY, AidMode, Decision
 

@@ -28,15 +28,15 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from analysis.design import study_design_set
-from analysis.services import predictions_import
 from annotation.models import ReaderCompletion
 from annotation.reviews import review_submit
 from annotation.selectors import ordered_item_ids
 from annotation.services import answer_submit, reader_finish
 from annotation.sessions import reading_of
+from readerstudy.design.rules import Design, DesignError
+from readerstudy.design.services import study_design_set
 from readerstudy.models import Dataset, ReaderStudy, Role, Task
-from readerstudy.services.design import Design, DesignError
+from readerstudy.predictions.services import predictions_import
 from readerstudy.services.importing import rexvqa_import
 from readerstudy.services.studies import (
     membership_add,

@@ -1,35 +1,12 @@
 from django.urls import path
 
-from analysis import design_views, learning_views, prediction_views, triage_views, views
+from analysis import learning_views, triage_views, views
 
 urlpatterns = [
-    path("studies/new/", design_views.create, name="study-create"),
-    path("studies/new/<int:job_id>/", design_views.create_progress, name="create-study-progress"),
-    path(
-        "studies/new/predictions/",
-        prediction_views.dataset_upload,
-        name="dataset-predictions",
-    ),
-    path(
-        "studies/new/predictions/confirm/",
-        prediction_views.dataset_confirm,
-        name="dataset-predictions-confirm",
-    ),
-    path("s/<slug:slug>/design/", design_views.design_page, name="pi-design"),
     path("s/<slug:slug>/analysis/", views.analysis_page, name="analysis"),
     path("s/<slug:slug>/analysis/export.zip", views.export_zip, name="analysis-zip"),
     path("s/<slug:slug>/analysis/report.xlsx", views.report_xlsx, name="analysis-report"),
     path("s/<slug:slug>/analysis/names/", views.rater_names, name="analysis-names"),
-    path(
-        "s/<slug:slug>/analysis/predictions/",
-        prediction_views.upload,
-        name="analysis-predictions",
-    ),
-    path(
-        "s/<slug:slug>/analysis/predictions/confirm/",
-        prediction_views.confirm,
-        name="analysis-predictions-confirm",
-    ),
     path("s/<slug:slug>/analysis/status/", views.analysis_status, name="analysis-status"),
     path(
         "s/<slug:slug>/analysis/figure-slot/<str:name>/",

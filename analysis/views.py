@@ -30,7 +30,6 @@ from analysis.figures import FIGURES, figure_builders, figure_kind
 from analysis.forms import AnalysisSettingsForm, PowerForm, RaterNamesForm
 from analysis.page_contents import contents_tree, page_contents
 from analysis.pipeline import DESIGN_TABLES, clean, records
-from analysis.prediction_views import PredictionUploadForm
 from analysis.rater_names import RaterLabelError, rater_labels_set, study_labels
 from analysis.reporting import methods_section, table_arm
 from analysis.selectors import readers_not_started, study_raters
@@ -39,6 +38,7 @@ from analysis.stats.figure_formats import FORMATS
 from readerstudy.downloads import attachment
 from readerstudy.jobs import ACTIVE, JobRefused, job_progress
 from readerstudy.models import JobStatus, Role
+from readerstudy.predictions.views import PredictionUploadForm
 from readerstudy.selectors import design_sentence, roles_of, study_for_user
 from readerstudy.spreadsheets import XLSX
 

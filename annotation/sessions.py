@@ -14,9 +14,10 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from annotation.models import Answer, ReaderCompletion
+from readerstudy.design.assignments import assignment_for
+from readerstudy.design.rules import DESIGN_FIELDS
 from readerstudy.locks import design_lock
 from readerstudy.models import ReaderAssignment, ReaderStudy
-from readerstudy.services.design import DESIGN_FIELDS, assignment_for
 from readerstudy.vocabulary import Arm
 
 

@@ -60,9 +60,9 @@ def timed(fn, repeat: int = 1) -> float:
 def build(n_xrays: int, n_readers: int, n_models: int):
     import random
 
-    from analysis.services import predictions_import
     from annotation.services import answer_submit
     from readerstudy.models import Role, Task
+    from readerstudy.predictions.services import predictions_import
     from tests.factories import (
         CaseFactory,
         ImageFactory,
@@ -120,12 +120,12 @@ def build_two_arm(n_xrays: int, n_readers: int):
     not started (whose case page is the baseline)."""
     import random
 
-    from analysis.design import study_design_set
     from annotation import selectors
     from annotation.services import answer_submit, reader_finish
     from annotation.sessions import reading_of
+    from readerstudy.design.rules import Design
+    from readerstudy.design.services import study_design_set
     from readerstudy.models import Role
-    from readerstudy.services.design import Design
     from tests.factories import MembershipFactory, UserFactory
 
     study, pi, _ = build(n_xrays, 0, 1)  # questions and one imported model ("model-0")
@@ -286,7 +286,6 @@ def build_bulk(n_questions: int, n_readers: int, n_models: int) -> tuple:
 
     from django.contrib.auth import get_user_model
 
-    from analysis.services import predictions_import
     from annotation.models import Answer
     from readerstudy.models import (
         Case,
@@ -299,6 +298,7 @@ def build_bulk(n_questions: int, n_readers: int, n_models: int) -> tuple:
         StudyQuestion,
         Task,
     )
+    from readerstudy.predictions.services import predictions_import
     from readerstudy.question_versions import QuestionVersion
     from readerstudy.services.versions import first_versions_create
 

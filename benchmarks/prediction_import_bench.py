@@ -100,7 +100,7 @@ def predictions(seed: int) -> bytes:
 
 def measure(dataset, content: bytes) -> dict[str, tuple[float, float]]:
     """(wall, CPU) seconds of an import, a replacement and a second model's import."""
-    from analysis.services import predictions_import
+    from readerstudy.predictions.services import predictions_import
 
     out = {}
     for label, name, replace in (

@@ -8,7 +8,7 @@ viewer redraw (each in requestAnimationFrame, so at most the display rate, 60 Hz
 
 Paths: `webgl` the default (full-depth texture, window/level in a fragment shader), `canvas` the
 fallback without WebGL (full depth, canvas 2D). The former 8-bit canvas path (`?viewer=canvas8`)
-was removed from the viewer; its figures stay in the README as a past run. Headless Chromium
+was removed from the viewer; its figures stay in docs/benchmarks.md as a past run. Headless Chromium
 has no GPU here: WebGL runs on SwiftShader, a software rasteriser, on the same CPU cores as
 everything else.
 

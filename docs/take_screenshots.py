@@ -1,4 +1,4 @@
-"""Screenshots for the README, taken from a running `make demo` (Debian's Chromium).
+"""Screenshots for the README and docs/, taken from a running `make demo` (Debian's Chromium).
 
 Run: .venv/bin/python docs/take_screenshots.py PASSWORD [BASE_URL] [--predictions FILE.csv]
      [--only NAME ...]   (--help lists the names)
@@ -161,7 +161,7 @@ ALIASES = {"reader": "reader-case"}
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        description="Take the README's screenshots (docs/screenshots/) from a running demo.",
+        description="Take the docs' screenshots (docs/screenshots/) from a running demo.",
         epilog="Screenshots: "
         + "; ".join(f"{name}: {what}" for name, what in SHOTS.items())
         + ". reader-conflict.png is taken by tests/browser/test_conflict_two_tabs.py (two real"

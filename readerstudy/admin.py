@@ -2,6 +2,7 @@ from django import forms
 from django.contrib import admin
 
 from readerstudy.blinding import membership_conflict
+from readerstudy.design.rules import DESIGN_FIELDS
 from readerstudy.models import (
     AuditEvent,
     Case,
@@ -15,7 +16,6 @@ from readerstudy.models import (
     StudyQuestion,
 )
 from readerstudy.question_versions import QuestionVersion
-from readerstudy.services.design import DESIGN_FIELDS
 
 
 @admin.register(Dataset)
@@ -116,10 +116,10 @@ class ReaderStudyAdmin(admin.ModelAdmin):
     list_filter = ["kind", "dataset", "random_order", "allow_revision", "lock_on_finish"]
     search_fields = ["slug", "title"]
     inlines = [MembershipInline]
-    # The design is set only by analysis.design.study_design_set, which checks it and refuses
-    # once anyone has answered: here it is shown, never edited. The kind is set at creation
-    # (a practice set's answers are marked practice as they are given), and closing reading is
-    # the PI's audited action.
+    # The design is set only by readerstudy.design.services.study_design_set, which checks it
+    # and refuses once anyone has answered: here it is shown, never edited. The kind is set at
+    # creation (a practice set's answers are marked practice as they are given), and closing
+    # reading is the PI's audited action.
     readonly_fields = [
         *DESIGN_FIELDS,
         "kind",

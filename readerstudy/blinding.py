@@ -17,8 +17,8 @@ person and the X-ray, never the study or the question:
 StudyInstanceUID or an image with the same pixels (display images are named by the hash of
 their content).
 
-We refuse rather than hide (the decision and its reasons are in the README's Security
-section): an expert's or PI's page with holes would mislead them, and what a study shows its
+We refuse rather than hide (the decision and its reasons are in docs/operations.md,
+Security): an expert's or PI's page with holes would mislead them, and what a study shows its
 readers is its design. So:
 
 - `membership_conflict` refuses a role that would break the rule, in words naming the person

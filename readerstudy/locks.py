@@ -1,6 +1,6 @@
 """The one lock between a study's design and its readers' work.
 
-A PI may change the design until the first answer or finished session (analysis.design); an
+A PI may change the design until the first answer or finished session (readerstudy.design); an
 answer saved at that moment must be judged by one design or the other, never stored under the
 old one after the new one committed. On PostgreSQL a transaction-scoped advisory lock per
 study does it: answers and finishes take it shared (they never wait for each other), a design

@@ -243,7 +243,8 @@ class ReaderStudy(models.Model):
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    # The design (set by analysis.design.study_design_set, frozen once anyone has answered).
+    # The design (set by readerstudy.design.services.study_design_set; frozen once anyone has
+    # answered).
     # The defaults are a single unaided arm: every study made before designs existed.
     arms = models.CharField(
         max_length=20,
@@ -525,8 +526,8 @@ class AuditEvent(models.Model):
 class ItemAid(models.Model):
     """The AI's answer to one study question as the aided arm shows it: a snapshot.
 
-    Written by the analysis layer (which owns models and predictions) when a design is set, so
-    that the reading pages, in lower layers, show it without importing the analysis. `usable`
+    Written when a design is set (readerstudy.design.services), so that the reading pages show
+    the answer the design was set with, whatever predictions are imported later. `usable`
     False: the model had no prediction for the question or its answer could not be extracted.
     """
 

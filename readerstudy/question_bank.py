@@ -1,6 +1,6 @@
 """Read a spreadsheet question bank (.csv or .xlsx) into raw records for the validation core.
 
-One row per question; the columns (see README, "Question bank spreadsheets", and the template
+One row per question; the columns (see docs/cli.md, `import_questions`, and the template
 in docs/question_bank_template.csv/.xlsx) map onto the ReXVQA fields, so the same rules and
 messages apply, located by row and column. Every cell is read as text; a formula cell in an
 .xlsx is refused (never evaluated, and its cached value is not trusted either).

@@ -61,8 +61,8 @@ def studies_of(user) -> list[tuple[ReaderStudy, list[str]]]:
 def design_sentence(study: ReaderStudy) -> str:
     """The study's design in one sentence, as the study page and create_study state it:
     "Crossover, 2 arms (unaided / aided by MedGemma, concurrent), washout 28 days, 6 readers
-    balanced 3/3, 200 questions on 50 X-rays" (the README's names: a sampled item is a
-    question on an X-ray, as the analysis counts them)."""
+    balanced 3/3, 200 questions on 50 X-rays" (the names of docs/architecture.md:
+    a sampled item is a question on an X-ray, as the analysis counts them)."""
     arms = study.arm_list
     names = [
         f"aided by {study.aid_model}, {AidMode(study.aid_mode).value}" if arm == Arm.AIDED else arm

@@ -1,6 +1,6 @@
 """PI study management that needs nothing above the domain: members, exclusions. Nothing here
-imports or names a page of a layer above the domain. (Creating a study sets its design, which
-reads AI predictions: that view is analysis.design_views.)
+imports or names a page of a layer above the domain. (Creating a study and its design:
+readerstudy.design.views.)
 
 The dashboard that summarises answers and reviews lives a layer up, in annotation: these views
 send the PI back to it through `readerstudy.links.site_link("pi-home", ...)`, which the

@@ -7,9 +7,9 @@ statistics package keeps its own copy of the letters (it imports no Django); a t
 `LETTERS`.
 
 Adding an answer field (say, "image quality: good, fair, poor"): add its choices here with
-their shortcut keys and an entry in `ANSWER_FIELDS`, then see the README's developer section for
-the short list of files that follow (the form, the API, the service and the exports take the
-list from here).
+their shortcut keys and an entry in `ANSWER_FIELDS`, then see docs/architecture.md ("Adding an
+answer field") for the short list of files that follow (the form, the API, the service and the
+exports take the list from here).
 """
 
 from __future__ import annotations

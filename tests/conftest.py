@@ -127,8 +127,8 @@ def derive_once(monkeypatch):
     monkeypatch.setattr("readerstudy.services.studies.derive_display_image", derived_once)
 
 
-# What `seed_demo` writes to the database: the demo's users and the three apps' rows.
-DEMO_TABLES = ("auth.user", "readerstudy", "annotation", "analysis")
+# What `seed_demo` writes to the database: the demo's users and the apps' rows.
+DEMO_TABLES = ("auth.user", "readerstudy", "predictions", "annotation", "analysis")
 
 
 @pytest.fixture(scope="session")

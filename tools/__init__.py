@@ -1,0 +1,1 @@
+"""Checks `make lint` runs (import contracts, URL layers) and the analysis ZIPs' comparison."""

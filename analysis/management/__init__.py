@@ -1,0 +1,1 @@
+"""The analysis layer's management commands live in `commands` (Django finds them there)."""

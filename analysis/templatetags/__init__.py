@@ -1,0 +1,1 @@
+"""Template tags of the analysis pages (Django loads them from this package)."""

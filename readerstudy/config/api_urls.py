@@ -9,6 +9,7 @@ from annotation import correction_api
 from readerstudy import api as core_api
 from readerstudy.api_auth import obtain_auth_token
 from readerstudy.api_docs import docs_view, schema_view
+from readerstudy.predictions import api as predictions_api
 
 v1 = [
     path("auth/token/", obtain_auth_token, name="api-token"),
@@ -32,7 +33,7 @@ v1 = [
     path("studies/<slug:slug>/reviews/", annotation_api.ReviewList.as_view(), name="api-reviews"),
     path(
         "studies/<slug:slug>/predictions/",
-        analysis_api.PredictionUpload.as_view(),
+        predictions_api.PredictionUpload.as_view(),
         name="api-predictions",
     ),
     path(

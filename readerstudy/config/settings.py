@@ -47,6 +47,8 @@ INSTALLED_APPS = [
     "django_tasks",
     "django_tasks_db",
     "readerstudy",
+    "readerstudy.predictions",
+    "readerstudy.design",
     "annotation",
     "analysis",
 ]
@@ -181,13 +183,11 @@ LOGIN_REDIRECT_URL = "home"
 SITE_LINKS = {
     "home": "home",  # my studies (annotation)
     "pi-home": "pi-dashboard",  # a PI's study page (annotation)
+    "corrections": "corrections",  # a study's proposed corrections to its key (annotation)
     "expert-home": "expert-queue",  # an expert's review queue (analysis)
     "expert-next": "expert-next",  # the next question to review (analysis)
     "expert-evidence": "expert-evidence",  # a question's evidence panel (analysis)
     "analysis": "analysis",  # the PI's analysis page (analysis)
-    "study-create": "study-create",  # a new study with its design (analysis)
-    "pi-design": "pi-design",  # a study's design, changed until anyone answers (analysis)
-    "dataset-predictions": "dataset-predictions",  # a model's predictions into a dataset
     "reader-results": "reader-results",  # a reader's debrief of a study (analysis)
     "my-progress": "my-progress",  # a reader's progress over time (analysis)
     "programme": "programme",  # a PI's residents' progress (analysis)

@@ -27,6 +27,8 @@ urlpatterns = [
     path("api/v1/", include(api_v1)),
     path("api/", include("readerstudy.config.api_urls")),
     path("healthz", health, name="health"),
+    path("", include("readerstudy.predictions.urls")),
+    path("", include("readerstudy.design.urls")),
     path("", include("annotation.urls")),
     path("", include("analysis.urls")),
 ]

@@ -1,0 +1,1 @@
+"""The domain's management commands live in `commands` (Django finds them there)."""

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from readerstudy.blinding import membership_conflict, reading_done
+from readerstudy.design.assignments import assignment_for
 from readerstudy.imaging import ImagingError, derive_display_image
 from readerstudy.locks import design_lock
 from readerstudy.models import (
@@ -28,7 +29,6 @@ from readerstudy.models import (
 )
 from readerstudy.sampling import SEED_MAX, Candidate, SamplingError, sample
 from readerstudy.services.accounts import username_normalized
-from readerstudy.services.design import assignment_for
 from readerstudy.signals import data_changed
 
 

@@ -1,17 +1,14 @@
 """Fixtures of the analysis tests: a study whose one mis-keyed question everybody answers with
-the same wrong option (triage), a second study on the same dataset (predictions), a study
-answered by two readers and the database task backend (downloads, off-request)."""
+the same wrong option (triage), a study answered by two readers and the database task backend
+(downloads, off-request)."""
 
 import pytest
 
-from analysis.services import predictions_import
 from annotation.services import answer_submit
 from readerstudy.models import Role
+from readerstudy.predictions.services import predictions_import
 from tests.factories import (
     MembershipFactory,
-    QuestionFactory,
-    ReaderStudyFactory,
-    StudyQuestionFactory,
     UserFactory,
     build_study,
 )
@@ -62,25 +59,6 @@ def mis_keyed(db):
     expert = UserFactory(username="expert")
     MembershipFactory(study=study, user=expert, role=Role.EXPERT)
     return study, target, expert
-
-
-@pytest.fixture
-def study_b(study):
-    """Study B on the study's dataset: its first two questions and one of B's own
-    ("b-only"), so predictions on the shared ones change what both studies show."""
-    b = ReaderStudyFactory(dataset=study.dataset, slug="study-b", title="Study B")
-    for position, item in enumerate(study.items.order_by("position")[:2]):
-        StudyQuestionFactory(study=b, question=item.question, position=position)
-    own = QuestionFactory(dataset=study.dataset, source_id="b-only")
-    StudyQuestionFactory(study=b, question=own, position=2)
-    return b
-
-
-@pytest.fixture
-def pi_b(study_b):
-    user = UserFactory(username="pi_b")
-    MembershipFactory(study=study_b, user=user, role=Role.PI)
-    return user
 
 
 @pytest.fixture

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from analysis.models import Prediction
 from analysis.pipeline import AnalysisResult, AnalysisSettings
 from analysis.stats.bounded import difference_note
 from annotation.models import Answer, ExpertReview
 from readerstudy.models import ReaderAssignment, ReaderStudy
+from readerstudy.predictions.models import Prediction
 from readerstudy.vocabulary import Decision
 
 ALL = "All"

@@ -13,9 +13,9 @@ from django.urls import reverse
 
 from analysis import cache as analysis_cache
 from analysis.models import RaterLabel
-from analysis.services import predictions_import
 from annotation.services import answer_submit
 from readerstudy.models import AuditEvent, Role
+from readerstudy.predictions.services import predictions_import
 from readerstudy.services.studies import study_question_set_excluded
 from tests.analysis_tests.export_readme import about_tables
 from tests.factories import MembershipFactory, UserFactory
@@ -249,7 +249,7 @@ def test_the_page_figures_are_pinned_to_their_data_version(client, answered, pi,
 
 def test_renaming_a_model_is_a_new_data_version(client, answered, pi):
     """A model renamed in the admin: the tables and figures show the new name at once."""
-    from analysis.models import AIModel
+    from readerstudy.predictions.models import AIModel
 
     client.force_login(pi)
     assert "model-x" in get(client, "analysis", answered).content.decode()

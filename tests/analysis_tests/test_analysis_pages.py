@@ -15,9 +15,9 @@ from django.urls import reverse
 from analysis.cache import StudyAnalysis
 from analysis.pipeline import AnalysisSettings
 from analysis.selectors import study_responses
-from analysis.services import predictions_import
 from annotation.services import answer_submit
 from readerstudy.models import Role
+from readerstudy.predictions.services import predictions_import
 from tests.factories import MembershipFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -298,7 +298,7 @@ def test_pi_of_another_study_cannot_see_this_one(client, analysed_study):
 
 
 def test_readme_notebook_recipe_honours_exclusions(tmp_path, analysed_study):
-    """The README's notebook recipe, run on an export, gives the page's numbers."""
+    """The PI guide's notebook recipe, run on an export, gives the page's numbers."""
     import re
     from pathlib import Path
 
@@ -307,7 +307,7 @@ def test_readme_notebook_recipe_honours_exclusions(tmp_path, analysed_study):
     item.save()
     out = tmp_path / "out"
     call_command("export_analysis", analysed_study.slug, "--out", str(out), stdout=StringIO())
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "guide" / "pis.md").read_text()
     recipe = re.search(r"```python\n(import pandas as pd\n.*?)```", readme, re.S).group(1)
     namespace: dict = {}
     import os
@@ -401,8 +401,8 @@ def test_long_pair_tables_start_collapsed(client, pi, analysed_study):
 
 
 def test_the_readme_pandas_recipe_runs_on_an_export(tmp_path, analysed_study, monkeypatch):
-    """README's notebook recipe, as written, on what export_analysis writes (plain CSVs)."""
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    """The PI guide's notebook recipe, as written, on what export_analysis writes (plain CSVs)."""
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "guide" / "pis.md").read_text()
     start = readme.index("Honour the PI's exclusions as the page does:")
     block = re.search(r"```python\n(.*?)```", readme[start:], flags=re.S).group(1)
     call_command(
@@ -410,6 +410,6 @@ def test_the_readme_pandas_recipe_runs_on_an_export(tmp_path, analysed_study, mo
     )
     monkeypatch.chdir(tmp_path)
     namespace: dict = {}
-    exec(compile(block, "README.md", "exec"), namespace)
+    exec(compile(block, "docs/guide/pis.md", "exec"), namespace)
     assert set(namespace["readers"]) == {"Reader 1", "Reader 2"}
     assert namespace["models"] == ["model-x"]

@@ -17,9 +17,10 @@ from django.utils import timezone
 
 from analysis.preparation import LIVE_POLICIES, analysis_refresh
 from annotation.services import answer_submit
+from readerstudy.design.rules import Design
+from readerstudy.design.tasks import _uploads, study_create_start
 from readerstudy.jobs import JobRefused
 from readerstudy.models import BackgroundJob, JobKind, JobStatus
-from readerstudy.tasks import _uploads, study_create_start
 from tests.factories import MembershipFactory, UserFactory, build_study
 
 pytestmark = pytest.mark.django_db
@@ -138,7 +139,7 @@ def test_a_refused_study_creation_keeps_no_upload(pi, settings, db_backend):
     upload = SimpleUploadedFile("bank.csv", b"id,question\n")
     with pytest.raises(JobRefused, match="Ask again in"):
         study_create_start(
-            user=pi, options={"slug": "x"}, upload=upload, task=analysis_refresh, dataset_name="d"
+            user=pi, options={"slug": "x"}, design=Design(), upload=upload, dataset_name="d"
         )
     assert not _uploads().exists() or not any(_uploads().rglob("*"))
 

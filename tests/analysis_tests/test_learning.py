@@ -14,10 +14,10 @@ from rest_framework.test import APIClient
 
 from analysis import stats
 from analysis.learning import debrief
-from analysis.services import predictions_import
 from annotation.models import Answer
 from annotation.services import answer_submit, reader_finish
 from readerstudy.models import Role, Task
+from readerstudy.predictions.services import predictions_import
 from readerstudy.services.studies import study_question_set_excluded, study_results_set
 from readerstudy.vocabulary import ResultsVisibility
 from tests.factories import (

@@ -15,7 +15,7 @@ def test_statistics_import_without_django():
     code = (
         "import sys\n"
         "import analysis.stats, analysis.stats.plots, analysis.stats.mrmc\n"
-        "import analysis.stats.comparisons, analysis.stats.extraction, analysis.pipeline\n"
+        "import analysis.stats.comparisons, analysis.pipeline\n"
         "loaded = sorted(m for m in sys.modules if m == 'django' or m.startswith('django.'))\n"
         "print(','.join(loaded))\n"
     )

@@ -1,5 +1,5 @@
-"""The answer's fields are described once (readerstudy.vocabulary.ANSWER_FIELDS) and the README
-says truly which files a new field touches (issue 21)."""
+"""The answer's fields are described once (readerstudy.vocabulary.ANSWER_FIELDS), and
+docs/architecture.md says truly which files a new field touches."""
 
 import re
 from pathlib import Path
@@ -29,7 +29,7 @@ OWN_USE = {
 
 
 def readme_files() -> set[str]:
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "architecture.md").read_text()
     section = text[text.index("**Adding an answer field**") :]
     section = section[: section.index("\n\n", section.index("\n1. "))]
     items = [line for line in section.splitlines() if re.match(r"\d+\. ", line)]

@@ -10,9 +10,9 @@ import re
 import pytest
 from django.urls import reverse
 
-from analysis.services import predictions_import
 from annotation.services import answer_submit
 from readerstudy.models import Case, Question
+from readerstudy.predictions.services import predictions_import
 from readerstudy.question_versions import QuestionVersion
 
 pytestmark = pytest.mark.django_db

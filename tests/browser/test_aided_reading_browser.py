@@ -8,10 +8,10 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from analysis.design import study_design_set
 from annotation import selectors
 from annotation.models import Answer, ReaderCompletion
 from annotation.sessions import reading_of
+from readerstudy.design.services import study_design_set
 from readerstudy.models import ReaderAssignment
 from tests.browser.helpers import reader_of, sign_in, study_with_radiographs, wait_seen
 from tests.design_tests.conftest import add_model, crossover

@@ -10,12 +10,12 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from analysis.design import study_design_set
 from annotation import selectors
 from annotation.models import Answer
 from annotation.sessions import reading_of
+from readerstudy.design.rules import Design
+from readerstudy.design.services import study_design_set
 from readerstudy.models import ReaderAssignment
-from readerstudy.services.design import Design
 from tests.browser.helpers import reader_of, sign_in, study_with_radiographs, wait_seen
 from tests.design_tests.conftest import add_model
 

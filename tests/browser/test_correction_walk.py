@@ -17,7 +17,6 @@ from django.urls import reverse
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from analysis.models import Prediction
 from analysis.selectors import study_raters
 from annotation.correction_models import Correction
 from annotation.models import Answer, ExpertReview
@@ -27,6 +26,7 @@ from readerstudy.blinding import results_open_studies
 from readerstudy.demo import MISKEYED, MISKEYED_RIGHT
 from readerstudy.keys import question_key
 from readerstudy.models import BackgroundJob, JobKind, JobStatus
+from readerstudy.predictions.models import Prediction
 from readerstudy.vocabulary import KeyPolicy, ProposalStatus
 from tests.browser.conftest import ARTIFACTS
 from tests.browser.helpers import sign_in, wait_for_image, wait_seen

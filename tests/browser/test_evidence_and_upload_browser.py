@@ -5,7 +5,7 @@ written. Both leave a screenshot in artifacts/ (the README's come from these).""
 import pytest
 from django.urls import reverse
 
-from analysis.models import AIModel, Prediction
+from readerstudy.predictions.models import AIModel, Prediction
 from tests.browser.helpers import sign_in, wait_for_image
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

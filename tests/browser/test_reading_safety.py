@@ -581,8 +581,8 @@ def test_a_case_fetched_after_the_design_changed_never_shows_a_draft_made_under_
     """A PI changes the design (Design page) while a reader has the study open: a case the
     page then fetches is of the new design, and a draft made under the old one (another X-ray
     or option now) is neither shown on it nor submitted with it."""
-    from analysis.design import study_design_set
-    from readerstudy.services.design import Design
+    from readerstudy.design.rules import Design
+    from readerstudy.design.services import study_design_set
 
     study, reader = reading
     open_case(page, live_server, study, 3)

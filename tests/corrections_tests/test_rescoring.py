@@ -19,7 +19,6 @@ from django.urls import reverse
 
 from analysis.cache import StudyAnalysis, data_version
 from analysis.pipeline import AnalysisSettings
-from analysis.services import predictions_import
 from annotation.corrections import (
     adjudication_rule_set,
     correction_decide,
@@ -28,6 +27,7 @@ from annotation.corrections import (
 )
 from annotation.services import answer_submit
 from readerstudy.models import Role
+from readerstudy.predictions.services import predictions_import
 from readerstudy.question_versions import QuestionVersion
 from readerstudy.vocabulary import DEFAULT_KEY_POLICY, AdjudicationRule, KeyPolicy
 from tests.corrections_tests.conftest import propose, review

@@ -8,11 +8,11 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from analysis.cache import StudyAnalysis
-from analysis.models import Prediction
 from analysis.pipeline import AnalysisSettings
 from annotation.corrections import correction_decide
 from annotation.sessions import counted_answers
 from readerstudy.demo import MISKEYED, MISKEYED_RIGHT
+from readerstudy.predictions.models import Prediction
 from tests.corrections_tests.conftest import propose, review
 
 pytestmark = pytest.mark.django_db

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.design import study_design_set
-from analysis.models import AIModel, Prediction
+from readerstudy.design.rules import Design
+from readerstudy.design.services import study_design_set
 from readerstudy.models import Role
-from readerstudy.services.design import Design
+from readerstudy.predictions.models import AIModel, Prediction
 from readerstudy.services.studies import membership_add
 from tests.factories import UserFactory, build_study
 

@@ -8,14 +8,14 @@ from django.contrib.auth.models import Permission
 from django.core.management import call_command
 from django.urls import reverse
 
-from analysis.design import study_design_set
 from analysis.design_frame import design_frame
 from annotation.models import Answer
 from annotation.selectors import item_at
 from annotation.services import InvalidAnswerValue, answer_submit
 from annotation.sessions import reading_of
+from readerstudy.design.rules import Design, DesignError
+from readerstudy.design.services import study_design_set
 from readerstudy.models import Image, ReaderStudy, Role
-from readerstudy.services.design import Design, DesignError
 from tests.design_tests.conftest import add_model, add_readers, crossover
 from tests.factories import MembershipFactory, UserFactory, build_study
 

@@ -16,7 +16,6 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from analysis.cache import StudyAnalysis
-from analysis.design import study_design_set
 from analysis.design_frame import design_frame
 from analysis.exports import table_about
 from analysis.pipeline import AnalysisSettings
@@ -27,6 +26,7 @@ from annotation import selectors
 from annotation.reviews import review_submit
 from annotation.services import answer_submit, reader_finish
 from annotation.sessions import reading_of
+from readerstudy.design.services import study_design_set
 from readerstudy.models import ReaderStudy, Role
 from readerstudy.services.studies import membership_add
 from tests.analysis_tests.export_readme import about_tables
@@ -295,8 +295,8 @@ def test_design_tables_leave_out_the_questions_every_other_table_leaves_out(two_
 
 
 def test_readme_says_where_aided_against_unaided_is_on_the_page(client, two_arm):
-    """The README put *Aided against unaided* first ("the page opens with"); the page shows
-    the policy form and the flow of questions before it, and the README now says so."""
+    """The PI guide says where *Aided against unaided* is, as the page shows it: after the
+    policy form and the flow of questions."""
     from pathlib import Path
 
     study, pi = two_arm
@@ -304,7 +304,7 @@ def test_readme_says_where_aided_against_unaided_is_on_the_page(client, two_arm)
     html = client.get(reverse("analysis", args=[study.slug])).content.decode()
     assert html.index('class="card settings-form"') < html.index('id="flow"')
     assert html.index('id="flow"') < html.index('id="arms"') < html.index('id="accuracy"')
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "guide" / "pis.md").read_text()
     assert "The analysis page opens with **Aided against unaided**" not in readme
     said = " ".join(readme.split())
     assert (

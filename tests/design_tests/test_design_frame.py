@@ -34,7 +34,7 @@ def read_crossover(db):
     study = build_study(4)
     add_model(study, skip={3})
     readers = add_readers(study, 2)
-    from analysis.design import study_design_set
+    from readerstudy.design.services import study_design_set
 
     study_design_set(study=study, design=crossover(shuffle_options=True))
     for reader in readers:
@@ -75,7 +75,7 @@ def test_the_frame_has_one_row_per_reader_arm_question_in_canonical_letters(read
 
 
 def test_second_read_first_answers_and_groups_reach_the_frame(db):
-    from analysis.design import study_design_set
+    from readerstudy.design.services import study_design_set
 
     study = build_study(10)
     add_model(study)

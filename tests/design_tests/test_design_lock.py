@@ -9,10 +9,10 @@ import threading
 import pytest
 from django.db import connection, transaction
 
-from analysis.design import study_design_set
 from annotation.models import Answer
 from annotation.services import WrongArm, answer_submit
 from annotation.sessions import reading_of
+from readerstudy.design.services import study_design_set
 from readerstudy.locks import design_lock
 from readerstudy.models import ReaderStudy
 from tests.design_tests.conftest import add_model, add_readers, crossover

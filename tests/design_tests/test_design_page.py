@@ -12,8 +12,8 @@ import pytest
 from django.urls import reverse
 
 from annotation.services import answer_submit, reader_finish
+from readerstudy.design.rules import Design
 from readerstudy.models import AuditEvent, ItemAid, ReaderAssignment, ReaderStudy, Role
-from readerstudy.services.design import Design
 from tests.design_tests.conftest import add_model, add_readers, crossover
 from tests.factories import MembershipFactory, UserFactory, build_study
 

@@ -7,12 +7,12 @@ from collections import Counter
 import pytest
 from django.db import IntegrityError, transaction
 
-from analysis.design import study_design_set
 from annotation.services import answer_submit
+from readerstudy.design.rules import Design, DesignError
+from readerstudy.design.services import study_design_set
 from readerstudy.models import AuditEvent, ItemAid, Question, ReaderAssignment, ReaderStudy
 from readerstudy.sampling import Candidate, SamplingError, split_groups
 from readerstudy.selectors import design_sentence
-from readerstudy.services.design import Design, DesignError
 from tests.design_tests.conftest import add_model, add_readers, crossover
 from tests.factories import build_study
 

@@ -13,7 +13,6 @@ import pytest
 from django.urls import reverse
 
 from analysis.cache import StudyAnalysis
-from analysis.design import study_design_set
 from analysis.pipeline import AnalysisSettings
 from analysis.reporting import table_arm
 from analysis.selectors import study_raters
@@ -21,6 +20,7 @@ from annotation import selectors
 from annotation.models import Answer
 from annotation.services import answer_submit, reader_finish
 from annotation.sessions import reading_of
+from readerstudy.design.services import study_design_set
 from readerstudy.models import Role
 from readerstudy.services.studies import membership_add
 from tests.analysis_tests.export_readme import about_tables

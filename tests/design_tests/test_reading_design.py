@@ -311,7 +311,7 @@ def test_an_old_pages_answer_for_a_case_the_new_design_no_longer_gives_is_refuse
     case"), and nothing is saved."""
     from html import unescape
 
-    from readerstudy.services.design import Design
+    from readerstudy.design.rules import Design
 
     reader = add_readers(design_study, 2)[0]
     last = design_study.items.count()

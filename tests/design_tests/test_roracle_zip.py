@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from django.contrib.auth import get_user_model
 
-from analysis.design import study_design_set
+from readerstudy.design.services import study_design_set
 from readerstudy.models import ReaderStudy
 from tests import roracle
 from tests.design_tests.conftest import add_model, add_readers, crossover

@@ -5,9 +5,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from analysis.models import Prediction
 from annotation.models import Answer, AnswerRevision, ExpertReview
 from annotation.selectors import ordered_item_ids
+from readerstudy.predictions.models import Prediction
 
 pytestmark = pytest.mark.django_db
 REVIEW = {

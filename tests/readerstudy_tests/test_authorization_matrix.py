@@ -14,7 +14,6 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from analysis.models import RaterLabel
-from analysis.services import predictions_import
 from annotation.correction_models import Correction, CorrectionVote
 from annotation.corrections import correction_decide, correction_propose
 from annotation.models import Answer, ExpertReview
@@ -29,6 +28,7 @@ from readerstudy.models import (
     ReaderStudy,
     Role,
 )
+from readerstudy.predictions.services import predictions_import
 from readerstudy.question_versions import QuestionVersion
 from tests.factories import MembershipFactory, UserFactory, build_study
 
@@ -278,11 +278,11 @@ def endpoints(study, item) -> list[Endpoint]:
             pis,
             {"name-reader:1": "Matrix"},
         ),
-        Endpoint("predictions upload page", "get", reverse("analysis-predictions", args=[s]), pis),
+        Endpoint("predictions upload page", "get", reverse("study-predictions", args=[s]), pis),
         Endpoint(
             "predictions preview",
             "post",
-            reverse("analysis-predictions", args=[s]),
+            reverse("study-predictions", args=[s]),
             pis,
             {"model": "matrix-model"},
         ),

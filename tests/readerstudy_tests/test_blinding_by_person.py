@@ -17,15 +17,15 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from analysis.design import study_design_set
-from analysis.services import predictions_import
 from annotation.corrections import correction_propose
 from annotation.models import ReaderCompletion
 from annotation.reviews import review_submit
 from annotation.services import answer_submit, reader_finish
 from readerstudy.blinding import Sight, may_see_answers, membership_conflict
+from readerstudy.design.rules import Design, DesignError
+from readerstudy.design.services import study_design_set
 from readerstudy.models import Case, Membership, Question, ReaderStudy, Role
-from readerstudy.services.design import Design, DesignError
+from readerstudy.predictions.services import predictions_import
 from readerstudy.services.studies import StudyError, membership_add
 from readerstudy.services.versions import version_create
 from tests.factories import (

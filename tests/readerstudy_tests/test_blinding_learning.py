@@ -15,11 +15,11 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from analysis.services import predictions_import
 from annotation.practice import practice_set_create
 from annotation.services import answer_submit, reader_finish
 from readerstudy.blinding import membership_conflict
 from readerstudy.models import Membership, Question, ReaderStudy, Role
+from readerstudy.predictions.services import predictions_import
 from readerstudy.services.studies import StudyError, membership_add, study_reading_close
 from readerstudy.vocabulary import ResultsVisibility
 from tests.factories import (

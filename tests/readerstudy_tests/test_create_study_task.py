@@ -91,7 +91,8 @@ def test_a_failure_is_shown_in_words_and_nothing_is_written(client, creator, ima
 def test_an_unexpected_error_is_not_shown_raw(client, creator, images_root):
     response = post(client, bank(ROWS))
     with mock.patch(
-        "readerstudy.tasks.question_bank_study_create", side_effect=KeyError("/srv/secret")
+        "readerstudy.design.tasks.question_bank_study_create",
+        side_effect=KeyError("/srv/secret"),
     ):
         run_db_worker()
     page = client.get(response.url).content.decode()

@@ -264,8 +264,8 @@ def test_admin_lists_every_model(admin_client, study, reader, expert):
         "annotation/answerrevision",
         "annotation/readercompletion",
         "annotation/expertreview",
-        "analysis/aimodel",
-        "analysis/prediction",
+        "predictions/aimodel",
+        "predictions/prediction",
     ]:
         response = admin_client.get(f"/admin/{name}/?q=x")
         assert response.status_code == 200, name

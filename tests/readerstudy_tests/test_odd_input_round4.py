@@ -79,7 +79,7 @@ def test_a_rexvqa_file_with_a_huge_integer_is_refused_in_words(tmp_path):
 
 def test_the_aid_message_is_true_to_usable(db):
     """The API said "no usable answer" beside a usable one."""
-    from analysis.design import study_design_set
+    from readerstudy.design.services import study_design_set
     from tests.design_tests.conftest import add_model, add_readers, crossover
     from tests.factories import build_study
 

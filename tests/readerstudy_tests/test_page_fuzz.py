@@ -13,8 +13,8 @@ from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analysis.services import predictions_import
 from annotation.services import answer_submit
+from readerstudy.predictions.services import predictions_import
 from tests.profiles import examples
 
 pytestmark = pytest.mark.fuzz

@@ -1,0 +1,1 @@
+"""The analysis layer's commands: the demo, exports, power, simulation."""

@@ -12,10 +12,10 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis.simulation import DESIGNS, STOPS, Simulation, SimulationError, simulate
+from readerstudy.design.rules import DesignError
 from readerstudy.imaging import ImagingError
 from readerstudy.rexvqa import RexvqaError
 from readerstudy.selectors import design_sentence
-from readerstudy.services.design import DesignError
 from readerstudy.services.studies import StudyError
 
 

@@ -1,0 +1,1 @@
+"""The domain's commands: imports, the job sweep, the demo PACS."""

@@ -12,7 +12,7 @@ from readerstudy.services.importing import question_bank_import
 
 class Command(BaseCommand):
     help = (
-        "Import a question bank spreadsheet (.csv or .xlsx; columns in the README and "
+        "Import a question bank spreadsheet (.csv or .xlsx; columns in docs/cli.md and "
         "docs/question_bank_template.csv). All or nothing; re-importing changes nothing."
     )
 

@@ -1,0 +1,1 @@
+"""The design app's command: `create_study`."""

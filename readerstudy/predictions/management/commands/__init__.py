@@ -1,0 +1,1 @@
+"""The predictions app's command: `import_predictions`."""
