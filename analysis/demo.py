@@ -6,14 +6,15 @@ import csv
 import io
 import random
 
-from annotation.demo import simulate_crossover
+from annotation.demo import simulate_crossover, simulate_ratings
 from readerstudy.demo import AIDED_READERS, MISKEYED, MISKEYED_RIGHT
+from readerstudy.demo_roc import RATED_READERS, RATED_SLUG
 from readerstudy.design.rules import Design
 from readerstudy.design.services import designed_study_create
 from readerstudy.models import Dataset, ItemAid, ReaderStudy
 from readerstudy.predictions.services import predictions_import
 from readerstudy.services.studies import study_create
-from readerstudy.vocabulary import LETTERS, AidMode
+from readerstudy.vocabulary import LETTERS, AidMode, ConfidenceScale
 
 MODELS = {"MedGemma-demo": 0.8, "Qwen-VL-demo": 0.65, "LLaVA-Med-demo": 0.5}
 
@@ -82,4 +83,31 @@ def seed_aided_study(dataset: Dataset, users: dict) -> tuple[ReaderStudy, int]:
     )
     simulated = [users[name] for name in AIDED_READERS[1:]]
     answered = simulate_crossover(study, simulated, letters)
+    return study, answered
+
+
+def seed_rated_study(dataset: Dataset, users: dict) -> tuple[ReaderStudy, int]:
+    """The demo's rated study (readerstudy.demo_roc): its own dataset's questions read with a
+    5-point confidence scale by RATED_READERS, all but the first simulated and finished; pi1
+    its PI. Idempotent."""
+    study = ReaderStudy.objects.filter(slug=RATED_SLUG).first()
+    if study is None:
+        created, _ = designed_study_create(
+            design=Design(confidence_scale=ConfidenceScale.FIVE),
+            create=lambda: study_create(
+                slug=RATED_SLUG,
+                dataset=dataset,
+                n=dataset.questions.count(),
+                seed=5,
+                title="Demo rated study: confidence with every answer",
+                readers=list(RATED_READERS),
+                pis=["pi1"],
+                instructions=(
+                    "Answer each question and say how sure you are, 1 (guessing) to 5 "
+                    "(certain): the digits rate, the letters A-D choose, Enter submits."
+                ),
+            ),
+        )
+        study = created.study
+    answered = simulate_ratings(study, [users[name] for name in RATED_READERS[1:]])
     return study, answered

@@ -31,6 +31,7 @@ DESIGN_COLUMNS = [
     "case_group",
     "time_ms",
     *RATING_COLUMNS,
+    "first_confidence",  # a second read's: the confidence of its first answer
     "rater_id",
     # What each answer (and its first answer) is scored against (analysis.key_scoring).
     "accepted",
@@ -49,7 +50,8 @@ def design_frame(
     for the anchor set and None without groups; `first_answer` is the unaided first answer
     of a second read (else None); `ai_answer` the AI's answer shown in the aided arm (None:
     no usable answer, or no aided arm); the reader's ratings with that answer
-    (selectors.RATING_COLUMNS); `rater_id` the reader's key in the other tables.
+    (selectors.RATING_COLUMNS) and a second read's `first_confidence`; `rater_id` the reader's
+    key in the other tables.
     `include_excluded`: the policy's, keep the questions a PI excluded. `correct_answer` is
     the question's key under the key policy `key`, `accepted` what the row's answers are
     scored against (the version their reader was shown)."""
@@ -82,6 +84,7 @@ def design_frame(
             "time_ms",
             "question_version_id",
             *RATING_COLUMNS,
+            "first_confidence",
         )
     }
     readers = dict(
@@ -114,7 +117,7 @@ def design_frame(
                 if group is not None and not anchor and case_group != group:
                     continue
                 choice, first, time_ms, version, *ratings = given.get(
-                    (reader_id, session, item_id), (None,) * (4 + len(RATING_COLUMNS))
+                    (reader_id, session, item_id), (None,) * (5 + len(RATING_COLUMNS))
                 )
                 scored = keys.rows([pk], [keys.shown_by_version_id(version)])
                 rows.append(

@@ -26,7 +26,7 @@ from annotation.services import (
 from annotation.sessions import reading_of, washout_message
 from readerstudy.models import Role, StudyQuestion
 from readerstudy.selectors import roles_of, studies_of, study_for_user
-from readerstudy.serializers import StudySerializer
+from readerstudy.serializers import StudySerializer, confidence_of
 from readerstudy.vocabulary import ANSWER_FIELD_NAMES
 
 
@@ -49,6 +49,7 @@ class StudyList(ListAPIView):
                     "progress": selectors.progress_of(study, request.user)
                     if Role.READER in roles
                     else None,
+                    "confidence": confidence_of(study.confidence_scale),
                 }
             )
         page = self.paginate_queryset(rows)

@@ -80,6 +80,50 @@ def simulate_crossover(study: ReaderStudy, readers: list, ai_letters: dict[int, 
     return created
 
 
+# A rating reader's binary answers: a latent "finding present" signal, the truth shifted by
+# their d' plus unit noise; "Yes" when positive, and the further from 0 the surer (1-5).
+SURE_AT = (0.3, 0.7, 1.2, 1.8)
+RATED_SKILLS = (1.4, 2.0, 2.6)  # d' of the simulated readers, in order
+
+
+def simulate_ratings(study: ReaderStudy, readers: list) -> int:
+    """Read a rated demo study (a 5-point confidence scale, readerstudy.demo_roc) as each of
+    `readers`, and finish: binary questions by signal detection with the reader's d' (so
+    their ROC curves differ), multiple-choice ones right about 75% of the time and surer when
+    right. Idempotent: a reader who has answered is left as they are."""
+    from readerstudy.demo_roc import ABSENT_LETTER, PRESENT_LETTER
+
+    scale = study.scale
+    assert scale is not None and scale.ordinal, "a rated study has an ordinal scale"
+    created = 0
+    items = list(study.items.select_related("question").order_by("position"))
+    for user, skill in zip(readers, RATED_SKILLS, strict=False):
+        if Answer.objects.filter(item__study=study, reader=user).exists():
+            continue
+        rng = random.Random(f"demo-rated:{user.username}")
+        for item in items:
+            question = item.question
+            if question.binary:
+                truth = question.correct == question.present_option
+                signal = (skill / 2 if truth else -skill / 2) + rng.gauss(0, 1)
+                choice = PRESENT_LETTER if signal > 0 else ABSENT_LETTER
+                confidence = scale.lowest + sum(abs(signal) > at for at in SURE_AT)
+            else:
+                right = rng.random() < 0.75
+                choice = question.correct if right else rng.choice("ABCD")
+                confidence = rng.choice([3, 4, 4, 5, 5] if right else [1, 2, 2, 3, 4])
+            answer_submit(
+                reader=user,
+                item=item,
+                choice=choice,
+                confidence=confidence,
+                time_ms=rng.randint(5_000, 30_000),
+            )
+            created += 1
+        reader_finish(reader=user, study=study)
+    return created
+
+
 PRACTICE_SLUG = "demo-practice"
 # Who practises in the demo: reader2 (finished the demo study) fresh, for a person to try;
 # reader5 (finished the AI-assisted study) sat it a week ago, and their misses are due now.

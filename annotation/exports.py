@@ -72,7 +72,7 @@ def feedback_csv(study: ReaderStudy) -> str:
         ]
     ]
     if study.designed:  # which arm and session; a second read's first answer (canonical)
-        rows[0] += ["arm", "session", "first_choice"]
+        rows[0] += ["arm", "session", "first_choice", "first_confidence"]
     answers = (
         Answer.objects.filter(item__study=study)
         .select_related("item__question", "reader")
@@ -91,6 +91,6 @@ def feedback_csv(study: ReaderStudy) -> str:
             a.updated_at.isoformat(),
         ]
         if study.designed:
-            row += [a.arm, a.session, a.first_choice]
+            row += [a.arm, a.session, a.first_choice, a.first_confidence]
         rows.append(row)
     return csv_text(rows)

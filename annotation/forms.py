@@ -1,7 +1,16 @@
 from django import forms
 
 from readerstudy import json_input
-from readerstudy.vocabulary import ANSWER_FIELD_NAMES, ANSWER_FIELDS, PAGE_SHORTCUTS, SHORTCUTS
+from readerstudy.vocabulary import (
+    ANSWER_FIELD_NAMES,
+    ANSWER_FIELDS,
+    PAGE_SHORTCUTS,
+    SHORTCUTS,
+    ConfidenceScale,
+    Scale,
+    answer_shortcuts,
+    confidence_scale,
+)
 
 
 class ShortcutRadioSelect(forms.RadioSelect):
@@ -63,10 +72,50 @@ class AnswerForm(type("AnswerFields", (forms.Form,), _answer_fields())):
     # sent by the reading page's script: a case answered elsewhere since is not overwritten.
     base = forms.CharField(required=False, max_length=20_000, widget=forms.HiddenInput)
 
-    def __init__(self, *args, screen: dict[str, str] | None = None, **kwargs):
+    def __init__(
+        self,
+        *args,
+        screen: dict[str, str] | None = None,
+        scale: str = ConfidenceScale.NONE,
+        **kwargs,
+    ):
         super().__init__(*args, **kwargs)
         # Screen letter -> canonical letter (shuffled options); the page speaks screen letters.
         self.screen = screen or {}
+        self.scale: Scale | None = confidence_scale(scale)
+        self._confidence_field(scale)
+
+    def _confidence_field(self, scale_name: str) -> None:
+        """The confidence field as the study's scale asks it: none without a scale; a radio
+        per point with its key on an ordinal scale (the options then keep only their letter
+        keys: vocabulary.answer_shortcuts); a number box (`s` moves into it) on a fine one.
+        Whether a value is allowed is the answer service's to say (Scale.refusal)."""
+        scale = self.scale
+        if scale is None:
+            del self.fields["confidence"]
+            return
+        keys = answer_shortcuts(scale_name)
+        self.fields["choice"].widget.shortcuts = keys["choice"]
+        if scale.ordinal:
+            self.fields["confidence"] = forms.ChoiceField(
+                choices=[(str(p), f"{p} {scale.labels[p]}") for p in scale.points],
+                required=False,
+                label=scale.prompt,
+                widget=ShortcutRadioSelect(keys["confidence"]),
+                error_messages={"invalid_choice": scale.refusal()},
+            )
+            return
+        field = self.fields["confidence"]
+        field.label = scale.prompt
+        field.widget.attrs.update(
+            min=scale.lowest,
+            max=scale.highest,
+            inputmode="numeric",
+            **{"data-keys": PAGE_SHORTCUTS["confidence"]},
+        )
+
+    def clean_confidence(self) -> str:
+        return str(self.cleaned_data.get("confidence") or "")
 
     def clean_choice(self) -> str:
         choice = self.cleaned_data["choice"]
@@ -87,12 +136,19 @@ class AnswerForm(type("AnswerFields", (forms.Form,), _answer_fields())):
         return value
 
     def rating_fields(self) -> list[forms.BoundField]:
-        """The optional radio groups under the options (difficulty, fit, ...), in order."""
+        """The radio groups under the options (an ordinal confidence, difficulty, fit, ...),
+        in order."""
         return [
             self[name]
             for name, field in self.fields.items()
             if name != "choice" and isinstance(field.widget, ShortcutRadioSelect)
         ]
+
+    def fine_scale(self) -> forms.BoundField | None:
+        """The confidence box of a fine scale (0-100), shown with its slider; else None."""
+        if self.scale is None or self.scale.ordinal:
+            return None
+        return self["confidence"]
 
     @classmethod
     def for_case(cls, case, data=None) -> "AnswerForm":
@@ -100,7 +156,9 @@ class AnswerForm(type("AnswerFields", (forms.Form,), _answer_fields())):
         initial = (
             {name: getattr(case.answer, name) for name in ANSWER_FIELD_NAMES} if case.answer else {}
         )
-        form = cls(data, initial=initial)
+        if initial.get("confidence") is not None:
+            initial["confidence"] = str(initial["confidence"])
+        form = cls(data, initial=initial, scale=case.confidence_scale)
         form.fields["choice"].choices = [
             (letter, f"{letter}. {text}") for letter, text in case.options
         ]

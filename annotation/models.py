@@ -48,6 +48,8 @@ class Answer(models.Model):
     # Second-read aid: the reader's unaided answer, fixed once the AI was shown (ai_shown_at);
     # `choice` stays empty until the final answer. Empty in every other arm.
     first_choice = models.CharField(max_length=1, blank=True)
+    # ... and its confidence, on a study with a confidence scale (null otherwise).
+    first_confidence = models.PositiveSmallIntegerField(null=True, blank=True)
     ai_shown_at = models.DateTimeField(null=True, blank=True)
     # Given in a practice set (the key shown after it): never data of a research analysis
     # (analysis.selectors.study_responses takes only the answers of its study's kind).
@@ -85,6 +87,15 @@ class Answer(models.Model):
                 condition=Q(confidence__isnull=True)
                 | Q(confidence__gte=CONFIDENCE_BOUNDS[0], confidence__lte=CONFIDENCE_BOUNDS[1]),
                 name="answer_confidence",
+            ),
+            models.CheckConstraint(
+                condition=Q(first_confidence__isnull=True)
+                | Q(
+                    first_confidence__gte=CONFIDENCE_BOUNDS[0],
+                    first_confidence__lte=CONFIDENCE_BOUNDS[1],
+                    first_choice__in=LETTERS,
+                ),
+                name="answer_first_confidence",
             ),
         ]
 

@@ -25,6 +25,7 @@ from readerstudy.vocabulary import (
     LETTERS,
     NO_USABLE_AID,
     AidMode,
+    ConfidenceScale,
 )
 
 
@@ -125,6 +126,8 @@ class ReaderCase:
     # The stamp of the question's words shown (QuestionVersion.words_stamp): the answer is
     # recorded against the version with these words. It changes only with the words.
     words: str = ""
+    # The study's confidence scale (ConfidenceScale): "none", or what each answer is rated on.
+    confidence_scale: str = ConfidenceScale.NONE
 
     @property
     def answer_query(self) -> str:
@@ -426,6 +429,7 @@ def _build_case(
         and study.reading_closed_at is None
         and (final is None or study.allow_revision),
         allow_revision=study.allow_revision,
+        confidence_scale=study.confidence_scale,
         prev_number=number - 1 if number > 1 else None,
         next_number=number + 1 if number < total else None,
         answered_count=answered_count,

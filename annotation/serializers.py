@@ -6,6 +6,7 @@ The reader case serializer is built from the same blinded view-model as the read
 
 from rest_framework import serializers
 
+from readerstudy.serializers import ConfidenceScaleSerializer
 from readerstudy.vocabulary import (
     ANSWER_FIELDS,
     RATING_FIELDS,
@@ -121,6 +122,10 @@ class ReaderCaseSerializer(serializers.Serializer):
 
     # Only in a practice set: right or wrong, the key and the explanation, once answered.
     feedback = FeedbackSerializer(allow_null=True, required=False)
+    # Only in a study that asks for confidence: the scale `answer.confidence` is rated on.
+    confidence = ConfidenceScaleSerializer(
+        source="confidence_scale", allow_null=True, required=False
+    )
 
     DESIGN_FIELDS = ("session", "arm", "aid", "first_choice")
 
@@ -131,6 +136,8 @@ class ReaderCaseSerializer(serializers.Serializer):
                 data.pop(name, None)
         if not instance.practice:  # a research study's case has no feedback field at all
             data.pop("feedback", None)
+        if data.get("confidence") is None:
+            data.pop("confidence", None)
         return data
 
     def get_options(self, case) -> list[dict[str, str]]:

@@ -269,6 +269,7 @@ def _answer_save_locked(
                     stored = {
                         **values,
                         "first_choice": values["choice"],
+                        "first_confidence": values["confidence"],
                         "choice": "",
                         "ai_shown_at": timezone.now(),
                     }

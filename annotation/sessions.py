@@ -47,6 +47,7 @@ LEGACY = Reading(session=1, sessions=1, arm=Arm.UNAIDED, aid_mode="", assignment
 # The study's fields a reader's reading depends on (reading_of, layout_stamp): the design,
 # the order setting and the seed it draws from.
 READING_FIELDS = (*DESIGN_FIELDS, "random_order", "seed")
+UNSTAMPED = ("washout_days", "confidence_scale")
 
 
 def layout_stamp(study: ReaderStudy, session: int, assignment: ReaderAssignment | None) -> str:
@@ -54,10 +55,11 @@ def layout_stamp(study: ReaderStudy, session: int, assignment: ReaderAssignment 
     letter is on this reader's screen: the design (arms, aid, groups, anchor, shuffling), the
     order setting, the reader's assignment and session. A PI may change the design until
     the first answer (the Design page); a page, a draft or an unsent answer made under the
-    old one would otherwise land on another case or another option. Not the washout: it
-    moves no case and no letter."""
+    old one would otherwise land on another case or another option. Not the washout nor the
+    confidence scale: they move no case and no letter (an answer without the rating the scale
+    now asks for is refused by the answer service, in words)."""
     parts = (
-        *(getattr(study, name) for name in READING_FIELDS if name != "washout_days"),
+        *(getattr(study, name) for name in READING_FIELDS if name not in UNSTAMPED),
         session,
         (assignment.first_arm, assignment.reader_group, assignment.order_seed)
         if assignment

@@ -117,7 +117,7 @@ def instructions(request: HttpRequest, slug: str) -> HttpResponse:
     number = selectors.first_unanswered(order, answered)
     context = {
         "study": study,
-        "form": AnswerForm(),
+        "form": AnswerForm(scale=study.confidence_scale),
         "next_number": number if reading.is_open else None,
         "reading": reading,
         "washout": "" if reading.is_open else washout_message(reading),
@@ -234,7 +234,7 @@ def case_answer(request: HttpRequest, slug: str, number: int) -> HttpResponse:
             return redirect("reader-start", slug=slug)
         raise Http404("No such case.")
     mapping = selectors.screen_letters(study, reading, item.question_id)
-    form = AnswerForm(request.POST, screen=mapping)
+    form = AnswerForm(request.POST, screen=mapping, scale=study.confidence_scale)
     if not form.is_valid():
         error = " ".join(e for errors in form.errors.values() for e in errors)
         if wants_json(request):

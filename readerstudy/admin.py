@@ -66,8 +66,8 @@ class ImageAdmin(admin.ModelAdmin):
 
 @admin.register(Question)
 class QuestionAdmin(admin.ModelAdmin):
-    list_display = ["source_id", "dataset", "task", "category", "correct"]
-    list_filter = ["dataset", "task", "category"]
+    list_display = ["source_id", "dataset", "task", "category", "correct", "present_option"]
+    list_filter = ["dataset", "task", "category", "present_option"]
     search_fields = ["source_id", "text", "case__study_id"]
     list_select_related = ["dataset"]
     raw_id_fields = ["case"]

@@ -27,6 +27,7 @@ from readerstudy.dicomweb import parse_resource
 from readerstudy.keys import KeyBook
 from readerstudy.models import Image, ReaderStudy, StudyQuestion, Task
 from readerstudy.question_versions import QuestionVersion
+from readerstudy.rexvqa import NOT_BINARY
 from readerstudy.spreadsheets import frame_csv, write_sheet, xlsx_writer
 from readerstudy.vocabulary import (
     OPTION_FIELDS,
@@ -66,6 +67,7 @@ BANK_COLUMNS = (
     "impression",
     "version",
     "history",
+    "present_option",
 )
 CHANGELOG_COLUMNS = (
     "question_id",
@@ -180,6 +182,8 @@ def study_bank(study: ReaderStudy) -> Bank:
             "is_changed": current.number > 1,
             # Every version, whole, the last being this record's: empty while unchanged.
             "history": [_version_record(v) for v in history] if current.number > 1 else [],
+            # A binary question's "present" option; "none": not binary (never detected again).
+            "present_option": question.present_option or NOT_BINARY,
         }
         changelog.extend(_changes(question.source_id, history))
     return Bank(records, changelog, root)
@@ -251,6 +255,7 @@ def bank_frame(bank: Bank) -> pd.DataFrame:
                 "impression": record["Impression"],
                 "version": record["version"],
                 "history": json.dumps(record["history"]) if record["history"] else "",
+                "present_option": record["present_option"],
             }
         )
     return pd.DataFrame(rows, columns=list(BANK_COLUMNS))
@@ -296,6 +301,8 @@ def readme(study: ReaderStudy, bank: Bank) -> str:
             "its error type, how it was decided and when, the last being the record's own).",
             "bank.csv / bank.xlsx: the same as a question-bank spreadsheet (columns of "
             "import_questions, plus `accepted`, `version` and `history` as JSON).",
+            "present_option (both): a binary question's option meaning the finding is present, "
+            "'none' for a question that is not binary.",
             "changelog.csv: one row per changed field of each version: question, version, "
             "change (key / wording / explanation), error type, field, old and new value, how "
             "it was decided and when, the version a reversal undoes, the note.",

@@ -20,7 +20,7 @@ from readerstudy.spreadsheets import TRIGGERS
 from readerstudy.vocabulary import LETTERS, OPTION_FIELDS
 
 MAX_ROWS = 100_000  # questions; rows in the sheet, empty ones included, at most one more
-MAX_COLUMNS = 256  # cells in one row (the template has 21 columns)
+MAX_COLUMNS = 256  # cells in one row (the template has 22 columns)
 MAX_CELL_CHARS = 32_767  # Excel's own limit for one cell
 MAX_XLSX_UNCOMPRESSED = 64 * 1024 * 1024  # bytes of the workbook's parts, unzipped
 MAX_XLSX_PARTS = 1_000
@@ -55,6 +55,8 @@ COLUMNS: dict[str, str] = {
     "accepted": "accepted_answers",
     "version": "version",
     "history": "history",
+    # A binary question (ROC): the option meaning "finding present", "none", or empty (detect).
+    "present_option": "present_option",
 }
 OPTION_COLUMNS = OPTION_FIELDS
 REQUIRED_COLUMNS = ("id", "question", *OPTION_COLUMNS, "correct", "task")
@@ -135,7 +137,8 @@ def _record(header: list[str], cells: list[str], row: int) -> RawRecord | None:
     extra = [cell for cell in cells[len(header) :] if cell]
     if extra:
         raise RexvqaError(f"a value ({quote(extra[0])}) in a column without a header", row=row)
-    values = dict(zip(header, cells, strict=False))
+    # A row may stop before the header does (an .xlsx drops trailing empty cells): "".
+    values = dict(zip(header, [*cells, *[""] * (len(header) - len(cells))], strict=False))
     data: dict[str, Any] = {}
     for column, text in values.items():
         target = COLUMNS[column]

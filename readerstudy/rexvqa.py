@@ -18,7 +18,7 @@ import math
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -171,6 +171,8 @@ class ParsedQuestion:
     # the last being the record's own (empty: the question as first released).
     accepted: str = ""
     history: tuple[ParsedVersion, ...] = ()
+    # A binary question: the option (A-D) meaning the finding is present; "" when not binary.
+    present_option: str = ""
 
     @property
     def first(self) -> ParsedVersion:
@@ -464,6 +466,46 @@ def parse_case(record: dict[str, Any], qid: str, source: ImageSource) -> ParsedC
     )
 
 
+# A ReXVQA-style yes/no question (a presence question whose options say "yes" or "no" as their
+# first word: "Yes", "yes.", "Yes, on the left", "No", "No pleural effusion"; not "Not
+# assessable", "None", "Nodular"): binary when exactly one option says yes, exactly one says no
+# and its key is one of the two. The "yes" option means the finding is present. Only presence
+# questions: in a negation question ("Is there no effusion?") "yes" would mean absent.
+_YES = re.compile(r"^\s*yes\b", re.IGNORECASE)
+_NO = re.compile(r"^\s*no\b", re.IGNORECASE)
+NOT_BINARY = "none"  # the present_option that says "not binary", whatever the options
+
+
+def yes_no_present(options: tuple[str, ...], correct: str, task: str) -> str:
+    """The option meaning "present" of a ReXVQA-style yes/no question, else ""."""
+    if task != Task.PRESENCE:
+        return ""
+    yes = [letter for letter, text in zip(LETTERS, options, strict=True) if _YES.match(text)]
+    no = [letter for letter, text in zip(LETTERS, options, strict=True) if _NO.match(text)]
+    if len(yes) != 1 or len(no) != 1 or correct not in (yes[0], no[0]):
+        return ""
+    return yes[0]
+
+
+def parse_present_option(value: Any, question: ParsedQuestion) -> str:
+    """A question's binary declaration (`present_option`): a letter A-D (that option means the
+    finding is present), "none" (not binary) or empty (detected: yes_no_present)."""
+    text = "" if value is None else str(value).strip()
+    if not text:  # the options and key readers are shown now (a corrected bank's last version)
+        return yes_no_present(question.options, question.correct, question.task)
+    if text.casefold() == NOT_BINARY:
+        return ""
+    if text.upper() in LETTERS and len(text) == 1:
+        return text.upper()
+    raise RexvqaError(
+        f"must be the letter (A-D) of the option that means the finding is present, "
+        f"{NOT_BINARY!r} for a question that is not binary, or empty to detect it from yes/no "
+        f"options, got {quote(value)}",
+        question_id=question.source_id,
+        field="present_option",
+    )
+
+
 def parse_accepted(value: Any, key: str, qid: str, field: str = "accepted_answers") -> str:
     """Accepted answers: a list of letters or "B|C" (the key among them); empty: the key."""
     if value is None or value == "" or value == []:
@@ -589,7 +631,7 @@ def parse_record(qid: str, record: Any, *, paths_required: bool = True) -> Parse
     explanation = _text(record, "correct_answer_explanation", qid)
     accepted = parse_accepted(record.get("accepted_answers"), correct, qid)
     current = ParsedVersion(0, text, options, correct, accepted, explanation)
-    return ParsedQuestion(
+    question = ParsedQuestion(
         source_id=qid,
         text=text,
         options=options,
@@ -602,6 +644,9 @@ def parse_record(qid: str, record: Any, *, paths_required: bool = True) -> Parse
         study_id=_text(record, "study_id", qid, required=True)[:200],
         accepted=accepted,
         history=parse_history(record, qid, current),
+    )
+    return replace(
+        question, present_option=parse_present_option(record.get("present_option"), question)
     )
 
 

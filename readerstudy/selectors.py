@@ -94,6 +94,10 @@ def design_sentence(study: ReaderStudy) -> str:
         )
     if study.shuffle_options:
         parts.append("options shuffled per reader")
+    if study.scale is not None:
+        parts.append(
+            f"confidence rated {study.scale.lowest}-{study.scale.highest} with each answer"
+        )
     parts.append(sample_size_words(study))
     return ", ".join(parts)
 

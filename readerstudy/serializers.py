@@ -3,6 +3,7 @@ from rest_framework import serializers
 
 from readerstudy.keys import current_versions
 from readerstudy.models import StudyQuestion
+from readerstudy.vocabulary import ConfidenceScale, confidence_scale
 
 
 class ProgressSerializer(serializers.Serializer):
@@ -21,6 +22,43 @@ class ProgressSerializer(serializers.Serializer):
     )
 
 
+class ConfidenceScaleSerializer(serializers.Serializer):
+    """A study's confidence scale (readerstudy.vocabulary.CONFIDENCE_SCALES): every answer
+    carries a whole number from `lowest` to `highest`."""
+
+    scale = serializers.ChoiceField(choices=ConfidenceScale.values)
+    lowest = serializers.IntegerField()
+    highest = serializers.IntegerField()
+    labels = serializers.DictField(
+        child=serializers.CharField(),
+        help_text="Point -> label (every point of 1-5; 0-100's ends).",
+    )
+    prompt = serializers.CharField()
+
+    def to_representation(self, instance):
+        """A scale given by its name (a study's `confidence_scale`) is described; "none": null."""
+        if isinstance(instance, str):
+            instance = confidence_of(instance)
+            if instance is None:
+                return None
+        return super().to_representation(instance)
+
+
+def confidence_of(scale_name: str) -> dict | None:
+    """A study's scale as the API shows it; None when the study asks for no confidence."""
+    scale = confidence_scale(scale_name)
+    if scale is None:
+        return None
+    labels = {str(point): label for point, label in scale.labels.items()}
+    return {
+        "scale": scale_name,
+        "lowest": scale.lowest,
+        "highest": scale.highest,
+        "labels": labels,
+        "prompt": scale.prompt,
+    }
+
+
 class StudySerializer(serializers.Serializer):
     slug = serializers.SlugField()
     title = serializers.CharField()
@@ -28,6 +66,11 @@ class StudySerializer(serializers.Serializer):
     roles = serializers.ListField(child=serializers.CharField())
     instructions = serializers.CharField(allow_blank=True)
     progress = ProgressSerializer(allow_null=True, help_text="Only for readers of the study.")
+    confidence = ConfidenceScaleSerializer(
+        allow_null=True,
+        help_text="The scale each answer's `confidence` is rated on; null: the study asks for "
+        "no confidence rating.",
+    )
 
 
 class CaseReportSerializer(serializers.Serializer):

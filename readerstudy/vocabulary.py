@@ -6,10 +6,10 @@ templates take their choices from here, and the reader's keyboard shortcuts are 
 statistics package keeps its own copy of the letters (it imports no Django); a test pins it to
 `LETTERS`.
 
-Adding an answer field (say, "confidence 1-5"): add its choices here with their shortcut keys
-and an entry in `ANSWER_FIELDS`, then see docs/architecture.md ("Adding an answer field") for
-the short list of files that follow (the form, the API, the service and the exports take the
-list from here).
+Adding an answer field (say, "image quality: good, fair, poor"): add its choices here with
+their shortcut keys and an entry in `ANSWER_FIELDS`, then see docs/architecture.md ("Adding an
+answer field") for the short list of files that follow (the form, the API, the service and the
+exports take the list from here).
 """
 
 from __future__ import annotations
@@ -250,13 +250,6 @@ ANSWER_FIELDS: tuple[AnswerField, ...] = (
         required=True,
         clean=lambda value: value.strip().upper(),
     ),
-    AnswerField("difficulty", Difficulty, "Difficulty must be easy, medium or hard."),
-    AnswerField(
-        "alignment",
-        Alignment,
-        "Image alignment must be yes, partly or no.",
-        label="Does the question fit this image?",
-    ),
     AnswerField(
         "confidence",
         None,
@@ -264,6 +257,13 @@ ANSWER_FIELDS: tuple[AnswerField, ...] = (
         label="Confidence",
         clean=_whole,
         scaled=True,
+    ),
+    AnswerField("difficulty", Difficulty, "Difficulty must be easy, medium or hard."),
+    AnswerField(
+        "alignment",
+        Alignment,
+        "Image alignment must be yes, partly or no.",
+        label="Does the question fit this image?",
     ),
     AnswerField(
         "comment",

@@ -26,7 +26,7 @@ from readerstudy.predictions.models import AIModel
 from readerstudy.sampling import SEED_MAX
 from readerstudy.selectors import dataset_sizes
 from readerstudy.services.studies import sample_problem, unknown_users
-from readerstudy.vocabulary import AidMode
+from readerstudy.vocabulary import AidMode, ConfidenceScale
 
 
 def image_source_choices(admin: bool = True) -> list[tuple[str, str]]:
@@ -279,7 +279,24 @@ class DesignForm(forms.Form):
         required=False, label="Shuffle the four options per reader"
     )
 
-    DESIGN_FIELDS = ("arms", "aid_model", "aid_mode", "washout_days", "groups", "anchor")
+    confidence_scale = forms.ChoiceField(
+        choices=ConfidenceScale.choices,
+        initial=ConfidenceScale.NONE,
+        required=False,
+        label="Confidence with every answer",
+        help_text="Readers also rate how sure they are of each answer: the ratings of binary "
+        "questions make ROC curves and AUCs, all of them calibration.",
+    )
+
+    DESIGN_FIELDS = (
+        "arms",
+        "aid_model",
+        "aid_mode",
+        "washout_days",
+        "groups",
+        "anchor",
+        "confidence_scale",
+    )
 
     def __init__(self, *args, models=None, **kwargs):
         """`models`: the AI models to offer (default: every imported one, by name)."""
@@ -312,6 +329,7 @@ class DesignForm(forms.Form):
             groups=data["groups"] or 0,
             anchor=data["anchor"] or 0,
             shuffle_options=data["shuffle_options"],
+            confidence_scale=data["confidence_scale"] or ConfidenceScale.NONE,
         )
 
 
@@ -384,6 +402,7 @@ PROBLEM_FIELDS = (
     ("washout", "washout_days"),
     ("anchor", "anchor"),
     ("groups", "groups"),
+    ("confidence scale", "confidence_scale"),
 )
 
 

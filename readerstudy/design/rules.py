@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from readerstudy.blinding import membership_conflict
 from readerstudy.models import Membership, ReaderStudy, Role, StudyQuestion
 from readerstudy.selectors import sample_xrays
-from readerstudy.vocabulary import ARM_LAYOUTS, AidMode, Arm
+from readerstudy.vocabulary import ARM_LAYOUTS, AidMode, Arm, ConfidenceScale
 
 # The longest washout a design may have: longer is a number typed by mistake (and a date
 # thousands of years ahead is past what the pages can say when session 2 opens).
@@ -25,6 +25,7 @@ DESIGN_FIELDS = (
     "reader_groups",
     "anchor_size",
     "shuffle_options",
+    "confidence_scale",
 )
 
 
@@ -45,6 +46,7 @@ class Design:
     groups: int = 0
     anchor: int = 0
     shuffle_options: bool = False
+    confidence_scale: str = ConfidenceScale.NONE
 
     @property
     def aided(self) -> bool:
@@ -61,6 +63,7 @@ class Design:
             groups=study.reader_groups,
             anchor=study.anchor_size,
             shuffle_options=study.shuffle_options,
+            confidence_scale=study.confidence_scale,
         )
 
 
@@ -93,6 +96,11 @@ def design_problems(
     X-rays, so there must be one per group. A study still being planned (the new-study form)
     knows only its questions."""
     problems = []
+    if design.confidence_scale not in ConfidenceScale.values:
+        problems.append(
+            f"the confidence scale must be one of: {', '.join(ConfidenceScale.values)} "
+            f"(got {design.confidence_scale!r})"
+        )
     if design.arms not in ARM_LAYOUTS:
         problems.append(f"arms must be one of: {', '.join(ARM_LAYOUTS)} (got {design.arms!r})")
     if design.aided:

@@ -127,6 +127,7 @@ def _write(
     study.reader_groups = design.groups
     study.anchor_size = design.anchor
     study.shuffle_options = design.shuffle_options
+    study.confidence_scale = design.confidence_scale
     study.save()
     items = list(study.items.all())
     for item in items:

@@ -55,6 +55,11 @@ class ImportSummary:
     cases_unchanged: int = 0
     images_created: int = 0
     images_unchanged: int = 0
+    # Binary questions in the file (present_option, given or detected from yes/no options).
+    binary: int = 0
+    # Questions already imported whose binary declaration (present_option) this import set or
+    # changed: it is no content a reader saw, so it may change.
+    binary_declared: int = 0
     per_task: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict:
@@ -98,6 +103,10 @@ def _question_fields(parsed: ParsedQuestion) -> dict:
         "subcategory": parsed.subcategory,
         "klass": parsed.klass,
     }
+
+
+# Question fields an import may change on a question already imported (no content of it).
+DECLARATIONS = ("present_option",)
 
 
 @contextmanager
@@ -158,6 +167,7 @@ def records_import(
         Task(task).label: count
         for task, count in sorted(Counter(q.task for q in questions).items())
     }
+    summary.binary = sum(1 for q in questions if q.present_option)
     with transaction.atomic():
         dataset, _ = Dataset.objects.get_or_create(name=dataset_name)
         case_ids = _write_cases(dataset, cases, summary)
@@ -271,9 +281,14 @@ def _write_questions(dataset, questions, case_ids, summary: ImportSummary) -> No
     existing = {
         row["source_id"]: row
         for row in dataset.questions.values(
-            "source_id", "case__study_id", *_question_fields(questions[0]).keys()
+            "pk",
+            "source_id",
+            "case__study_id",
+            *_question_fields(questions[0]).keys(),
+            *DECLARATIONS,
         )
     }
+    declared: list[Question] = []
     stored_versions = _stored_versions(
         dataset, [q.source_id for q in questions if q.source_id in existing]
     )
@@ -287,6 +302,7 @@ def _write_questions(dataset, questions, case_ids, summary: ImportSummary) -> No
                     dataset=dataset,
                     case_id=case_ids[parsed.study_id],
                     source_id=parsed.source_id,
+                    present_option=parsed.present_option,
                     **fields,
                 )
             )
@@ -304,8 +320,12 @@ def _write_questions(dataset, questions, case_ids, summary: ImportSummary) -> No
                 field=changed[0],
             )
         summary.questions_unchanged += 1
+        if current["present_option"] != parsed.present_option:
+            declared.append(Question(pk=current["pk"], present_option=parsed.present_option))
     summary.questions_created = len(new)
+    summary.binary_declared = len(declared)
     Question.objects.bulk_create(new, batch_size=BATCH)
+    Question.objects.bulk_update(declared, DECLARATIONS, batch_size=BATCH)
     released = {q.source_id: q for q in questions if q.history or q.accepted != q.correct}
     created = dataset.questions.filter(source_id__in=[q.source_id for q in new])
     first_versions_create(

@@ -3,7 +3,7 @@
  * then the arrows between cases).
  *
  * The keys themselves stay in the markup (answer keys in each radio's data-keys, the comment
- * key in the textarea's, Pause and Review in data-key) and in viewer.js (its KEYS); `q` and `?`
+ * key in the textarea's, the confidence box's in its own, Pause and Review in data-key) and in viewer.js (its KEYS); `q` and `?`
  * are the page's own. No DOM: `decide(e, page)` asks the page what it needs to know through
  * `page` (reader.js gives it the document; tests/js/ a plain object) and returns an action,
  * which reader.js carries out:
@@ -60,8 +60,11 @@
     const dialog = page.dialog();
     if (dialog) return e.key === "Escape" ? act("close-dialog", { dialog }) : none();
     const t = e.target;
-    // Ctrl/Cmd+Enter in the comment submits, as in most text boxes (the seen-rule holds).
-    if ((e.ctrlKey || e.metaKey) && e.key === "Enter" && t && page.inForm(t) && page.typing(t)) {
+    // Ctrl/Cmd+Enter in the comment submits, as in most text boxes, and Enter in the
+    // confidence box (the page's checks, in the server's words, not the browser's bubble; the
+    // seen-rule holds).
+    const box = !!t && t.type === "number";
+    if ((e.ctrlKey || e.metaKey || box) && e.key === "Enter" && t && page.inForm(t) && page.typing(t)) {
       return page.leaving() ? none(true) : act("submit");
     }
     if (modified) return none();
@@ -77,7 +80,8 @@
     if (review && key === review.key) return act("follow", { url: review.href });
     const comment = key.length === 1 ? page.comment(key) : null;
     if (comment) {
-      // The comment key focuses the comment (the key itself is not typed into it).
+      // The comment key focuses the comment, the confidence key the confidence box (the key
+      // itself is not typed into it).
       if (page.questionHidden()) return act("note", { text: null });
       return comment.disabled ? none(true) : act("focus", { el: comment.el });
     }

@@ -313,7 +313,14 @@
     if (!seen(ws)) { notePaused(NOT_SEEN); return; } // never submit a case not shown in this visit
     const missing = $$('input[type="radio"][required]', f).some((r) => !$(`input[name="${CSS.escape(r.name)}"]:checked`, f));
     if (missing) { clientError(f.dataset.choiceRequired); return; }
-    if (!f.checkValidity()) { const bad = $(":invalid", f); clientError(bad ? bad.validationMessage : ""); return; }
+    // A group the study requires (data-required: its message, the server's): a confidence.
+    const unrated = $$("fieldset[data-required]", f).find((group) => !$$("input[name]", group).some((i) => (i.type === "radio" ? i.checked : i.value.trim() !== "")));
+    if (unrated) { clientError(unrated.dataset.required); return; }
+    if (!f.checkValidity()) {
+      const bad = $(":invalid", f), group = bad && bad.closest("[data-required]"); // the server's words for its group
+      clientError(group ? group.dataset.required : bad ? bad.validationMessage : "");
+      return;
+    }
     const number = Number(ws.dataset.caseNumber);
     const values = valuesOf(f);
     // What this answer changes: the page's saved answer, or this reader's own save of the case
@@ -638,8 +645,8 @@
     typing: (t) => window.ReaderViewer.typing(t),
     shortcutsOn,
     reviewLink() { const link = reviewLink(); return link ? { key: link.dataset.key, href: link.href } : null; },
-    comment(key) {
-      const el = $(`#answer-form textarea[data-keys~="${CSS.escape(key)}"]`);
+    comment(key) { // the comment, or the confidence box of a fine scale
+      const el = $(`#answer-form :is(textarea, input[type="number"])[data-keys~="${CSS.escape(key)}"]`);
       return el ? { el, disabled: !!(el.disabled || el.closest("fieldset:disabled")) } : null;
     },
     questionHidden,
@@ -664,7 +671,7 @@
       case "panel": setPanel(!panelHidden()); break;
       case "pause": pause(); break;
       case "follow": window.location.assign(action.url); break;
-      case "focus": action.el.focus(); break;
+      case "focus": action.el.focus(); if (action.el.type === "number") action.el.select(); break; // typing replaces a rating
       case "note": notePaused(action.text || undefined); break;
       case "go": go(action.url, { push: true }); break;
       case "choose": choose(action.input); break;

@@ -220,6 +220,7 @@ def test_export_analysis_writes_every_file(tmp_path, analysed_study):
         "correct",
         "difficulty",
         "alignment",
+        "confidence",
         "time_ms",
         "excluded",
         "rejected",

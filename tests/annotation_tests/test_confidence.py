@@ -2,13 +2,21 @@
 service refuses, in words, a rating that is missing, off the scale or not asked for; the page
 and the API report it as that field's error."""
 
+import re
+
 import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
 from annotation.models import Answer, AnswerRevision
-from annotation.services import AnswerConflict, InvalidAnswerValue, answer_submit
-from readerstudy.vocabulary import CONFIDENCE_SCALES, ConfidenceScale
+from annotation.selectors import ordered_item_ids
+from annotation.services import AnswerConflict, InvalidAnswerValue, answer_submit, reader_finish
+from readerstudy.vocabulary import (
+    CONFIDENCE_SCALES,
+    PAGE_SHORTCUTS,
+    ConfidenceScale,
+    answer_shortcuts,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -133,3 +141,80 @@ def test_roc_ratings_order_answer_and_confidence_as_rating_studies_do():
     percent = CONFIDENCE_SCALES[ConfidenceScale.PERCENT]
     assert percent.roc_rating(present=True, confidence=80) == 80.0
     assert percent.roc_rating(present=False, confidence=80) == 20.0
+
+
+def case_html(client, study, number=1) -> str:
+    return client.get(reverse("reader-case", args=[study.slug, number])).content.decode()
+
+
+def test_a_study_without_a_scale_shows_no_confidence_and_keeps_digit_keys(reader_client, study):
+    html = case_html(reader_client, study)
+    assert 'name="confidence"' not in html and "How sure" not in html
+    assert 'data-keys="1 a"' in html  # option A: 1 or a, as always
+
+
+def test_a_five_point_scale_is_rated_with_the_digits_and_the_options_keep_their_letters(
+    reader_client, study
+):
+    rated(study, ConfidenceScale.FIVE)
+    html = case_html(reader_client, study)
+    scale = CONFIDENCE_SCALES[ConfidenceScale.FIVE]
+    assert scale.prompt in html
+    assert 'data-required="Rate your confidence with a whole number from 1 to 5."' in html
+    for point in scale.points:
+        assert re.search(
+            rf'<input type="radio" name="confidence" value="{point}"[^>]*data-keys="{point}"', html
+        ), point
+        assert f"{point} {scale.labels[point]}" in html
+    assert 'data-keys="a"' in html and 'data-keys="1 a"' not in html
+    help_html = html[html.index('id="help"') :]
+    assert "the digits rate your confidence" in help_html
+
+
+def test_a_fine_scale_is_a_number_box_reached_by_its_key_with_a_slider(reader_client, study):
+    rated(study, ConfidenceScale.PERCENT)
+    html = case_html(reader_client, study)
+    key = PAGE_SHORTCUTS["confidence"]
+    box = re.search(r'<input type="number" name="confidence"[^>]*>', html).group(0)
+    assert 'min="0"' in box and 'max="100"' in box and f'data-keys="{key}"' in box
+    assert 'data-mirror-of="confidence"' in html and "100: surely right" in html
+    assert 'data-keys="1 a"' in html  # the digits stay the options' keys
+    help_html = html[html.index('id="help"') :]
+    assert f"<kbd>{key.upper()}</kbd></td><td>How likely is your answer right" in help_html
+
+
+def test_the_saved_rating_is_shown_again_and_on_a_locked_case(reader_client, study, reader):
+    rated(study, ConfidenceScale.PERCENT)
+    item = study.items.order_by("position").first()
+    number = ordered_item_ids(study, reader).index(item.id) + 1
+    answer_submit(reader=reader, item=item, choice="A", confidence=73)
+    assert re.search(r'name="confidence" value="73"', case_html(reader_client, study, number))
+    reader_finish(reader=reader, study=study)
+    assert "Confidence: <strong>73 %</strong>" in case_html(reader_client, study, number)
+
+
+def test_the_instructions_say_how_to_rate(reader_client, study):
+    rated(study, ConfidenceScale.FIVE)
+    html = reader_client.get(reverse("reader-instructions", args=[study.slug])).content.decode()
+    assert "say how sure you are" in html and "1 guessing, 2 unsure" in html
+
+
+def test_the_api_describes_the_scale_where_a_study_has_one(study, reader):
+    client = APIClient()
+    client.force_authenticate(reader)
+    case = client.get(f"/api/v1/studies/{study.slug}/cases/1/").json()
+    assert "confidence" not in case  # a study without a scale: its cases as they always were
+    [row] = client.get("/api/v1/studies/").json()["results"]
+    assert row["confidence"] is None
+    rated(study, ConfidenceScale.FIVE)
+    case = client.get(f"/api/v1/studies/{study.slug}/cases/1/").json()
+    assert case["confidence"]["scale"] == "1-5" and case["confidence"]["labels"]["5"] == "Certain"
+    [row] = client.get("/api/v1/studies/").json()["results"]
+    assert (row["confidence"]["lowest"], row["confidence"]["highest"]) == (1, 5)
+
+
+@pytest.mark.parametrize("scale", ConfidenceScale.values)
+def test_no_answer_key_does_two_things_under_any_scale(scale):
+    keys = [k for values in answer_shortcuts(scale).values() for ks in values.values() for k in ks]
+    keys += PAGE_SHORTCUTS.values()
+    assert len(keys) == len(set(keys)), sorted(k for k in keys if keys.count(k) > 1)

@@ -378,3 +378,29 @@ test("an answer refused because the design changed is not kept as a draft on the
   assert.equal(store.draft(1), null, "the old answer is no draft of the new case 1");
   assert.equal(new Store("demo", READER, storage, 14, "new").draft(1), null);
 });
+
+test("a confidence rating travels with its answer, waits offline across a reload, and one off the scale is refused in the server's words and kept as a draft", async () => {
+  let offline = true;
+  const refusal = "Rate your confidence with a whole number from 1 to 5.";
+  const server = fakeServer((request) => {
+    if (offline) throw new TypeError("Failed to fetch");
+    return request.body.confidence === "7" ? json({ error: refusal, field: "confidence" }, 422) : receipt(request);
+  });
+  const storage = new MemoryStorage();
+  const first = makeOutbox(server, { storage, online: () => !offline });
+  await first.outbox.add(entry(1, { choice: "B", confidence: "4" }));
+  await first.outbox.add(entry(2, { choice: "A", confidence: "7" }));
+  assert.equal(first.outbox.size, 2);
+  const tried = server.posts().length; // the attempts while offline
+  offline = false; // the page is reloaded with the connection back: the next page sends them
+  const { outbox, events, store } = makeOutbox(server, { storage });
+  await outbox.retryNow();
+  await outbox.idle;
+  const sent = server.posts().slice(tried).map((p) => [p.body.choice, p.body.confidence]);
+  assert.deepEqual(sent, [["B", "4"], ["A", "7"]]);
+  const refused = events.filter((e) => e.type === "refused");
+  assert.deepEqual(refused.map((e) => e.message), [refusal]);
+  assert.equal(refused[0].entry.number, 2);
+  assert.deepEqual(store.draft(2).values, { choice: "A", confidence: "7" }); // kept to correct
+  assert.equal(store.draft(1), null);
+});

@@ -156,3 +156,19 @@ test("a practice case's feedback: Enter goes on to the next case once seen", () 
   assert.deepEqual(decide(press("Enter", { target: button }), feedback), { act: "none", prevent: false });
   assert.deepEqual(decide(press("Enter", { target: { tagName: "A" } }), feedback), { act: "none", prevent: false });
 });
+
+test("a fine confidence scale: its key moves into the box, where digits are typed and Enter submits", () => {
+  const box = { tagName: "INPUT", type: "number" };
+  const confidence = { el: box, disabled: false };
+  const rated = page({
+    comment: (key) => (key === "s" ? confidence : null),
+    inForm: (t) => t === box || t === radio,
+    typing: (t) => !!t && t.tagName === "INPUT" && t.type === "number",
+  });
+  assert.deepEqual(decide(press("s"), rated), { act: "focus", el: box, prevent: true });
+  assert.deepEqual(decide(press("7", { target: box }), rated), { act: "none", prevent: false });
+  assert.deepEqual(decide(press("Enter", { target: box }), rated), { act: "submit", prevent: true });
+  assert.deepEqual(decide(press("Escape", { target: box }), rated), { act: "blur", target: box, prevent: false });
+  const leaving = page({ ...rated, leaving: () => ({ nextNumber: "4", waiting: false }) });
+  assert.deepEqual(decide(press("Enter", { target: box }), leaving), { act: "none", prevent: true });
+});

@@ -131,7 +131,8 @@ def test_the_templates_import(tmp_path, template):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(radiograph("RG1_UNCR.dcm"), tmp_path / rel)
     summary = run(template, "--images-root", str(tmp_path))
-    assert summary["questions_created"] == 3 and summary["images_created"] == 3
+    assert summary["questions_created"] == 4 and summary["images_created"] == 3
+    assert summary["binary"] == 1  # q004: its "Yes" means the pneumothorax is present
 
 
 def test_the_two_templates_hold_the_same_rows():

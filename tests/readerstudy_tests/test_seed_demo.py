@@ -32,6 +32,7 @@ def test_seed_demo_is_complete_and_idempotent(derive_once):
         assert authenticate(username=username, password="pw-for-tests-1") is not None
     assert_demo_aided()
     assert_demo_practice()
+    assert_demo_rated()
     counts = (Question.objects.count(), Image.objects.count(), Membership.objects.count())
     answers = Answer.objects.count()
     call_command("seed_demo", "--password", "pw-for-tests-2", stdout=StringIO())
@@ -98,10 +99,35 @@ def assert_demo_practice():
     assert "blind" in membership_conflict(user=reader1, study=practice, role=Role.READER)
 
 
+def assert_demo_rated():
+    """The rated study: a 5-point confidence scale, binary questions detected from their
+    yes/no options with both truths, three simulated readers who rated every answer and one
+    left for a person; every other demo study asks for no confidence."""
+    study = ReaderStudy.objects.get(slug="demo-rated")
+    assert study.confidence_scale == "1-5"
+    questions = [item.question for item in study.items.select_related("question")]
+    binary = [q for q in questions if q.binary]
+    assert len(binary) >= 10 and len(binary) < len(questions)  # and a few multiple-choice
+    truths = {q.correct == q.present_option for q in binary}
+    assert truths == {True, False}
+    for username in ["reader8", "reader9", "reader10"]:
+        mine = Answer.objects.filter(item__study=study, reader__username=username)
+        assert mine.count() == len(questions)
+        assert set(mine.values_list("confidence", flat=True)) <= {1, 2, 3, 4, 5}
+        assert len(set(mine.values_list("confidence", flat=True))) >= 3
+    assert not Answer.objects.filter(item__study=study, reader__username="reader7").exists()
+    others = ReaderStudy.objects.exclude(slug="demo-rated")
+    assert set(others.values_list("confidence_scale", flat=True)) == {"none"}
+    assert not Answer.objects.exclude(item__study=study).exclude(confidence=None).exists()
+
+
 def test_random_password_is_printed(demo):
     """Run again on the demo (as `make demo` does every time): a new random password."""
     out = StringIO()
     call_command("seed_demo", stdout=out)
-    line = next(line for line in out.getvalue().splitlines() if "reader1" in line)
+    # reader1's login line ("  reader1  / PASSWORD   (reader)"), not reader10's or a sentence.
+    line = next(
+        line for line in out.getvalue().splitlines() if line.split()[:2] == ["reader1", "/"]
+    )
     password = line.split("/")[1].split()[0]
     assert authenticate(username="reader1", password=password) is not None

@@ -13,10 +13,10 @@ from django.contrib.auth.models import Permission
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from analysis.demo import AIDED_SLUG, seed_aided_study, seed_predictions
+from analysis.demo import AIDED_SLUG, seed_aided_study, seed_predictions, seed_rated_study
 from analysis.demo import MODELS as MODEL_NAMES
 from annotation.demo import PRACTICE_READERS, seed_practice, simulate_readers
-from readerstudy import demo
+from readerstudy import demo, demo_roc
 from readerstudy.management.dicomweb_options import add_image_source_arguments, dicomweb_config
 from readerstudy.models import Dataset, ReaderStudy, Role
 from readerstudy.rexvqa import RexvqaError
@@ -27,7 +27,7 @@ from readerstudy.services.studies import membership_add, study_create
 class Command(BaseCommand):
     help = (
         "Create the demo dataset, studies and users (reader1-3, expert1, pi1; reader4-6 read "
-        "the AI-assisted study)."
+        "the AI-assisted study, reader7-10 the rated one)."
     )
 
     def add_arguments(self, parser):
@@ -52,7 +52,7 @@ class Command(BaseCommand):
         User = get_user_model()
         with transaction.atomic():
             users = {}
-            for username in [*demo.USERS, *demo.AIDED_READERS]:
+            for username in [*demo.USERS, *demo.AIDED_READERS, *demo_roc.RATED_READERS]:
                 user, _ = User.objects.get_or_create(username=username)
                 user.set_password(password)
                 user.save()
@@ -90,6 +90,18 @@ class Command(BaseCommand):
                 f"AI-assisted study {aided.slug!r}: {' and '.join(simulated)} read both "
                 f"sessions ({aided_answers} new answers); {first} is left to try it."
             )
+            rated_import = rexvqa_import(
+                path=demo_roc.write_rated_file(root), dataset_name=demo_roc.RATED_DATASET_NAME
+            )
+            rated_dataset = Dataset.objects.get(name=demo_roc.RATED_DATASET_NAME)
+            seed_predictions(rated_dataset)
+            rated, rated_answers = seed_rated_study(rated_dataset, users)
+            first, *simulated = demo_roc.RATED_READERS
+            self.stdout.write(
+                f"Rated study {rated.slug!r} (confidence 1-5 with every answer; "
+                f"{rated_import.binary} binary questions): {', '.join(simulated)} read it "
+                f"({rated_answers} new answers); {first} is left to try it."
+            )
             teaching = rexvqa_import(
                 path=demo.write_teaching_file(root), dataset_name=demo.TEACHING_DATASET_NAME
             )
@@ -110,3 +122,7 @@ class Command(BaseCommand):
         if not dicomweb:
             for username in demo.AIDED_READERS:
                 self.stdout.write(f"  {username:8} / {password}   (reader of {AIDED_SLUG})")
+            for username in demo_roc.RATED_READERS:
+                self.stdout.write(
+                    f"  {username:8} / {password}   (reader of {demo_roc.RATED_SLUG})"
+                )

@@ -23,6 +23,11 @@ def write_summary(command: BaseCommand, summary: ImportSummary, as_json: bool) -
     )
     for task, count in s.per_task.items():
         command.stdout.write(f"  {task}: {count}")
+    if s.binary or s.binary_declared:
+        changed = (
+            f" ({s.binary_declared} already imported declared anew)" if s.binary_declared else ""
+        )
+        command.stdout.write(f"  binary (finding present / absent): {s.binary}{changed}")
 
 
 class Command(BaseCommand):

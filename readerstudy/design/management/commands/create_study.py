@@ -10,7 +10,7 @@ from readerstudy.imaging import ImagingError
 from readerstudy.models import Dataset
 from readerstudy.selectors import design_sentence
 from readerstudy.services.studies import StudyError, study_create
-from readerstudy.vocabulary import ARM_LAYOUTS, AidMode
+from readerstudy.vocabulary import ARM_LAYOUTS, AidMode, ConfidenceScale
 
 
 def _names(value: str | None) -> list[str]:
@@ -44,6 +44,12 @@ class Command(BaseCommand):
         design.add_argument("--groups", type=int, default=0, help="Split-plot groups (0: none).")
         design.add_argument("--anchor", type=int, default=0, help="Questions every group reads.")
         design.add_argument("--shuffle-options", action="store_true")
+        design.add_argument(
+            "--confidence-scale",
+            default=ConfidenceScale.NONE,
+            choices=ConfidenceScale.values,
+            help="Readers rate their confidence with every answer on this scale (none: not asked).",
+        )
 
     def handle(self, *args, **opts):
         try:
@@ -58,6 +64,7 @@ class Command(BaseCommand):
             groups=opts["groups"],
             anchor=opts["anchor"],
             shuffle_options=opts["shuffle_options"],
+            confidence_scale=opts["confidence_scale"],
         )
         try:
             created, designed = designed_study_create(
