@@ -12,6 +12,7 @@ from rest_framework.response import Response
 
 from analysis import policy, preparation
 from analysis.cache import StudyAnalysis
+from analysis.confidence_analysis import CONFIDENCE_TABLES, confidence_json
 from analysis.exports import responses_table
 from analysis.forms import AnalysisSettingsForm, PowerForm
 from analysis.pipeline import DESIGN_TABLES, TABLES, clean, records
@@ -125,7 +126,8 @@ class AnalysisResults(GenericAPIView):
                     "key_version": serializers.CharField(),
                     **{
                         name: serializers.ListField(
-                            child=serializers.DictField(), required=name not in DESIGN_TABLES
+                            child=serializers.DictField(),
+                            required=name not in (*DESIGN_TABLES, *CONFIDENCE_TABLES),
                         )
                         for name in TABLES
                         if name != "reader_panel"
@@ -134,6 +136,9 @@ class AnalysisResults(GenericAPIView):
                     # with its unit, method and policy, and the power section.
                     "design": serializers.DictField(required=False),
                     "power": serializers.DictField(required=False),
+                    # A study with a confidence scale only: the scale, the rating rule and
+                    # what each confidence table (rows: the top-level keys) rests on.
+                    "confidence": serializers.DictField(required=False),
                     "kappa": serializers.DictField(),
                     "reader_panel": serializers.DictField(allow_null=True),
                     "readers_not_started": serializers.ListField(child=serializers.CharField()),
@@ -183,6 +188,10 @@ class AnalysisResults(GenericAPIView):
             design["power"] = design_power_json(shown, *power_form.values())
         elif result.design_error:
             design["design"] = {"error": result.design_error}
+        if result.confidence:
+            design["confidence"] = confidence_json(result.confidence)
+        elif result.confidence_error:
+            design["confidence"] = {"error": result.confidence_error}
         return Response(
             {
                 "data_version": shown.version,

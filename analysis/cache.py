@@ -31,8 +31,21 @@ from django.db.models import Count, Max
 from django.template.loader import get_template
 
 from analysis.design_frame import design_frame
-from analysis.pipeline import AnalysisResult, AnalysisSettings, analyse, attach_design
-from analysis.selectors import study_facts, study_questions, study_raters, study_responses
+from analysis.pipeline import (
+    AnalysisResult,
+    AnalysisSettings,
+    analyse,
+    attach_confidence,
+    attach_design,
+)
+from analysis.selectors import (
+    model_probabilities,
+    present_options,
+    study_facts,
+    study_questions,
+    study_raters,
+    study_responses,
+)
 from analysis.stats.design import power_table
 from annotation.models import Answer, ExpertReview
 from readerstudy.models import Membership, ReaderStudy, StudyQuestion
@@ -118,6 +131,8 @@ def data_version(study: ReaderStudy) -> str:
         study.show_indication,
         study.lock_on_finish,
     )
+    # The confidence scale and which questions are binary decide the ROC and calibration tables.
+    confidence = (study.confidence_scale, sorted(present_options(study).items()))
     rejected = list(
         ExpertReview.objects.filter(item__study=study, decision=Decision.REJECT)
         .order_by("item_id", "expert_id")
@@ -145,6 +160,7 @@ def data_version(study: ReaderStudy) -> str:
             rejected,
             seniority,
             conditions,
+            confidence,
             predictions,
             raters,
             versions,
@@ -227,6 +243,11 @@ class StudyAnalysis:
             frame = design_frame(self.study, include_excluded=True, key=key)
             result.arm_answers = frame
             attach_design(result, frame)
+        scale = self.study.scale
+        if scale is not None:  # ROC, AUC and calibration: a study with a confidence scale only
+            attach_confidence(
+                result, scale, present_options(self.study), model_probabilities(self.study)
+            )
         return result
 
     def figure_formats(

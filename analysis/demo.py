@@ -19,15 +19,30 @@ from readerstudy.vocabulary import LETTERS, AidMode, ConfidenceScale
 MODELS = {"MedGemma-demo": 0.8, "Qwen-VL-demo": 0.65, "LLaVA-Med-demo": 0.5}
 
 
-def seed_predictions(dataset: Dataset) -> int:
+def option_probabilities(rng: random.Random, letter: str, right: bool) -> list[str]:
+    """A model's probability per option (A-D), most on its answer: surer, on average, when it
+    is right; the rest spread over the other options. Summing to 1 as written."""
+    chosen = rng.uniform(0.6, 0.97) if right else rng.uniform(0.3, 0.75)
+    weights = [rng.random() + 0.1 for _ in range(3)]
+    rest = iter(w / sum(weights) * (1 - chosen) for w in weights)
+    values = [chosen if option == letter else next(rest) for option in "ABCD"]
+    cells = [f"{v:.4f}" for v in values[:3]]
+    return [*cells, f"{1 - sum(float(c) for c in cells):.4f}"]
+
+
+def seed_predictions(dataset: Dataset, probabilities: bool = False) -> int:
     """Three models with letters, free-text answers and a few failed extractions; on the
-    mis-keyed question (readerstudy.demo.MISKEYED) each answers the right option."""
+    mis-keyed question (readerstudy.demo.MISKEYED) each answers the right option. With
+    `probabilities`, each gives a probability per option too (its own draws: the letters
+    are the same either way)."""
     total = 0
     for name, skill in MODELS.items():
         rng = random.Random(f"demo-model:{name}")
+        sure = random.Random(f"demo-model-probabilities:{name}")
         buffer = io.StringIO()
         writer = csv.writer(buffer)
-        writer.writerow(["question_id", "prediction", "raw_response"])
+        columns = [f"probability_{letter}" for letter in "ABCD"] if probabilities else []
+        writer.writerow(["question_id", "prediction", "raw_response", *columns])
         for question in dataset.questions.order_by("source_id"):
             letter = question.correct if rng.random() < skill else rng.choice(LETTERS)
             style = rng.random()
@@ -41,7 +56,12 @@ def seed_predictions(dataset: Dataset) -> int:
                 text = f"Final answer: ({letter})"
             else:
                 text = "The image quality does not allow a confident answer."
-            writer.writerow([question.source_id, text, text])
+            given = (
+                option_probabilities(sure, letter, letter == question.correct)
+                if probabilities
+                else []
+            )
+            writer.writerow([question.source_id, text, text, *given])
         summary = predictions_import(
             dataset=dataset,
             model_name=name,

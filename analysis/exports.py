@@ -29,15 +29,18 @@ from typing import BinaryIO
 
 import pandas as pd
 
+from analysis.confidence_analysis import CONFIDENCE_TABLES
 from analysis.figures import FIGURES, drawing, figure_builders, figure_kind
 from analysis.pipeline import AnalysisResult
 from analysis.reporting import counted_arm, methods_markdown, table_arm
+from analysis.roc_package_files import auc_package_files, auc_readme_lines
 from analysis.selectors import COLUMNS, RATING_COLUMNS
 from analysis.stats.design import conclusions, power_table
 from analysis.stats.figure_formats import FORMATS
 from analysis.stats.flow import fast_mask
 from analysis.stats.frame import right
 from analysis.stats.mrmc_formats import id_map, package_files, readme_lines
+from analysis.stats.roc_ratings import describe_scale
 from readerstudy.downloads import export_filename
 from readerstudy.spreadsheets import frame_csv, write_frame_csv, write_sheet, xlsx_writer
 
@@ -57,11 +60,28 @@ DESIGN_POLICY_KEYS = (
     "key",
     "key_means",
 )
+# The policy values a table of a study with a confidence scale rests on
+# (AnalysisSettings.confidence_policy, and the questions every table keeps); the missing-answer
+# policy is not one of them: an unrated question is left out of a reader's AUC.
+CONFIDENCE_POLICY_KEYS = (
+    "alpha",
+    "ci_level",
+    "bootstrap",
+    "min_readers",
+    "excluded_questions",
+    "rejected_questions",
+    "key",
+    "key_means",
+)
 # What the aided-vs-unaided tables do with too-fast answers, whatever exclude_fast says: the
 # design reads every reader on every question of their group in each arm.
 DESIGN_FAST_LINE = (
     "too_fast_answers: kept in the aided-vs-unaided tables (exclude_fast applies to the "
     "single-arm tables only)"
+)
+CONFIDENCE_FAST_LINE = (
+    "too_fast_answers: kept (these tables read every arm's answers, as the aided-vs-unaided "
+    "tables do; exclude_fast applies to the single-arm tables only)"
 )
 QUESTION_COLUMNS = [
     "question_id",
@@ -198,7 +218,20 @@ def table_about(result: AnalysisResult, name: str) -> list[str]:
     """What table `name`'s numbers rest on: unit, method and the policy values that apply
     (a design table: its own unit, method and policy)."""
     design = result.design_table(name)
-    if design is not None:
+    if design is not None and name in CONFIDENCE_TABLES:
+        policy = result.settings.policy()
+        lines = [
+            *design.header_lines(),
+            *(f"{key}: {policy[key]}" for key in CONFIDENCE_POLICY_KEYS),
+            f"key_version: {result.key_version}",
+            f"confidence_scale: {describe_scale(result.confidence['scale'])}",
+        ]
+        lines.append(
+            CONFIDENCE_FAST_LINE
+            if result.design_frame is not None
+            else f"fast_answers: {policy['fast_answers']}"
+        )
+    elif design is not None:
         policy = result.settings.policy()
         keys = (f"{key}: {policy[key]}" for key in DESIGN_POLICY_KEYS)
         lines = [
@@ -379,6 +412,21 @@ def figure_files(
 POWER_EFFECT, POWER_TARGET = 0.05, 0.8
 
 
+def package_files_of(result: AnalysisResult) -> dict[str, bytes]:
+    """`design_files` and the AUC comparison's package files (`auc_files`), one
+    mrmc/README.txt saying how to read every file in mrmc/."""
+    files = design_files(result)
+    extra, lines = auc_files(result)
+    if not extra:
+        return files
+    readme = files.get("mrmc/README.txt", b"").decode()
+    if not readme:
+        readme = f"Policy: {result.settings.confidence_policy().describe()}\n"
+    files |= extra
+    files["mrmc/README.txt"] = (readme + "\n".join(lines) + "\n").encode()
+    return files
+
+
 def design_files(result: AnalysisResult) -> dict[str, bytes]:
     """A study with an aided arm: the power table (this study as the pilot), and under mrmc/
     the three MRMC-package input files, the key from their ids to the study's, and a README
@@ -414,6 +462,25 @@ def design_files(result: AnalysisResult) -> dict[str, bytes]:
     return files
 
 
+def auc_files(result: AnalysisResult) -> tuple[dict[str, bytes], list[str]]:
+    """A study with an aided-vs-unaided AUC comparison: its package files under mrmc/ and
+    their README lines (analysis.roc_package_files); nothing otherwise."""
+    compared = (result.confidence or {}).get("compared")
+    if not compared:
+        return {}, []
+    ratings, groups = compared["ratings"], compared["groups"]
+    packaged = auc_package_files(ratings, groups)
+    cube = result.confidence["mrmc"].cube
+    lines = auc_readme_lines(
+        ratings,
+        set(packaged),
+        delong=compared["delong"] is not None,
+        one_per_xray=cube.one_question_per_case,
+        split_plot=bool(groups),
+    )
+    return {f"mrmc/{name}": body for name, body in packaged.items()}, lines
+
+
 def power_about(result: AnalysisResult) -> list[str]:
     """What power.csv rests on (the export's default effect and power)."""
     if result.design is None:
@@ -435,7 +502,7 @@ def analysis_files(
     files["methods.md"] = _bytes(methods_markdown(result).encode())
     for name, frame in tables.items():
         files[f"{name}.csv"] = functools.partial(write_table_csv, name, frame)
-    files |= {name: _bytes(body) for name, body in design_files(result).items()}
+    files |= {name: _bytes(body) for name, body in package_files_of(result).items()}
     files |= figure_files(result, figure, failed or {})
     files["report.xlsx"] = functools.partial(_write_report, result, tables)
     readme = readme_txt(result, tables, list(files), info, failed)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from analysis.confidence_analysis import POOLED
 from analysis.pipeline import AnalysisResult
 from analysis.reporting import counted_arm
 from analysis.stats.bounded import logit_interval
@@ -38,6 +39,15 @@ FIGURES: dict[str, str] = {
     "accuracy_by_category": "Bar chart of accuracy by category for each reader and model",
     "kappa": "Heatmaps of Cohen's kappa between every pair of raters, for all tasks and each task",
     "reading_time": "Reading time per reader and task, and accuracy by reading-time quartile",
+    # A study with a confidence scale (analysis.confidence_analysis):
+    "roc_curves": (
+        "Empirical ROC curves of the binary questions per reader and arm, with the AI models' "
+        "curves and every rater's operating point"
+    ),
+    "calibration": (
+        "Calibration: reliability diagram of the probabilities given (readers on a 0-100 "
+        "scale, AI models) and accuracy per confidence level"
+    ),
 }
 
 
@@ -178,6 +188,77 @@ def arm_figure_note(result: AnalysisResult) -> str:
     )
 
 
+def roc_drawing():
+    """analysis.roc_plots (matplotlib), imported by the process that draws."""
+    from analysis import roc_plots
+
+    return roc_plots
+
+
+def roc_note(result: AnalysisResult) -> str:
+    """The ROC figure's footnote: what is counted, the rule, the curves' method, policy."""
+    confidence = result.confidence
+    tables = confidence["tables"]
+    counts = tables["roc_counts"].data
+    questions = confidence["ratings"].drop_duplicates("question_id")
+    return (
+        f"{len(questions)} binary questions on {questions['case_id'].nunique()} X-rays "
+        f"({int(questions['truth'].sum())} with the finding present by the key, under the "
+        f"{result.key_version}); {int(counts['rated'].sum())} ratings. "
+        f"{confidence['rule'][0].upper()}{confidence['rule'][1:]}. Each curve joins a rater's "
+        "empirical operating points ('present' when the rating is at least t, for every "
+        "rating t) with straight lines: the area under it is the empirical AUC (legend; per "
+        "arm, unaided first). Large markers: the answers' own operating point. AI models: "
+        "their probability that the finding is present as the rating. A question a reader did "
+        "not rate is left out of their curve."
+    )
+
+
+def calibration_note(result: AnalysisResult) -> str:
+    tables = result.confidence["tables"]
+    parts = []
+    if "calibration" in tables:
+        parts.append(f"Left: {tables['calibration'].method}.")
+    levels = tables["accuracy_by_confidence"]
+    parts.append(
+        f"{'Right' if 'calibration' in tables else 'Accuracy per confidence level'}: "
+        f"{levels.method}. {result.settings.level} CIs."
+    )
+    return " ".join(parts)
+
+
+def confidence_figures(result: AnalysisResult) -> dict[str, Callable[[], Figure]]:
+    """The ROC and calibration figures of a study with a confidence scale (none without)."""
+    confidence = result.confidence
+    if not confidence:
+        return {}
+    tables, out = confidence["tables"], {}
+    points = tables.get("roc_points")
+    if points is not None and not points.data.empty:
+        operating = tables["roc_operating_points"].data
+        aucs = tables["auc"].data
+        aucs = aucs[aucs.get("analysis", pd.Series(dtype=str)).str.startswith("this ")]
+        arms = [a for a in confidence["arms"] if (points.data["modality"] == a).any()]
+        roc = roc_note(result)
+        out["roc_curves"] = lambda: roc_drawing().roc_figure(
+            points.data, operating, aucs, arms=arms, note=roc, title="ROC curves"
+        )
+    levels = tables.get("accuracy_by_confidence")
+    if levels is not None:
+        bins = tables.get("calibration_bins")
+        models = result.models
+        calibrated = calibration_note(result)
+        out["calibration"] = lambda: roc_drawing().calibration_figure(
+            bins.data if bins is not None else None,
+            levels.data,
+            models=models,
+            pooled=POOLED,
+            note=calibrated,
+            title="Calibration: do stated confidence and correctness agree?",
+        )
+    return out
+
+
 def figure_builders(result: AnalysisResult) -> dict[str, Callable[[], Figure]]:
     """Figure name -> function drawing it; only figures with something to show, in FIGURES
     order. The functions hold the small tables they draw, not the result: an export lets the
@@ -245,4 +326,5 @@ def figure_builders(result: AnalysisResult) -> dict[str, Callable[[], Figure]]:
             note=arm + s.note("time", left_out=left),
             title=titles["Reading time"] if shown_arm else "",
         )
+    out |= confidence_figures(result)
     return out

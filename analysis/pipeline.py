@@ -17,6 +17,12 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from analysis import key_version, stats
+from analysis.confidence_analysis import (
+    CONFIDENCE_TABLES,
+    confidence_results,
+    model_rows,
+    single_arm_frame,
+)
 from analysis.policy import AnalysisSettings
 from analysis.reporting import methods_table, table_description
 from analysis.stats.arm_readers import reader_arms_table
@@ -24,6 +30,7 @@ from analysis.stats.comparisons import PANEL_COLUMNS, ai_vs_readers_table, reade
 from analysis.stats.design import design_results
 from analysis.stats.flow import analysed_rows, drop_fast
 from analysis.stats.frame import AnalysisInputError
+from analysis.stats.roc_ratings import RatingScale
 
 # Kappa is computed on every scale the policy's `scale` switch offers (the ZIP holds both).
 SCALES: tuple[str, ...] = tuple(choice.value for choice in AnalysisSettings.switch("scale").choices)
@@ -63,6 +70,9 @@ TABLES: tuple[str, ...] = (
     "failed_extractions",
     # A study with an aided arm only (analysis.stats.design; `AnalysisResult.design`):
     *DESIGN_TABLES,
+    # A study with a confidence scale only (analysis.confidence_analysis;
+    # `AnalysisResult.confidence`): ROC and AUC of the binary questions, calibration.
+    *CONFIDENCE_TABLES,
     "methods",
 )
 TABLE_ATTRIBUTES = {"failed_extractions": "failed"}  # file name -> AnalysisResult field
@@ -116,6 +126,10 @@ class AnalysisResult:
     # The study's sampled questions (one row each), when known: before anyone has read,
     # the responses hold none, and the flow still counts what was sampled.
     questions: pd.DataFrame | None = None
+    # A study with a confidence scale: confidence_results() of its readers' answers (None
+    # otherwise), or why they cannot be analysed.
+    confidence: dict | None = None
+    confidence_error: str = ""
 
     def sampled(self) -> pd.DataFrame:
         """One row per sampled question: `questions` when given, else the responses'."""
@@ -211,15 +225,22 @@ class AnalysisResult:
     def _present(self) -> list[str]:
         """`TABLES` less the design tables this study has not got (a single-arm study has
         none; a crossover has no switch table, a second read no order check)."""
-        given = self.design["tables"] if self.design else {}
-        return [name for name in TABLES if name not in DESIGN_TABLES or name in given]
+        given = {
+            **(self.design["tables"] if self.design else {}),
+            **(self.confidence["tables"] if self.confidence else {}),
+        }
+        optional = (*DESIGN_TABLES, *CONFIDENCE_TABLES)
+        return [name for name in TABLES if name not in optional or name in given]
 
     def design_table(self, name: str):
-        """The DesignTable `name` (data with its unit, method and policy), or None."""
+        """The DesignTable `name` (data with its unit, method and policy), or None: the
+        aided-vs-unaided tables and those of a study with a confidence scale."""
+        if name in CONFIDENCE_TABLES:
+            return self.confidence["tables"].get(name) if self.confidence else None
         return self.design["tables"].get(name) if self.design else None
 
     def table(self, name: str) -> pd.DataFrame:
-        if name in DESIGN_TABLES:
+        if name in DESIGN_TABLES or name in CONFIDENCE_TABLES:
             table = self.design_table(name)
             return table.data if table is not None else pd.DataFrame()
         if name == "methods":  # generated from the other tables, the facts and the policy
@@ -264,6 +285,38 @@ def attach_design(result: AnalysisResult, frame: pd.DataFrame) -> AnalysisResult
     readers = reader_arms_table(result.design, policy.alpha, policy.describe())
     if readers is not None:
         result.design["tables"]["reader_arms"] = readers
+    return result
+
+
+def attach_confidence(
+    result: AnalysisResult,
+    scale: RatingScale,
+    present: dict[str, str],
+    probabilities: pd.DataFrame | None = None,
+) -> AnalysisResult:
+    """Add the tables of a study with a confidence scale (analysis.confidence_analysis) under
+    the result's own policy: on the design frame's rows of every arm when the study has an
+    aided arm (the questions every other table keeps), else on the analysed readers' rows of
+    its one arm. `present`: each binary question's option saying the finding is present
+    (question_id -> letter); `probabilities`: the models' (model, question_id, probability,
+    present_probability). A frame the rating rule refuses (a confidence off the scale)
+    refuses these tables, with the reason."""
+    if result.design_frame is not None:
+        frame = result.design_frame
+    else:
+        arm = (result.facts.get("design") or {}).get("counted_arm") or "unaided"
+        frame = single_arm_frame(result.analysed, arm) if not result.analysed.empty else None
+    if frame is None or frame.empty or "confidence" not in frame.columns:
+        return result
+    frame = frame.assign(present_option=frame["question_id"].map(present))
+    analysed = result.analysed.assign(present_option=result.analysed["question_id"].map(present))
+    models = model_rows(analysed, probabilities) if not analysed.empty else None
+    try:
+        result.confidence = confidence_results(
+            frame, scale, models=models, policy=result.settings.confidence_policy()
+        )
+    except AnalysisInputError as error:
+        result.confidence_error = str(error)
     return result
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 from dataclasses import asdict
 
+from analysis.confidence_analysis import ConfidencePolicy
 from analysis.stats.clustered import CLUSTER_CI_METHOD
 from analysis.stats.design import DesignPolicy
 from analysis.switches import Choice, Switch, make_settings
@@ -332,6 +333,12 @@ class PolicyWords:
     def design_policy(self) -> DesignPolicy:
         """The part of this policy the design-aware (aided vs unaided) results rest on."""
         return DesignPolicy(missing=self.missing, alpha=self.alpha, ni_margin=self.ni_margin)
+
+    def confidence_policy(self) -> ConfidencePolicy:
+        """The part of this policy the confidence, ROC and calibration tables rest on."""
+        return ConfidencePolicy(
+            alpha=self.alpha, n_boot=self.n_boot, seed=self.seed, min_readers=self.min_readers
+        )
 
     def describe(self) -> str:
         """One line for the page: the policy in force."""

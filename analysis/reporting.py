@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from analysis.confidence_analysis import methods_words
 from analysis.stats.bounded import LOGIT_METHOD
 from analysis.stats.clustered import CLUSTER_CI_METHOD, PAIRED_METHOD
 
@@ -198,7 +199,27 @@ def table_description(settings: AnalysisSettings, table: str) -> tuple[str, str,
 # sheet's `arm:` line (exports.table_about), the page and the Methods read it. A study read in
 # one unaided arm has nothing to tell apart (no line).
 BOTH_ARMS_TABLES = ("arm_accuracy", "arm_by_session")
-COMPARISON_TABLES = ("mrmc_difference", "mrmc_variance_components", "non_inferiority", "power")
+COMPARISON_TABLES = (
+    "mrmc_difference",
+    "mrmc_variance_components",
+    "non_inferiority",
+    "power",
+    "auc_difference",
+    "auc_variance_components",
+    "auc_power",
+)
+# The confidence tables read per arm (analysis.confidence_analysis): each arm in its own rows.
+CONFIDENCE_ARM_TABLES = (
+    "roc_counts",
+    "auc",
+    "auc_vs_models",
+    "roc_points",
+    "roc_operating_points",
+    "calibration",
+    "calibration_bins",
+    "accuracy_by_confidence",
+    "confidence_discrimination",
+)
 AIDED_ARM_TABLES = ("reliance_agreement", "second_read_switches")
 NO_ARM_TABLES = ("raters", "questions", "methods")
 # The single-arm tables as the Methods name them (the others are listed by file name).
@@ -238,6 +259,13 @@ def table_arm(facts: dict | None, table: str) -> str:
     second = second_read(facts)
     if table == "responses":
         return "every arm (column `arm`; `session` the reader's session)"
+    if table in CONFIDENCE_ARM_TABLES:
+        if len(arms) > 1:
+            return (
+                f"each arm in its own rows ({' and '.join(arms)}: column `arm` or `modality`; "
+                "a rater named 'reader (arm)' where the table names raters)"
+            )
+        return "aided arm only" + (" (final answers, after the AI)" if second_read(facts) else "")
     if table in BOTH_ARMS_TABLES:
         first = ", and the aided reads' first answers (before the AI)" if second else ""
         return f"each arm, side by side ({' and '.join(arms)}){first}"
@@ -283,6 +311,17 @@ REFERENCES = [
     "1993;46:423-429 (PABAK).",
     "Wilson EB. Probable inference... J Am Stat Assoc 1927;22:209-212. Clopper CJ, Pearson "
     "ES. Biometrika 1934;26:404-413.",
+]
+
+
+# A study with a confidence scale (ROC, AUC, calibration) adds these.
+CONFIDENCE_REFERENCES = [
+    "DeLong ER, DeLong DM, Clarke-Pearson DL. Comparing the areas under two or more "
+    "correlated receiver operating characteristic curves: a nonparametric approach. "
+    "Biometrics 1988;44:837-845.",
+    "Naeini MP, Cooper GF, Hauskrecht M. Obtaining well calibrated probabilities using "
+    "Bayesian binning. AAAI 2015 (expected calibration error). Brier GW. Verification of "
+    "forecasts expressed in terms of probability. Mon Weather Rev 1950;78:1-3.",
 ]
 
 
@@ -424,7 +463,17 @@ def methods_section(result) -> list[tuple[str, str]]:
             + _two_arm_methods(result),
         )
     )
-    out.append(("References", " ".join(f"[{i + 1}] {r}" for i, r in enumerate(REFERENCES))))
+    if result.confidence:
+        out.append(("Confidence, ROC and calibration", methods_words(result.confidence)))
+    elif result.confidence_error:
+        out.append(
+            (
+                "Confidence, ROC and calibration",
+                f"The analysis of the readers' confidence was refused: {result.confidence_error}.",
+            )
+        )
+    references = [*REFERENCES, *(CONFIDENCE_REFERENCES if result.confidence else [])]
+    out.append(("References", " ".join(f"[{i + 1}] {r}" for i, r in enumerate(references))))
     return out
 
 

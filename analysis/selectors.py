@@ -20,6 +20,7 @@ from readerstudy.models import (
     StudyQuestion,
     Task,
 )
+from readerstudy.prediction_probabilities import Probabilities
 from readerstudy.predictions.models import AIModel, Prediction
 from readerstudy.selectors import design_sentence
 from readerstudy.vocabulary import DEFAULT_KEY_POLICY, AidMode, Decision
@@ -456,3 +457,53 @@ def study_facts(study: ReaderStudy) -> dict:
             },
         },
     }
+
+
+def present_options(study: ReaderStudy) -> dict[str, str]:
+    """The study's binary questions: question id (`question_id` of the frames) -> the option
+    saying the finding is present (Question.present_option; multiple-choice ones are not in
+    it)."""
+    return dict(
+        StudyQuestion.objects.filter(study=study)
+        .exclude(question__present_option="")
+        .values_list("question__source_id", "question__present_option")
+    )
+
+
+def model_probabilities(study: ReaderStudy) -> pd.DataFrame | None:
+    """Per model (its display name) and study question, the probabilities its predictions
+    file gave: `probability` that its answer is right, and on a binary question
+    `present_probability` that the finding is present (readerstudy.prediction_probabilities);
+    None when no model gave any."""
+    names = {r.rater_id: r.name for r in study_raters(study) if r.kind == "model"}
+    rows = []
+    for model_id, question_id, letter, chosen, options, present in (
+        Prediction.objects.filter(model__dataset=study.dataset, question__study_items__study=study)
+        .values_list(
+            "model_id",
+            "question__source_id",
+            "letter",
+            "probability",
+            "option_probabilities",
+            "question__present_option",
+        )
+        .distinct()
+        .iterator(2000)
+    ):
+        given = Probabilities(chosen, options or {})
+        if not given or model_key(model_id) not in names:
+            continue
+        rows.append(
+            (
+                names[model_key(model_id)],
+                question_id,
+                given.of_answer(letter) if letter else np.nan,
+                given.present(letter, present) if present else np.nan,
+            )
+        )
+    if not rows:
+        return None
+    frame = pd.DataFrame(
+        rows, columns=["model", "question_id", "probability", "present_probability"]
+    )
+    return frame.astype({"probability": float, "present_probability": float})

@@ -12,6 +12,14 @@ answers themselves: tests count from those, never from this module's plan.
 Used by `manage.py simulate_study` (a demo-scale study for a PI or developer) and by the
 simulated-study test (tests/analysis_tests/test_simulated_study.py).
 
+With a confidence scale (`confidence`) every answer carries a confidence, and a share
+(`binary`) of the questions are yes/no questions declared binary in the file (option A: the
+finding is present): a reader reads a binary question by signal detection (a latent score
+around ±d'/2 with d' from their accuracy; 'present' when it is above 0), their confidence
+rising with the score's distance from 0, so their ratings carry an ROC curve; on a
+multiple-choice question the confidence is higher, on average, when the answer is right.
+These draws come from streams of their own: a study without a scale is drawn as before.
+
 Rows written without a service (none exists): the user accounts (as `seed_demo` does) and a
 finished session 1 moved back by the washout (time passing; as the demo's practice set does).
 """
@@ -44,7 +52,16 @@ from readerstudy.services.studies import (
     study_create,
     study_question_set_excluded,
 )
-from readerstudy.vocabulary import LETTERS, RATING_FIELDS, AidMode, Decision, Difficulty
+from readerstudy.vocabulary import (
+    LETTERS,
+    RATING_FIELDS,
+    AidMode,
+    ConfidenceScale,
+    Decision,
+    Difficulty,
+    Scale,
+    confidence_scale,
+)
 
 # The designs a simulated study can have: name -> (arms, aid mode, split-plot, anchor).
 DESIGNS: dict[str, tuple[str, str, bool, bool]] = {
@@ -102,6 +119,8 @@ class Simulation:
     excluded: int = 1  # questions a PI excludes
     accuracy_range: tuple[float, float] = (0.55, 0.85)
     reliance_range: tuple[float, float] = (0.3, 0.8)
+    confidence: str = ConfidenceScale.NONE  # the study's confidence scale
+    binary: float = 0.0  # the share of questions that are yes/no questions declared binary
 
     def problems(self) -> list[str]:
         out = []
@@ -116,7 +135,9 @@ class Simulation:
             out.append("questions per X-ray: 1 <= low <= high")
         if DESIGNS.get(self.design, (0, 0, False))[2] and self.readers < self.groups:
             out.append(f"{self.groups} split-plot groups need at least {self.groups} readers")
-        for name in ("ai_accuracy", "missing", "fast"):
+        if self.confidence not in ConfidenceScale.values:
+            out.append(f"confidence must be one of: {', '.join(ConfidenceScale.values)}")
+        for name in ("ai_accuracy", "missing", "fast", "binary"):
             if not 0 <= getattr(self, name) <= 1:
                 out.append(f"{name} must be between 0 and 1")
         return out
@@ -167,10 +188,18 @@ def write_dataset_file(sim: Simulation, root: Path) -> Path:
         write_png(root / rel, side=IMAGE_SIDE, shade=40 + (x * 37) % 180)
         for q in range(rng.randint(*sim.questions_per_xray)):
             task = TASKS[(x + q) % len(TASKS)]
+            options = [f"Option {letter}" for letter in LETTERS]
+            correct = rng.choice(LETTERS)
+            declared = {}
+            binary = _draw(sim.seed, "binary", x, q)
+            if binary.random() < sim.binary:  # a yes/no question: A says present
+                options = ["Yes", "No", "Cannot be assessed", "Not applicable"]
+                correct = "A" if binary.random() < 0.5 else "B"
+                declared = {"present_option": "A"}
             records[f"{case}-q{q + 1}"] = synthetic_record(
                 question=f"Simulated question {q + 1} on X-ray {x + 1}?",
-                options=[f"Option {letter}" for letter in LETTERS],
-                correct=rng.choice(LETTERS),
+                options=options,
+                correct=correct,
                 task=task.label,
                 study_id=case,
                 images=[rel],
@@ -178,6 +207,7 @@ def write_dataset_file(sim: Simulation, root: Path) -> Path:
                 category=["Lung", "Pleura", "Cardiac"][(x + q) % 3],
                 PatientAge=f"{40 + x % 40:03d}Y",
                 PatientSex="MF"[x % 2],
+                **declared,
             )
     return write_file(root, records, name=sim.slug, indent=1)
 
@@ -215,6 +245,7 @@ def _design(sim: Simulation) -> Design:
         aid_mode=mode,
         washout_days=sim.washout_days if "," in arms else 0,
         groups=sim.groups if split else 0,
+        confidence_scale=sim.confidence,
     )
 
 
@@ -288,6 +319,50 @@ def _choice(sim: Simulation, reader: ReaderProfile, item, arm: str, ai: str) -> 
     return own, given
 
 
+def _binary_choice(
+    sim: Simulation, reader: ReaderProfile, item, arm: str, ai: str
+) -> tuple[str, str, float, float]:
+    """A binary question read by signal detection: (own answer, given answer, the own read's
+    latent distance from 0, the given answer's). 'present' (A) when the latent score is above
+    0; d' from the reader's accuracy (Φ(d'/2) = accuracy). Taking the AI's answer when it
+    disagrees leaves the reader unsure; when it agrees, surer."""
+    from scipy.special import ndtri
+
+    rng = _draw(sim.seed, reader.key, _question_key(sim, item), arm, "binary")
+    truth = item.question.correct == item.question.present_option
+    d = 2 * float(ndtri(min(max(reader.accuracy, 0.51), 0.99)))
+    latent = (d / 2 if truth else -d / 2) + rng.gauss(0, 1)
+    own = "A" if latent > 0 else "B"
+    distance = abs(latent)
+    if arm == "aided" and ai and rng.random() < reader.reliance:
+        if ai == own:
+            return own, ai, distance, distance + 0.5
+        return own, ai, distance, 0.2 * rng.random()
+    return own, own, distance, distance
+
+
+LEVEL_CUTS = (0.3, 0.7, 1.2, 1.8)  # latent distance from 0 -> a point of a 1-5 scale
+
+
+def _confidence(scale: Scale, distance: float) -> int:
+    """A point of `scale` from how far the reader's read is from a toss-up."""
+    from scipy.special import ndtr
+
+    if scale.ordinal:
+        level = sum(distance > cut for cut in LEVEL_CUTS)
+        points = list(scale.points)
+        return points[round(level * (len(points) - 1) / len(LEVEL_CUTS))]
+    # the probability of being right as the reader sees it: Φ of the distance
+    return round(100 * float(ndtr(distance)))
+
+
+def _choice_distance(sim: Simulation, reader: ReaderProfile, item, arm: str, right: bool) -> float:
+    """How sure a reader is of a multiple-choice answer: further from a toss-up, on average,
+    when it is right."""
+    rng = _draw(sim.seed, reader.key, _question_key(sim, item), arm, "sure")
+    return abs(rng.gauss(1.0 if right else 0.3, 0.6))
+
+
 def _question_key(sim: Simulation, item) -> str:
     """The question's id without the study's slug: the same seed makes the same study under
     any slug."""
@@ -310,6 +385,7 @@ def read_session(sim: Simulation, made: Simulated, reader: ReaderProfile, share:
     if not reading.is_open:
         raise SimulationError(f"{reader.username}'s session {reading.session} is not open")
     order = ordered_item_ids(study, user, reading)
+    scale = confidence_scale(study.confidence_scale)
     items = {i.id: i for i in study.items.select_related("question", "aid").filter(id__in=order)}
     for item_id in order[: round(len(order) * share)]:
         item = items[item_id]
@@ -318,13 +394,25 @@ def read_session(sim: Simulation, made: Simulated, reader: ReaderProfile, share:
             continue
         aid = getattr(item, "aid", None)
         ai = aid.letter if reading.aided and aid is not None else ""
-        own, given = _choice(sim, reader, item, reading.arm, ai)
+        if item.question.present_option:
+            own, given, own_sure, given_sure = _binary_choice(sim, reader, item, reading.arm, ai)
+        else:
+            own, given = _choice(sim, reader, item, reading.arm, ai)
+            key = item.question.correct
+            own_sure = _choice_distance(sim, reader, item, reading.arm, own == key)
+            given_sure = _choice_distance(sim, reader, item, f"{reading.arm}-given", given == key)
+        first, final = {}, {}
+        if scale is not None:
+            first = {"confidence": _confidence(scale, own_sure)}
+            final = {"confidence": _confidence(scale, given_sure)}
         time_ms = _time_ms(sim, rng)
         if reading.aid_mode == AidMode.SECOND_READ:
-            answer_submit(reader=user, item=item, choice=own, time_ms=time_ms, stage="first")
-            answer_submit(reader=user, item=item, choice=given, time_ms=time_ms // 3)
+            answer_submit(
+                reader=user, item=item, choice=own, time_ms=time_ms, stage="first", **first
+            )
+            answer_submit(reader=user, item=item, choice=given, time_ms=time_ms // 3, **final)
         else:
-            answer_submit(reader=user, item=item, choice=given, time_ms=time_ms)
+            answer_submit(reader=user, item=item, choice=given, time_ms=time_ms, **final)
         made.answers += 1
     if share >= 1:
         reader_finish(reader=user, study=study)

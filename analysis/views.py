@@ -25,6 +25,7 @@ from django.views.decorators.http import require_GET, require_POST
 from analysis import downloads, preparation
 from analysis.cache import StudyAnalysis, cached_template_version
 from analysis.column_labels import DECLARED, column_label, compact_cell, compact_columns
+from analysis.confidence_page import confidence_section
 from analysis.exports import PRACTICE_WORDS, all_tables, table_csv, table_xlsx
 from analysis.figures import FIGURES, figure_builders, figure_kind
 from analysis.forms import AnalysisSettingsForm, PowerForm, RaterNamesForm
@@ -301,6 +302,7 @@ def _results_html(study, analysis: StudyAnalysis, query: str, drawn: bool) -> tu
         "query": query,
         "version": analysis.version,
         **_design(study, analysis, QueryDict(query)),
+        **confidence_section(result),
         "drawn": drawn,
     }
     html = render_to_string(RESULTS_TEMPLATE, context)

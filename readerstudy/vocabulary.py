@@ -179,6 +179,25 @@ class Scale:
             return float(levels + confidence - self.lowest + 1)
         return float(self.highest - confidence + 1)
 
+    @property
+    def rule(self) -> str:
+        """`roc_rating` in words: what every ROC output (methods.md, README.txt, the page)
+        says the ratings are."""
+        if not self.ordinal:
+            return (
+                "rating = the reader's probability (%) that the finding is present: the "
+                "confidence after the 'present' option, "
+                f"{self.highest + self.lowest} − confidence after an 'absent' one"
+            )
+        levels = self.highest - self.lowest + 1
+        sure = self.labels.get(self.highest, str(self.highest))
+        return (
+            f"rating on a {2 * levels}-point scale, the answer deciding the half and the "
+            f"confidence c the distance from the middle: 'present' = {levels} + (c − "
+            f"{self.lowest}) + 1, 'absent' = {self.highest} − c + 1 (1: absent, {sure}; "
+            f"{2 * levels}: present, {sure})"
+        )
+
 
 CONFIDENCE_SCALES: dict[str, Scale] = {
     ConfidenceScale.FIVE: Scale(

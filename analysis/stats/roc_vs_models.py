@@ -18,6 +18,8 @@ the reader rated.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Mapping
+
 import numpy as np
 import pandas as pd
 
@@ -79,13 +81,16 @@ def readers_vs_model(
     name: str = "model",
     cov: CovarianceMethod = "jackknife",
     alpha: float = 0.05,
+    reader_groups: Mapping[str, Hashable] | None = None,
 ) -> tuple[SingleModality, dict]:
     """Readers' mean AUC minus the model's (module docstring).
 
     ratings: one modality's long ratings (reader, case_id, question_id, truth, rating);
-    model: the model's question_id and rating (its probability). Returns the single-modality
-    analysis of the differences and the counts it rests on (readers, questions, X-rays, the
-    readers' mean AUC and the model's).
+    model: the model's question_id and rating (its probability). `reader_groups` (reader ->
+    group): a split-plot study, its readers' differences analysed by group as the accuracy
+    analysis does (MS(R) within groups, Cov2 over same-group pairs; readers of different groups
+    must share no X-ray). Returns the single-modality analysis of the differences and the
+    counts it rests on (readers, questions, X-rays, the readers' mean AUC and the model's).
     """
     if "modality" in ratings.columns and ratings["modality"].nunique() > 1:
         raise AnalysisInputError("compare the readers with a model one modality at a time")
@@ -102,11 +107,19 @@ def readers_vs_model(
     contrast[np.arange(len(readers)), readers] = 1.0
     contrast[:, m] = -1.0
     differences = fom[0, readers] - fom[0, m]
+    groups = None
+    if reader_groups is not None:
+        missing = [cube.readers[i] for i in readers if cube.readers[i] not in reader_groups]
+        if missing:
+            raise AnalysisInputError(f"no split-plot group for reader(s) {missing}")
+        labels = [str(reader_groups[cube.readers[i]]) for i in readers]
+        groups = np.unique(labels, return_inverse=True)[1]
     result = or_single(
         differences,
         contrast @ covariance @ contrast.T,
         alpha=alpha,
         design=cube.design,
+        groups=groups,
         label=f"readers − {name}",
         null=0.0,
     )
@@ -138,6 +151,7 @@ def auc_vs_models_table(
     cov: CovarianceMethod = "jackknife",
     alpha: float = 0.05,
     min_readers: int = DEFAULT_MIN_READERS,
+    reader_groups: Mapping[str, Hashable] | None = None,
 ) -> pd.DataFrame:
     """Per modality and model: the readers' mean AUC, the model's, the difference (readers -
     model) with its random-readers CI and p (Hillis), the variance components and the
@@ -145,6 +159,7 @@ def auc_vs_models_table(
 
     ratings: the long ratings frame (reader, modality, case_id, question_id, truth, rating);
     models: model, question_id, rating (the model's probability that the finding is present).
+    `reader_groups`: a split-plot study's groups (`readers_vs_model`).
     """
     if "modality" not in ratings.columns:
         ratings = ratings.assign(modality="all")
@@ -152,7 +167,12 @@ def auc_vs_models_table(
     for modality, part in ratings.groupby("modality", sort=True):
         for name, predictions in models.groupby("model", sort=True):
             result, counts = readers_vs_model(
-                part, predictions, name=str(name), cov=cov, alpha=alpha
+                part,
+                predictions,
+                name=str(name),
+                cov=cov,
+                alpha=alpha,
+                reader_groups=reader_groups,
             )
             random, fixed = result.random, result.fixed_readers
             note = (

@@ -16,6 +16,7 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from readerstudy.prediction_probabilities import CHOSEN, PER_OPTION, Probabilities, parse
 from readerstudy.storable import unstorable_text
 
 MAX_ROWS_SHOWN = 30  # rows named per kind of problem (the count says how many there are)
@@ -25,12 +26,17 @@ class PredictionImportError(ValueError):
     pass
 
 
+NO_PROBABILITIES = Probabilities()
+
+
 @dataclass(frozen=True)
 class PredictionRow:
     where: str  # "line 7" (CSV; the header is line 1) or "record 7" (JSON, in file order)
     question_id: str
     text: str  # what the letter is extracted from
     raw: str  # the model's response as stored
+    # The model's probabilities, when the file gives them (readerstudy.prediction_probabilities)
+    probabilities: Probabilities = NO_PROBABILITIES
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,8 @@ KINDS = {
     "unstorable": "text a database cannot store",
     "not_a_record": "records that are not predictions",
     "unknown": "{n} question id(s) not in dataset {dataset}",
+    "bad_probability": "probabilities that are not probabilities (0 to 1; all four options "
+    "summing to 1)",
 }
 
 
@@ -89,7 +97,15 @@ def _rows_from_json(text: str) -> PredictionFile:
             continue
         text = str(pred) if pred not in (None, "") else str(resp or "")
         raw = str(resp) if resp not in (None, "") else str(pred or "")
-        out.rows.append(PredictionRow(where, qid, text, raw))
+        options = record.get("probabilities") or {}
+        try:
+            if not isinstance(options, dict):
+                raise ValueError("'probabilities' must map options A-D to numbers")
+            probabilities = parse(record.get(CHOSEN), options)
+        except ValueError as exc:
+            out.problems.append(RowProblem("bad_probability", where, qid, str(exc)))
+            continue
+        out.rows.append(PredictionRow(where, qid, text, raw, probabilities))
     return out
 
 
@@ -100,6 +116,10 @@ def _rows_from_csv(text: str) -> PredictionFile:
         return _read_csv(reader)
     except csv.Error as exc:  # e.g. a field over csv.field_size_limit() (128 KiB)
         raise PredictionImportError(f"line {reader.line_num}: not valid CSV: {exc}") from exc
+
+
+def _cell(row: list[str], at: int | None) -> str:
+    return row[at] if at is not None and at < len(row) else ""
 
 
 def _read_csv(reader) -> PredictionFile:
@@ -113,6 +133,10 @@ def _read_csv(reader) -> PredictionFile:
         )
     at_qid, at_pred = columns.index("question_id"), columns.index("prediction")
     at_raw = columns.index("raw_response") if "raw_response" in columns else None
+    at_chosen = columns.index(CHOSEN) if CHOSEN in columns else None
+    at_option = {
+        letter: columns.index(name) for letter, name in PER_OPTION.items() if name in columns
+    }
     out = PredictionFile(rows=[])
     for row in reader:
         if not row:
@@ -124,7 +148,14 @@ def _read_csv(reader) -> PredictionFile:
             continue
         prediction = row[at_pred] if at_pred < len(row) else ""
         raw = row[at_raw] if at_raw is not None and at_raw < len(row) else ""
-        out.rows.append(PredictionRow(where, qid, prediction, raw or prediction))
+        try:
+            probabilities = parse(
+                _cell(row, at_chosen), {letter: _cell(row, at) for letter, at in at_option.items()}
+            )
+        except ValueError as exc:
+            out.problems.append(RowProblem("bad_probability", where, qid, str(exc)))
+            continue
+        out.rows.append(PredictionRow(where, qid, prediction, raw or prediction, probabilities))
     return out
 
 

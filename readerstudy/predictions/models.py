@@ -34,6 +34,10 @@ class Prediction(models.Model):
     letter = models.CharField(max_length=1, blank=True, help_text="Empty: failed extraction.")
     raw_response = models.TextField(blank=True)
     rule = models.CharField(max_length=40, blank=True, help_text="Extraction rule that matched.")
+    # The model's probability that its answer is right, and its probability per option, when
+    # the predictions file gives them (readerstudy.prediction_probabilities).
+    probability = models.FloatField(null=True, blank=True)
+    option_probabilities = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["model", "question"]
@@ -41,6 +45,11 @@ class Prediction(models.Model):
             models.UniqueConstraint(fields=["model", "question"], name="prediction_unique"),
             models.CheckConstraint(
                 condition=Q(letter__in=[*LETTERS, ""]), name="prediction_letter"
+            ),
+            models.CheckConstraint(
+                condition=Q(probability__isnull=True)
+                | Q(probability__gte=0.0, probability__lte=1.0),
+                name="prediction_probability",
             ),
         ]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ from readerstudy.models import (
     Role,
     StudyQuestion,
 )
+from readerstudy.prediction_probabilities import check_chosen
 from readerstudy.predictions.extraction import extract_letter
 from readerstudy.predictions.files import (
     PredictionImportError,
@@ -30,7 +32,15 @@ from readerstudy.signals import data_changed
 from readerstudy.vocabulary import OPTION_FIELDS
 
 BATCH_SIZE = 5000
-PREDICTION_COLUMNS = ("model", "question", "letter", "raw_response", "rule")
+PREDICTION_COLUMNS = (
+    "model",
+    "question",
+    "letter",
+    "raw_response",
+    "rule",
+    "probability",
+    "option_probabilities",
+)
 FAILED = "failed"  # the extraction rule of a response with no letter found
 
 
@@ -106,11 +116,12 @@ def question_lookup(dataset: Dataset) -> dict[str, tuple]:
         return {row[0]: row[1:] for row in cursor.fetchall()}
 
 
-def _insert_predictions(rows: list[tuple[int, int, str, str, str]]) -> None:
-    """Bulk insert of (model, question, letter, raw response, rule) rows: COPY on PostgreSQL,
-    one INSERT per batch elsewhere. A model instance per row would cost more than all the rest
-    at 40,826 predictions (goal: <= 3 s per model, benchmarks/prediction_import_bench.py). The
-    columns come from the model, so a renamed field cannot go unnoticed."""
+def _insert_predictions(rows: list[tuple]) -> None:
+    """Bulk insert of (model, question, letter, raw response, rule, probability, option
+    probabilities as JSON text) rows: COPY on PostgreSQL, one INSERT per batch elsewhere. A
+    model instance per row would cost more than all the rest at 40,826 predictions (goal:
+    <= 3 s per model, benchmarks/prediction_import_bench.py). The columns come from the model,
+    so a renamed field cannot go unnoticed."""
     fields = [Prediction._meta.get_field(name) for name in PREDICTION_COLUMNS]
     table = connection.ops.quote_name(Prediction._meta.db_table)
     columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
@@ -172,13 +183,34 @@ def predictions_import(
     rules: Counter[str] = Counter()
     new = []
     failed = []
+    contradictions = []
     for row in rows:
         question_pk, *options = questions[row.question_id]
         extraction = extract_letter(row.text, options)
         rules[extraction.rule] += 1
         if extraction.rule == FAILED:
             failed.append(failed_row(row))
-        new.append((question_pk, extraction.letter, row.raw, extraction.rule))
+        given = row.probabilities
+        why = check_chosen(given, extraction.letter)
+        if why:
+            contradictions.append(
+                f"{row.question_id} ({row.where}, answer {extraction.letter}: {why})"
+            )
+        new.append(
+            (
+                question_pk,
+                extraction.letter,
+                row.raw,
+                extraction.rule,
+                given.of_answer(extraction.letter) if extraction.letter else given.chosen,
+                json.dumps(given.options),
+            )
+        )
+    if contradictions:
+        raise PredictionImportError(
+            f"{len(contradictions)} row(s) give a probability for the chosen answer that is not "
+            f"its option's: {'; '.join(contradictions[:30])}"
+        )
     summary = PredictionSummary(model=model_name, dataset=dataset.name)
     with transaction.atomic():
         model, created = AIModel.objects.select_for_update().get_or_create(

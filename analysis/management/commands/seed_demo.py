@@ -94,7 +94,7 @@ class Command(BaseCommand):
                 path=demo_roc.write_rated_file(root), dataset_name=demo_roc.RATED_DATASET_NAME
             )
             rated_dataset = Dataset.objects.get(name=demo_roc.RATED_DATASET_NAME)
-            seed_predictions(rated_dataset)
+            seed_predictions(rated_dataset, probabilities=True)
             rated, rated_answers = seed_rated_study(rated_dataset, users)
             first, *simulated = demo_roc.RATED_READERS
             self.stdout.write(

@@ -17,6 +17,7 @@ from readerstudy.imaging import ImagingError
 from readerstudy.rexvqa import RexvqaError
 from readerstudy.selectors import design_sentence
 from readerstudy.services.studies import StudyError
+from readerstudy.vocabulary import ConfidenceScale
 
 
 class Command(BaseCommand):
@@ -36,6 +37,18 @@ class Command(BaseCommand):
         parser.add_argument("--missing", type=float, default=0.05)
         parser.add_argument("--rejected", type=int, default=2)
         parser.add_argument("--excluded", type=int, default=1)
+        parser.add_argument(
+            "--confidence-scale",
+            choices=list(ConfidenceScale.values),
+            default=ConfidenceScale.NONE,
+            help="Readers rate every answer on this scale.",
+        )
+        parser.add_argument(
+            "--binary",
+            type=float,
+            default=0.0,
+            help="Share of yes/no questions declared binary (ROC tasks), 0-1.",
+        )
         parser.add_argument(
             "--pi", default="", help="Also make this existing user a PI of the study."
         )
@@ -59,6 +72,8 @@ class Command(BaseCommand):
             missing=opts["missing"],
             rejected=opts["rejected"],
             excluded=opts["excluded"],
+            confidence=opts["confidence_scale"],
+            binary=opts["binary"],
         )
         root = Path(settings.MEDIA_ROOT) / "simulated-source" / sim.slug
         try:

@@ -132,8 +132,24 @@ def _as_list(value):
     return value if isinstance(value, list) else [value]
 
 
-def _compare_values(ours, theirs, where: str, worst: list[float]) -> None:
+MODALITY_COLUMNS = ("Comparison", "row", "treatment")
+READER_COLUMNS = ("Reader", "reader")
+
+
+def _renamed(value, names: dict[str, str]):
+    """MRMCaov's name (or "a - b" comparison) as ours, by `names`."""
+    if not isinstance(value, str) or not names:
+        return value
+    return " - ".join(names.get(part, part) for part in value.split(" - "))
+
+
+def _compare_values(ours, theirs, where: str, worst: list[float], names=None) -> None:
     ours, theirs = _as_list(ours), _as_list(theirs)
+    column = where.rsplit(".", 1)[-1]
+    if names and column in MODALITY_COLUMNS:
+        theirs = [_renamed(value, names["modalities"]) for value in theirs]
+    elif names and column in READER_COLUMNS:
+        theirs = [_renamed(value, names["readers"]) for value in theirs]
     assert len(ours) == len(theirs), f"{where}: {len(ours)} values, MRMCaov {len(theirs)}"
     for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
         if b is None:  # NA in R
@@ -145,10 +161,19 @@ def _compare_values(ours, theirs, where: str, worst: list[float]) -> None:
             assert abs(float(a) - float(b)) <= 1e-8, f"{where}[{i}]: {a} != MRMCaov {b}"
 
 
-def compare(result: ORHillisResult, reference: dict, design: int | None = None) -> float:
+def compare(
+    result: ORHillisResult,
+    reference: dict,
+    design: int | None = None,
+    modalities: dict[str, str] | None = None,
+    readers: dict[str, str] | None = None,
+) -> float:
     """Assert every number of MRMCaov's summary `reference` equals ours to 1e-8; returns the
     largest absolute difference. `design` is the design MRMCaov is expected to name (default:
-    ours)."""
+    ours); `modalities` and `readers` map MRMCaov's names to ours where they differ."""
+    names = None
+    if modalities or readers:
+        names = {"modalities": modalities or {}, "readers": readers or {}}
     kind = KINDS[reference["factor_types"]]
     ours = summary_like(result, kind)
     worst: list[float] = [0.0]
@@ -170,5 +195,5 @@ def compare(result: ORHillisResult, reference: dict, design: int | None = None) 
             if table == "foms" and column != "empirical_auc":
                 continue
             assert column in ours[table], f"{table}.{column} not given"
-            _compare_values(ours[table][column], values, f"{table}.{column}", worst)
+            _compare_values(ours[table][column], values, f"{table}.{column}", worst, names)
     return max(worst)
