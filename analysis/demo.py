@@ -14,7 +14,7 @@ from readerstudy.design.services import designed_study_create
 from readerstudy.models import Dataset, ItemAid, ReaderStudy
 from readerstudy.predictions.services import predictions_import
 from readerstudy.services.studies import study_create
-from readerstudy.vocabulary import AidMode, ConfidenceScale
+from readerstudy.vocabulary import LETTERS, AidMode, ConfidenceScale
 
 MODELS = {"MedGemma-demo": 0.8, "Qwen-VL-demo": 0.65, "LLaVA-Med-demo": 0.5}
 
@@ -44,7 +44,7 @@ def seed_predictions(dataset: Dataset, probabilities: bool = False) -> int:
         columns = [f"probability_{letter}" for letter in "ABCD"] if probabilities else []
         writer.writerow(["question_id", "prediction", "raw_response", *columns])
         for question in dataset.questions.order_by("source_id"):
-            letter = question.correct if rng.random() < skill else rng.choice("ABCD")
+            letter = question.correct if rng.random() < skill else rng.choice(LETTERS)
             style = rng.random()
             if question.source_id == MISKEYED:  # every model gives the right option, B
                 letter, style = MISKEYED_RIGHT, min(style, 0.9)

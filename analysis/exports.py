@@ -32,7 +32,7 @@ import pandas as pd
 from analysis.confidence_analysis import CONFIDENCE_TABLES
 from analysis.figures import FIGURES, drawing, figure_builders, figure_kind
 from analysis.pipeline import AnalysisResult
-from analysis.reporting import methods_markdown, table_arm
+from analysis.reporting import counted_arm, methods_markdown, table_arm
 from analysis.roc_package_files import auc_package_files, auc_readme_lines
 from analysis.selectors import COLUMNS, RATING_COLUMNS
 from analysis.stats.design import conclusions, power_table
@@ -126,13 +126,9 @@ def responses_table(result: AnalysisResult) -> pd.DataFrame:
     return out[[c for c in columns if c in out.columns]]
 
 
-def _counted_arm(result: AnalysisResult) -> str | None:
-    return (result.facts or {}).get("design", {}).get("counted_arm")
-
-
 def _with_arm(result: AnalysisResult, responses: pd.DataFrame) -> pd.DataFrame:
     """The counted arm's rows with their arm and session (a reader's; models: none)."""
-    counted = _counted_arm(result)
+    counted = counted_arm(result.facts)
     if counted is None:  # not from a study (a notebook's frame): nothing to say
         return responses
     human = responses["rater_kind"].eq("human").to_numpy()
@@ -152,7 +148,7 @@ def _other_arms(result: AnalysisResult, responses: pd.DataFrame) -> pd.DataFrame
     """The rows of the arms the single-arm tables do not read: one per reader and question of
     their group (answer empty where not given yet), the question's columns as in the counted
     arm's rows."""
-    counted, frame = _counted_arm(result), result.arm_answers
+    counted, frame = counted_arm(result.facts), result.arm_answers
     if counted is None or frame is None:
         return pd.DataFrame()
     rows = frame[frame["arm"] != counted]

@@ -20,6 +20,7 @@ import pandas as pd
 
 from analysis.confidence_analysis import POOLED
 from analysis.pipeline import AnalysisResult
+from analysis.reporting import counted_arm
 from analysis.stats.bounded import logit_interval
 
 if TYPE_CHECKING:
@@ -59,20 +60,17 @@ def _design(result: AnalysisResult) -> dict:
     return (result.facts or {}).get("design") or {}
 
 
-def counted_arm(result: AnalysisResult) -> str:
-    """The arm the single-arm tables and figures rest on (selectors.study_facts' design, as
-    reporting.table_arm reads it), when the study has an aided arm; "" for a study read
-    unaided only (nothing to say)."""
-    design = _design(result)
-    arms = list(design.get("arms") or [])
-    if "aided" not in arms:
+def figure_arm(result: AnalysisResult) -> str:
+    """The counted arm (reporting.counted_arm) when the study has an aided arm, for a figure
+    to name; "" for a study read unaided only (nothing to say)."""
+    if "aided" not in (_design(result).get("arms") or []):
         return ""
-    return design.get("counted_arm") or arms[0]
+    return counted_arm(result.facts) or ""
 
 
 def arm_title(result: AnalysisResult, title: str) -> str:
     """`title`, naming the arm it shows when the study has an aided arm."""
-    arm = counted_arm(result)
+    arm = figure_arm(result)
     return f"{title} ({arm} arm)" if arm else title
 
 
@@ -80,7 +78,7 @@ def arm_note(result: AnalysisResult) -> str:
     """The footnote's first sentence: which reads the figure counts (empty for a study read
     unaided only)."""
     arms = list(_design(result).get("arms") or [])
-    arm = counted_arm(result)
+    arm = figure_arm(result)
     if not arm:
         return ""
     if len(arms) > 1:
@@ -282,7 +280,7 @@ def figure_builders(result: AnalysisResult) -> dict[str, Callable[[], Figure]]:
             title=f"{labels[1].capitalize()} against {labels[0]}, per reader",
         )
     accuracy, by_category = result.accuracy, result.accuracy_by_category
-    arm, shown_arm = arm_note(result), counted_arm(result)
+    arm, shown_arm = arm_note(result), figure_arm(result)
     titles = {
         name: arm_title(result, name)
         for name in ("Accuracy by task", "Accuracy by category", "Reading time")

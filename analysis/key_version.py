@@ -30,6 +30,7 @@ KEY_CHANGE_COLUMNS = [
     "new_key",
     "new_accepted",
     "error_type",
+    "error_label",
     "reverses",
     "decided_by",
     "rule",

@@ -1,4 +1,4 @@
-"""What a reader gets back (issue 36): a study's debrief (every case with their answer, the
+"""What a reader gets back: a study's debrief (every case with their answer, the
 key, the explanation, the panel's share per option and, if the PI allows, the AI's answer;
 their accuracy per task beside the panel's median and the AI's), and their progress over time.
 

@@ -1,4 +1,4 @@
-"""API: a reader's results in a study (issue 36), the same debrief as the page, under the
+"""API: a reader's results in a study, the same debrief as the page, under the
 same rule (readerstudy.results: the study's setting, then blinding by person)."""
 
 from __future__ import annotations

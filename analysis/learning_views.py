@@ -1,4 +1,4 @@
-"""What readers get back (issue 36): a study's results for its reader (the debrief), each
+"""What readers get back: a study's results for its reader (the debrief), each
 missed case in the viewer, "practise my misses", a resident's progress over time, and a
 programme director's (PI's) view of their residents' progress with its CSV.
 
@@ -25,7 +25,7 @@ from readerstudy.results import results_refusal
 from readerstudy.selectors import study_for_user
 from readerstudy.services.studies import StudyError
 from readerstudy.spreadsheets import csv_text
-from readerstudy.vocabulary import PRACTICE_INTERVALS
+from readerstudy.vocabulary import LETTERS, PRACTICE_INTERVALS
 
 
 def _results_study(request: HttpRequest, slug: str):
@@ -98,7 +98,7 @@ RESULT_COLUMNS = [
     "not_counted_because",
     "too_fast",
     "answered_by",
-    *[f"share_{letter}" for letter in "ABCD"],
+    *[f"share_{letter}" for letter in LETTERS],
     "explanation",
     "key_version",
 ]
@@ -136,7 +136,7 @@ def results_csv(request: HttpRequest, slug: str) -> HttpResponse:
                 case.not_counted,
                 case.too_fast,
                 case.answered_by,
-                *[shares[letter] for letter in "ABCD"],
+                *[shares[letter] for letter in LETTERS],
                 case.explanation,
                 debrief.key_version,
             ]

@@ -257,8 +257,6 @@ class AnalysisResult:
 
 
 def task_slug(name: str) -> str:
-    if name == stats.ALL_TASKS:
-        return "all"
     return "-".join("".join(c if c.isalnum() else " " for c in name.lower()).split())
 
 
@@ -380,7 +378,7 @@ def analyse(
                     n_boot=boot,
                     seed=settings.seed,
                     min_xrays=settings.kappa_min_xrays,
-                ).assign(task=stats.ALL_TASKS if task is None else task)
+                ).assign(task=stats.ALL if task is None else task)
                 for task in [None, *prepared.tasks()]
             ],
             ignore_index=True,

@@ -1,4 +1,4 @@
-"""Progress over time (issue 36): a person's sittings (practice sets, their own practice,
+"""Progress over time: a person's sittings (practice sets, their own practice,
 research studies whose results are open to them), each with their accuracy per task and its
 interval beside the panel's median (no other person named), counted as analysis.learning
 counts; and a programme director's (PI's) view of their residents, with its CSV.

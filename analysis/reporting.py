@@ -240,6 +240,15 @@ def second_read(facts: dict | None) -> bool:
     return _design(facts).get("aid_mode") == "second-read"
 
 
+def counted_arm(facts: dict | None) -> str | None:
+    """The arm the single-arm tables and figures count: the design's `counted_arm`
+    (selectors.study_facts), its first arm where a design leaves it out; None for facts with no
+    design (a frame not from a study: nothing to say)."""
+    design = _design(facts)
+    arms = list(design.get("arms") or [])
+    return design.get("counted_arm") or (arms[0] if arms else None)
+
+
 def table_arm(facts: dict | None, table: str) -> str:
     """Which arm (reading) table `table` covers, in words; empty for a study read in one
     unaided arm and for tables of no reading (raters, questions, methods)."""
@@ -266,7 +275,7 @@ def table_arm(facts: dict | None, table: str) -> str:
         return "aided against unaided: both arms, on the readers who have read both"
     if table in AIDED_ARM_TABLES:
         return "aided arm only"
-    counted = design.get("counted_arm", arms[0])
+    counted = counted_arm(facts)
     if counted == "aided":
         what = "final answers, after the AI was shown" if second else "readers saw the AI's answer"
         said = f"aided arm only ({what})"

@@ -27,7 +27,6 @@ finished session 1 moved back by the washout (time passing; as the demo's practi
 from __future__ import annotations
 
 import datetime as dt
-import json
 import random
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -45,6 +44,8 @@ from readerstudy.design.rules import Design, DesignError
 from readerstudy.design.services import study_design_set
 from readerstudy.models import Dataset, ReaderStudy, Role, Task
 from readerstudy.predictions.services import predictions_import
+from readerstudy.rexvqa_synthetic import record as synthetic_record
+from readerstudy.rexvqa_synthetic import write_file, write_png
 from readerstudy.services.importing import rexvqa_import
 from readerstudy.services.studies import (
     membership_add,
@@ -52,6 +53,7 @@ from readerstudy.services.studies import (
     study_question_set_excluded,
 )
 from readerstudy.vocabulary import (
+    LETTERS,
     RATING_FIELDS,
     AidMode,
     ConfidenceScale,
@@ -173,49 +175,41 @@ def _draw(seed: int, *parts) -> random.Random:
 
 
 def _wrong(rng: random.Random, key: str) -> str:
-    return rng.choice([x for x in "ABCD" if x != key])
+    return rng.choice([x for x in LETTERS if x != key])
 
 
 def write_dataset_file(sim: Simulation, root: Path) -> Path:
     """A ReXVQA JSON file of the simulated X-rays (one tiny PNG each) under `root`."""
-    from PIL import Image as PILImage
-
     rng = _draw(sim.seed, "dataset")
     records = {}
-    image_dir = root / "images"
-    image_dir.mkdir(parents=True, exist_ok=True)
     for x in range(sim.xrays):
         case = f"{sim.slug}-x{x + 1:03d}"
         rel = f"images/{case}.png"
-        shade = 40 + (x * 37) % 180
-        PILImage.new("L", (IMAGE_SIDE, IMAGE_SIDE), color=shade).save(root / rel)
+        write_png(root / rel, side=IMAGE_SIDE, shade=40 + (x * 37) % 180)
         for q in range(rng.randint(*sim.questions_per_xray)):
             task = TASKS[(x + q) % len(TASKS)]
-            options = [f"{letter}. Option {letter}" for letter in "ABCD"]
-            correct = rng.choice("ABCD")
+            options = [f"Option {letter}" for letter in LETTERS]
+            correct = rng.choice(LETTERS)
             declared = {}
             binary = _draw(sim.seed, "binary", x, q)
             if binary.random() < sim.binary:  # a yes/no question: A says present
-                options = ["A. Yes", "B. No", "C. Cannot be assessed", "D. Not applicable"]
+                options = ["Yes", "No", "Cannot be assessed", "Not applicable"]
                 correct = "A" if binary.random() < 0.5 else "B"
                 declared = {"present_option": "A"}
-            records[f"{case}-q{q + 1}"] = {
-                "question": f"Simulated question {q + 1} on X-ray {x + 1}?",
-                "options": options,
-                "correct_answer": correct,
+            records[f"{case}-q{q + 1}"] = synthetic_record(
+                question=f"Simulated question {q + 1} on X-ray {x + 1}?",
+                options=options,
+                correct=correct,
+                task=task.label,
+                study_id=case,
+                images=[rel],
+                views=["PA"],
+                category=["Lung", "Pleura", "Cardiac"][(x + q) % 3],
+                PatientAge=f"{40 + x % 40:03d}Y",
+                PatientSex="MF"[x % 2],
                 **declared,
-                "task_name": task.label,
-                "category": ["Lung", "Pleura", "Cardiac"][(x + q) % 3],
-                "study_id": case,
-                "PatientAge": f"{40 + x % 40:03d}Y",
-                "PatientSex": "MF"[x % 2],
-                "ImagePath": [rel],
-                "ImageModality": ["CR"],
-                "ImageViewPosition": ["PA"],
-            }
-    path = root / f"{sim.slug}.json"
-    path.write_text(json.dumps(records, indent=1))
-    return path
+            )
+    return write_file(root, records, name=sim.slug, indent=1)
 
 
 def prediction_csv(sim: Simulation, questions) -> bytes:

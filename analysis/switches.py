@@ -205,16 +205,17 @@ def add_flags(parser: argparse.ArgumentParser, switches: Iterable[Switch]) -> No
                 ),
             )
             continue
-        spelt = ",".join(choice.spelt for choice in switch.choices)
+        takes = switch.accepts()
         parser.add_argument(
             switch.flag,
             dest=switch.name,
             type=_argument_type(switch),
             default=default,
-            metavar="{" + spelt + "}" if switch.choices else None,
+            # The values as the query spells them; a number's name, and what it takes in words.
+            metavar=takes if switch.choices else switch.flag.lstrip("-").replace("-", "_").upper(),
             help=_escaped(
-                f"{switch.label}: {switch.accepts()} (default: {switch.spell(default)})."
-                + (f" {switch.help}" if switch.help else "")
+                f"{switch.label}{'' if switch.choices else ': ' + takes} "
+                f"(default: {switch.spell(default)})." + (f" {switch.help}" if switch.help else "")
             ),
         )
 

@@ -221,7 +221,7 @@ def tied_top(counts, exclude: str | None = None) -> tuple[str, ...]:
 def choices_by_question(frame: pd.DataFrame) -> dict[str, tuple]:
     """question id -> ((letter, (rater names...)), ...) for the letters someone chose: the
     evidence behind a key suspicion, shown to the experts (names as the analysis shows them)."""
-    answered = frame[frame["answer"].isin(["A", "B", "C", "D"])]
+    answered = frame[frame["answer"].isin(LETTERS)]
     out: dict[str, tuple] = {}
     for question, part in answered.groupby("question_id", sort=False):
         by_letter = part.groupby("answer")["rater"].apply(lambda r: tuple(sorted(r)))

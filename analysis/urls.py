@@ -35,7 +35,7 @@ urlpatterns += [
     ),
 ]
 
-# What readers get back (issue 36): their results in a study, progress over time, and a
+# What readers get back: their results in a study, progress over time, and a
 # programme director's view of their residents.
 urlpatterns += [
     path("s/<slug:slug>/results/", learning_views.results, name="reader-results"),

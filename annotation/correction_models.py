@@ -1,4 +1,4 @@
-"""Proposed corrections of questions and the experts' votes on them (issue 35).
+"""Proposed corrections of questions and the experts' votes on them.
 
 A proposal is made in one study (on its item) against the question's version it was shown
 (`base`), and holds only what it changes (`changes`: field -> new value, the fields of

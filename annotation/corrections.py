@@ -1,4 +1,4 @@
-"""Proposed corrections, the experts' votes and the decisions that make them keys (issue 35).
+"""Proposed corrections, the experts' votes and the decisions that make them keys.
 
 An expert proposes a correction of a question with "Revise" in the review form (or the API):
 a new key, further accepted answers, corrected words or explanation, and the error type. The

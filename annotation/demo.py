@@ -14,6 +14,7 @@ from annotation.services import answer_submit, reader_finish
 from annotation.sessions import reading_of
 from readerstudy.demo import MISKEYED, MISKEYED_RIGHT
 from readerstudy.models import ReaderStudy
+from readerstudy.vocabulary import LETTERS
 
 MISMATCH_COMMENT = (
     "This is a lower-leg radiograph, not a chest X-ray: the question cannot be answered."
@@ -35,7 +36,7 @@ def simulate_readers(study: ReaderStudy, readers: dict) -> int:
             question = item.question
             mismatch = question.case.study_id == "demo-mismatch"
             right = rng.random() < skill and not mismatch
-            choice = question.correct if right else rng.choice("ABCD")
+            choice = question.correct if right else rng.choice(LETTERS)
             if question.source_id == MISKEYED:  # everyone knows better than its key
                 choice = MISKEYED_RIGHT
             answer_submit(
@@ -67,7 +68,7 @@ def simulate_crossover(study: ReaderStudy, readers: list, ai_letters: dict[int, 
             aided = reading_of(study, user).aided
             for item in items:
                 correct = item.question.correct
-                choice = correct if rng.random() < 0.65 else rng.choice("ABCD")
+                choice = correct if rng.random() < 0.65 else rng.choice(LETTERS)
                 ai = ai_letters.get(item.id, "")
                 if aided and ai and rng.random() < 0.7:
                     choice = ai
@@ -163,7 +164,7 @@ def seed_practice(dataset, users: dict) -> tuple[ReaderStudy, int]:
     for item in items:
         key = item.question.correct
         right = rng.random() < 0.7
-        choice = key if right else rng.choice([x for x in "ABCD" if x != key])
+        choice = key if right else rng.choice([x for x in LETTERS if x != key])
         if not right:
             misses.append(item.question)
         answer_submit(reader=sitter, item=item, choice=choice, time_ms=rng.randint(9_000, 40_000))

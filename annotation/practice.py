@@ -1,4 +1,4 @@
-"""Practice (issue 36): practice sets a PI builds from a dataset, and a person's own
+"""Practice: practice sets a PI builds from a dataset, and a person's own
 "practise my misses" plans, offered again after an interval, one practice study per sitting.
 
 A practice set is a study of kind practice (readerstudy.vocabulary.StudyKind): one unaided

@@ -1,4 +1,4 @@
-"""Practice pages (issue 36): a PI builds a practice set from a dataset; a person's own
+"""Practice pages: a PI builds a practice set from a dataset; a person's own
 "practise my misses" plans and their next sittings. The practice set is then read on the
 ordinary reading pages (annotation.views), with the key and explanation after each answer."""
 

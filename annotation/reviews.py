@@ -93,7 +93,7 @@ def may_see_others(study: ReaderStudy, user) -> bool | set[int]:
     is nothing to bias). Otherwise the ids of the study questions this expert has reviewed:
     an expert sees another expert's review of a question only once they saved their own.
     The rule is by person, whatever role a page serves them in: a PI who is also an expert
-    gets the expert's view on the PI's pages and exports too (issue 25).
+    gets the expert's view on the PI's pages and exports too.
     """
     if not Membership.objects.filter(study=study, user=user, role=Role.EXPERT).exists():
         return True
@@ -124,8 +124,8 @@ def visible_items_q(study: ReaderStudy, user, prefix: str = "") -> Q:
 def audit_visible_to(study: ReaderStudy, user) -> QuerySet[AuditEvent]:
     """The study's audit events `user` may read: a review's event carries its decision and
     flags (a correction's, what it proposes), so a PI who is also an expert sees a
-    colleague's only once they reviewed that question themselves (issue 25, finding 2: the
-    dashboard's audit list showed them)."""
+    colleague's only once they reviewed that question themselves (the dashboard's audit list
+    included)."""
     events = AuditEvent.objects.filter(study=study)
     seen = may_see_others(study, user)
     if seen is True:

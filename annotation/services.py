@@ -361,8 +361,8 @@ def _revise(
         )
     if not study.allow_revision:
         raise AnswerRejected("This study does not allow changing an answer once given.")
-    # The cap is on the case, not on each visit: alternating answers once stored 6.5 h on one
-    # case (issue 25). A revision counts only the time left under the cap.
+    # The cap is on the case, not on each visit, so alternating answers cannot store hours on
+    # one case: a revision counts only the time left under the cap.
     counted = max(0, min(spent, settings.MAX_CASE_TIME_MS - existing.time_ms))
     AnswerRevision.objects.create(
         answer=existing, editor=reader, old=old, new=values, time_ms=counted

@@ -4,7 +4,7 @@
 proportions and some missing answers. Checks agreement to 1e-12 and prints the speed-ups of
 the documented ways to call the functions:
 - "prepared": `p = stats.prepare(df)`, then `accuracy_table(p)` and `kappa_matrix(p, task=t)`
-  for "All tasks" and each task (the frame is checked and coded once);
+  for "All" and each task (the frame is checked and coded once);
 - "one pass": `accuracy_table(df)` + `kappa_matrices(df)` (two preparations).
 Goal: >= 20x faster than looping sklearn.metrics.cohen_kappa_score.
 Then runs the page/ZIP benchmark (benchmarks/analysis_page_bench.py) unless --stats-only.
@@ -37,7 +37,7 @@ TASKS = {
 
 def make_frame(seed: int = 0) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
-    letters = np.array(list("ABCD"))
+    letters = np.array(stats.LETTERS)
     truth = letters[rng.integers(0, 4, N_QUESTIONS)]
     tasks = rng.choice(list(TASKS), size=N_QUESTIONS, p=list(TASKS.values()))
     ids = np.array([f"q{i:06d}" for i in range(N_QUESTIONS)])
@@ -70,7 +70,7 @@ def ours(df: pd.DataFrame):
 def prepared_calls(df: pd.DataFrame):
     prepared = stats.prepare(df)
     table = stats.accuracy_table(prepared)
-    matrices = {"All tasks": stats.kappa_matrix(prepared)}
+    matrices = {stats.ALL: stats.kappa_matrix(prepared)}
     for task in sorted(TASKS):
         matrices[task] = stats.kappa_matrix(prepared, task=task)
     return table, matrices
@@ -81,8 +81,8 @@ def sklearn_loop(df: pd.DataFrame):
     task_of = df.drop_duplicates("question_id").set_index("question_id")["task"]
     task_of = task_of.reindex(wide.index)
     out = {}
-    for name in ["All tasks", *sorted(TASKS)]:
-        part = wide if name == "All tasks" else wide[task_of.to_numpy() == name]
+    for name in [stats.ALL, *sorted(TASKS)]:
+        part = wide if name == stats.ALL else wide[task_of.to_numpy() == name]
         matrix = pd.DataFrame(np.nan, index=RATERS, columns=RATERS)
         for i, a in enumerate(RATERS):
             for b in RATERS[i + 1 :]:

@@ -58,57 +58,69 @@ def timed(fn, repeat: int = 1) -> float:
 
 
 def build(n_xrays: int, n_readers: int, n_models: int):
+    """A study made as a PI makes one: a ReXVQA file of `n_xrays` X-rays with 4 questions
+    each imported, all its questions sampled, readers who answer through the answer service
+    and models whose predictions go through the import service."""
     import random
 
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+
     from annotation.services import answer_submit
-    from readerstudy.models import Role, Task
+    from readerstudy.models import Dataset, Task
     from readerstudy.predictions.services import predictions_import
-    from tests.factories import (
-        CaseFactory,
-        ImageFactory,
-        MembershipFactory,
-        QuestionFactory,
-        ReaderStudyFactory,
-        StudyQuestionFactory,
-        UserFactory,
-    )
+    from readerstudy.rexvqa_synthetic import record, write_file, write_png
+    from readerstudy.services.importing import rexvqa_import
+    from readerstudy.services.studies import study_create
+    from readerstudy.vocabulary import LETTERS
 
     rng = random.Random(0)
     tag = uuid.uuid4().hex[:6]
-    study = ReaderStudyFactory(slug=f"bench-{tag}")
+    source = Path(settings.MEDIA_ROOT) / f"bench-source-{tag}"
     tasks = list(Task)
-    position = 0
+    records = {}
     for x in range(n_xrays):
-        case = CaseFactory(dataset=study.dataset, study_id=f"{tag}-xray-{x}")
-        ImageFactory(case=case)
+        image = f"images/xray-{x}.png"
+        write_png(source / image, shade=(40 + 4 * x) % 256)  # its own pixels: its own X-ray
         for k in range(4):
-            question = QuestionFactory(
-                dataset=study.dataset,
-                case=case,
-                source_id=f"{tag}-q{position}",
-                task=tasks[position % len(tasks)],
-                correct="ABCD"[rng.randrange(4)],
+            position = len(records)
+            records[f"{tag}-q{position}"] = record(
+                question=f"Finding {k} on X-ray {x}?",
+                options=[f"Option {letter}" for letter in LETTERS],
+                correct=rng.choice(LETTERS),
+                task=tasks[position % len(tasks)].label,
+                study_id=f"{tag}-xray-{x}",
+                images=[image],
+                views=["PA"],
                 category=["Lung", "Heart", "Bone", "Pleura"][k],
             )
-            StudyQuestionFactory(study=study, question=question, position=position)
-            position += 1
+    rexvqa_import(
+        path=write_file(source, records, name="bench"),
+        dataset_name=f"bench {tag}",
+        images_root=source,
+    )
+    dataset = Dataset.objects.get(name=f"bench {tag}")
+    users = get_user_model()
+    pi = users.objects.create_user(username=f"pi-{tag}")
+    readers = [users.objects.create_user(username=f"reader{r}-{tag}") for r in range(n_readers)]
+    study = study_create(
+        slug=f"bench-{tag}",
+        dataset=dataset,
+        n=len(records),
+        readers=[reader.username for reader in readers],
+        pis=[pi.username],
+    ).study
     items = list(study.items.select_related("question").order_by("position"))
-    pi = UserFactory(username=f"pi-{tag}")
-    MembershipFactory(study=study, user=pi, role=Role.PI)
-    readers = []
-    for r in range(n_readers):
-        reader = UserFactory(username=f"reader{r}-{tag}")
-        MembershipFactory(study=study, user=reader, role=Role.READER)
-        readers.append(reader)
+    for reader in readers:
         for item in items:
             right = rng.random() < 0.7
-            choice = item.question.correct if right else "ABCD"[rng.randrange(4)]
+            choice = item.question.correct if right else rng.choice(LETTERS)
             answer_submit(reader=reader, item=item, choice=choice, time_ms=rng.randint(4000, 90000))
     for m in range(n_models):
         rows = []
         for item in items:
             right = rng.random() < 0.6 + 0.03 * m
-            letter = item.question.correct if right else "ABCD"[rng.randrange(4)]
+            letter = item.question.correct if right else rng.choice(LETTERS)
             rows.append(f"{item.question.source_id},{letter if rng.random() > 0.02 else 'none'}")
         content = "question_id,prediction\n" + "\n".join(rows) + "\n"
         predictions_import(dataset=study.dataset, model_name=f"model-{m}", content=content.encode())
@@ -120,21 +132,24 @@ def build_two_arm(n_xrays: int, n_readers: int):
     not started (whose case page is the baseline)."""
     import random
 
+    from django.contrib.auth import get_user_model
+
     from annotation import selectors
     from annotation.services import answer_submit, reader_finish
     from annotation.sessions import reading_of
     from readerstudy.design.rules import Design
     from readerstudy.design.services import study_design_set
     from readerstudy.models import Role
-    from tests.factories import MembershipFactory, UserFactory
+    from readerstudy.services.studies import membership_add
+    from readerstudy.vocabulary import LETTERS
 
     study, pi, _ = build(n_xrays, 0, 1)  # questions and one imported model ("model-0")
     rng = random.Random(1)
     tag = study.slug.rsplit("-", 1)[1]
     readers = []
     for r in range(n_readers + 1):
-        reader = UserFactory(username=f"armreader{r}-{tag}")
-        MembershipFactory(study=study, user=reader, role=Role.READER)
+        reader = get_user_model().objects.create_user(username=f"armreader{r}-{tag}")
+        membership_add(study=study, user=reader, role=Role.READER)
         readers.append(reader)
     study_design_set(
         study=study,
@@ -147,7 +162,7 @@ def build_two_arm(n_xrays: int, n_readers: int):
             for number in range(1, len(selectors.ordered_item_ids(study, reader, reading)) + 1):
                 item = selectors.item_at(study, reader, number, reading=reading)
                 right = rng.random() < p_right
-                choice = item.question.correct if right else "ABCD"[rng.randrange(4)]
+                choice = item.question.correct if right else rng.choice(LETTERS)
                 answer_submit(
                     reader=reader, item=item, choice=choice, time_ms=rng.randint(4000, 90000)
                 )
@@ -301,6 +316,7 @@ def build_bulk(n_questions: int, n_readers: int, n_models: int) -> tuple:
     from readerstudy.predictions.services import predictions_import
     from readerstudy.question_versions import QuestionVersion
     from readerstudy.services.versions import first_versions_create
+    from readerstudy.vocabulary import LETTERS
 
     rng = random.Random(0)
     tag = uuid.uuid4().hex[:6]
@@ -342,7 +358,7 @@ def build_bulk(n_questions: int, n_readers: int, n_models: int) -> tuple:
                 option_b=f"effusion {q}",
                 option_c=f"nodule {q}",
                 option_d=f"normal {q}",
-                correct="ABCD"[rng.randrange(4)],
+                correct=rng.choice(LETTERS),
                 task=tasks[q % len(tasks)],
                 category=["Lung", "Heart", "Bone", "Pleura"][q % 4],
             )
@@ -375,7 +391,7 @@ def build_bulk(n_questions: int, n_readers: int, n_models: int) -> tuple:
                 Answer(
                     item=item,
                     reader=reader,
-                    choice=q.correct if rng.random() < 0.7 else "ABCD"[rng.randrange(4)],
+                    choice=q.correct if rng.random() < 0.7 else rng.choice(LETTERS),
                     time_ms=rng.randint(4000, 90000),
                     question_version_id=shown[q.pk],
                 )
@@ -387,7 +403,7 @@ def build_bulk(n_questions: int, n_readers: int, n_models: int) -> tuple:
     for m in range(n_models):
         rows = ["question_id,prediction"]
         for q in questions:
-            letter = q.correct if rng.random() < 0.6 + 0.03 * m else "ABCD"[rng.randrange(4)]
+            letter = q.correct if rng.random() < 0.6 + 0.03 * m else rng.choice(LETTERS)
             rows.append(f'{q.source_id},"The answer is {letter}."')
         content = ("\n".join(rows) + "\n").encode()
         wall, cpu = time.perf_counter(), time.process_time()

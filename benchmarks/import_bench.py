@@ -18,6 +18,16 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from readerstudy.rexvqa_synthetic import (  # noqa: E402
+    instance_path,
+    place_image,
+    record,
+    write_file,
+    write_png,
+)
+from readerstudy.vocabulary import LETTERS  # noqa: E402
+
 N_QUESTIONS = 40_826
 N_CASES = 10_000
 TASKS = [
@@ -27,53 +37,55 @@ TASKS = [
     ("Location and Distribution Assessment", 0.20),
     ("Geometric Information Assessment", 0.07),
 ]
-TINY_PNG = ROOT / "tests" / "resources" / "tiny_8bit.png"
 
 
 def make_file(root: Path) -> Path:
     rng = random.Random(0)
+    tiny = write_png(root / "tiny.png", side=8)
     records = {}
     case_images = {}
     for c in range(N_CASES):
-        base = f"deid_png/p{c:05d}/a{c:05d}/studies/1.2.{c}/series/1.3.{c}/instances"
         views = ["PA", "LATERAL"] if c % 3 == 0 else ["AP"]
-        paths = [f"{base}/{i}.png" for i in range(len(views))]
+        paths = [
+            instance_path(
+                patient=f"p{c:05d}",
+                accession=f"a{c:05d}",
+                study_uid=f"1.2.{c}",
+                series_uid=f"1.3.{c}",
+                instance=f"{i}.png",
+            )
+            for i in range(len(views))
+        ]
         for p in paths:
-            target = root / p
-            target.parent.mkdir(parents=True, exist_ok=True)
-            os.link(TINY_PNG, target)
+            place_image(tiny, root / p)
         case_images[c] = (paths, views)
     names = [t for t, _ in TASKS]
     weights = [w for _, w in TASKS]
     for q in range(N_QUESTIONS):
         c = q % N_CASES
         paths, views = case_images[c]
-        records[f"q{q:06d}"] = {
-            "question": f"Question {q} about study {c}?",
-            "options": [f"A. opt {q}a", f"B. opt {q}b", f"C. opt {q}c", f"D. opt {q}d"],
-            "correct_answer": "ABCD"[rng.randrange(4)],
-            "correct_answer_explanation": "Explanation text " * 5,
-            "task_name": rng.choices(names, weights)[0],
-            "category": rng.choice(["Lung", "Pleura", "Cardiac", "Bone"]),
-            "subcategory": "sub",
-            "class": "cls",
-            "study_id": f"study-{c:05d}",
-            "StudyInstanceUid": f"1.2.{c}",
-            "PatientID": f"p{c:05d}",
-            "PatientAge": f"{rng.randrange(18, 95):03d}Y",
-            "PatientSex": rng.choice("MF"),
-            "StudyDate": "20200101",
-            "Indication": "Shortness of breath.",
-            "Findings": "Findings text " * 10,
-            "Impression": "Impression text " * 3,
-            "ImagePath": [f"../{p}" for p in paths],
-            "ImageModality": ["CR"] * len(paths),
-            "ImageViewPosition": views,
-        }
-    path = root / "metadata" / "bench.json"
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps(records))
-    return path
+        records[f"q{q:06d}"] = record(
+            question=f"Question {q} about study {c}?",
+            options=[f"opt {q}{letter.lower()}" for letter in LETTERS],
+            correct=rng.choice(LETTERS),
+            task=rng.choices(names, weights)[0],
+            study_id=f"study-{c:05d}",
+            images=paths,
+            views=views,
+            correct_answer_explanation="Explanation text " * 5,
+            category=rng.choice(["Lung", "Pleura", "Cardiac", "Bone"]),
+            subcategory="sub",
+            StudyInstanceUid=f"1.2.{c}",
+            PatientID=f"p{c:05d}",
+            PatientAge=f"{rng.randrange(18, 95):03d}Y",
+            PatientSex=rng.choice("MF"),
+            StudyDate="20200101",
+            Indication="Shortness of breath.",
+            Findings="Findings text " * 10,
+            Impression="Impression text " * 3,
+            **{"class": "cls"},
+        )
+    return write_file(root, records, name="bench")
 
 
 def main() -> int:

@@ -46,6 +46,7 @@ def setup(database_url: str) -> None:
 
 def build():
     from readerstudy.models import Case, Dataset, Question, ReaderStudy, StudyQuestion
+    from readerstudy.vocabulary import LETTERS
 
     rng = random.Random(0)
     dataset = Dataset.objects.create(name="ReXVQA test")
@@ -63,7 +64,7 @@ def build():
                 option_b=f"B. effusion {q}",
                 option_c=f"C. nodule {q}",
                 option_d=f"D. normal {q}",
-                correct="ABCD"[rng.randrange(4)],
+                correct=rng.choice(LETTERS),
                 task="presence",
             )
             for q in range(N_QUESTIONS)
@@ -82,6 +83,8 @@ def build():
 
 
 def predictions(seed: int) -> bytes:
+    from readerstudy.vocabulary import LETTERS
+
     rng = random.Random(seed)
     forms = [
         "The answer is {l}. {o}",
@@ -91,7 +94,7 @@ def predictions(seed: int) -> bytes:
     ]
     rows = ["question_id,prediction"]
     for q in range(N_QUESTIONS):
-        letter = "ABCD"[rng.randrange(4)]
+        letter = rng.choice(LETTERS)
         option = {"A": "opacity", "B": "effusion", "C": "nodule", "D": "normal"}[letter]
         text = rng.choice(forms).format(l=letter, o=f"{option} {q}")
         rows.append(f'q{q:06d},"{text}"')

@@ -74,11 +74,19 @@ def write_study_file(folder: Path, n_cases: int, bits: int = 16) -> Path:
     from PIL import Image
     from pydicom.data import get_testdata_file
 
+    from readerstudy.rexvqa_synthetic import instance_path, record, write_file
+
     stored = pydicom.dcmread(get_testdata_file("RG1_UNCR.dcm")).pixel_array.astype(np.int64)
     base = (stored.max() - stored) * (60000 // max(1, int(stored.max())))
     records = {}
     for c in range(n_cases):
-        rel = f"deid_png/p{c:04d}/a{c:04d}/studies/1.7.{c}/series/1.6.{c}/instances/0.png"
+        rel = instance_path(
+            patient=f"p{c:04d}",
+            accession=f"a{c:04d}",
+            study_uid=f"1.7.{c}",
+            series_uid=f"1.6.{c}",
+            instance="0.png",
+        )
         target = folder / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         variant = np.roll(base, 23 * c, axis=1) + 97 * c
@@ -86,29 +94,27 @@ def write_study_file(folder: Path, n_cases: int, bits: int = 16) -> Path:
             Image.fromarray(np.clip(variant, 0, 65535).astype(np.uint16)).save(target)
         else:
             Image.fromarray((np.clip(variant, 0, 65535) >> 8).astype(np.uint8)).save(target)
-        records[f"bench-{c:04d}"] = {
-            "question": f"Where are the masses most numerous? (case {c})",
-            "options": ["A. Lower zones", "B. Upper zones", "C. Hila", "D. No masses"],
-            "correct_answer": "A",
-            "correct_answer_explanation": "Benchmark explanation.",
-            "task_name": "Location and Distribution Assessment",
-            "category": "Lung",
-            "subcategory": "Mass",
-            "class": "distribution",
-            "study_id": f"bench-study-{c:04d}",
-            "StudyInstanceUid": f"1.7.{c}",
-            "PatientAge": "058Y",
-            "PatientSex": "F",
-            "Indication": "Shortness of breath.",
-            "Findings": "Benchmark findings.",
-            "Impression": "Benchmark impression.",
-            "ImagePath": [f"../{rel}"],
-            "ImageViewPosition": ["PA"],
-        }
-    path = folder / "metadata" / "bench.json"
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps(records))
-    return path
+        records[f"bench-{c:04d}"] = record(
+            question=f"Where are the masses most numerous? (case {c})",
+            options=["Lower zones", "Upper zones", "Hila", "No masses"],
+            correct="A",
+            task="Location and Distribution Assessment",
+            study_id=f"bench-study-{c:04d}",
+            images=[rel],
+            views=["PA"],
+            modality=None,
+            correct_answer_explanation="Benchmark explanation.",
+            category="Lung",
+            subcategory="Mass",
+            StudyInstanceUid=f"1.7.{c}",
+            PatientAge="058Y",
+            PatientSex="F",
+            Indication="Shortness of breath.",
+            Findings="Benchmark findings.",
+            Impression="Benchmark impression.",
+            **{"class": "distribution"},
+        )
+    return write_file(folder, records, name="bench")
 
 
 def prepare(
@@ -223,6 +229,8 @@ def fresh_loads(browser, cases: int, query: str = "") -> tuple[list[float], list
 
 def advances(browser, cases: int, query: str = "") -> tuple[list[float], list[float], list[float]]:
     """Enter (the key event's own time) -> the next case's images drawn."""
+    from readerstudy.vocabulary import LETTERS
+
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     context.add_init_script(NEXT_FRAME_INIT)
     page = context.new_page()
@@ -239,7 +247,7 @@ def advances(browser, cases: int, query: str = "") -> tuple[list[float], list[fl
         # its images are prefetched and decoded (reader.js marks data-next-ready).
         page.wait_for_timeout(LOOK_MS)
         page.wait_for_selector("#workspace[data-next-ready]")
-        page.keyboard.press("ABCD"[number % 4])
+        page.keyboard.press(LETTERS[number % len(LETTERS)])
         page.keyboard.press("Enter")
         page.wait_for_selector(drawn(number + 1), state="attached")
         times.append(

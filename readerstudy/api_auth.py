@@ -53,7 +53,7 @@ class TokenView(ObtainAuthToken):
     """POST: exchange a username and password for an API token. DELETE: revoke my token."""
 
     serializer_class = BoundedAuthTokenSerializer
-    # ObtainAuthToken names DRF's own JSON parser; ours bounds the nesting (issue 25).
+    # ObtainAuthToken names DRF's own JSON parser; ours bounds the nesting.
     parser_classes = api_settings.DEFAULT_PARSER_CLASSES
 
     def get_permissions(self):

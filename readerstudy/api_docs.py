@@ -4,11 +4,11 @@ The schema describes endpoints and fields, never data; still, a hospital deploym
 want its API surface open to anyone who can reach the server. API_DOCS_PUBLIC=0 (the default)
 asks for a signed-in user: the docs page sends anonymous visitors to the sign-in page and the
 schema answers them 401; the schema takes an API token as every endpoint does.
-API_DOCS_PUBLIC=1 opens both (issue 25, finding 12).
+API_DOCS_PUBLIC=1 opens both.
 
 OPTIONS on the docs page asked DRF to render its description with the page's HTML template
-renderer, which has no template for it (a 500 for anyone, finding 9): it answers the allowed
-methods instead.
+renderer, which has no template for it (a 500 for anyone): it answers the allowed methods
+instead.
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ class _SignedIn(BasePermission):
 
 class _Schema(_Options, SpectacularAPIView):
     """The schema, read by DRF's authentication like every API endpoint: a session or an API
-    token (a script or a client generator holds a token, not a session; the schema refused
-    it, issue 38). The token first, so a refusal is a 401 with `WWW-Authenticate: Token`."""
+    token (a script or a client generator holds a token, not a session). The token first,
+    so a refusal is a 401 with `WWW-Authenticate: Token`."""
 
     authentication_classes = [ExpiringTokenAuthentication, SessionAuthentication]
     permission_classes = [_SignedIn]

@@ -2,7 +2,7 @@
 
 Messages may quote the input (DRF's `"..." is not a valid choice.`): a quoted value is cut to
 QUOTE_MAX characters, a whole message to MESSAGE_MAX, and text that cannot be encoded (an
-unpaired surrogate) is replaced, so an error can neither balloon nor fail to render (issue 25).
+unpaired surrogate) is replaced, so an error can neither balloon nor fail to render.
 """
 
 from __future__ import annotations

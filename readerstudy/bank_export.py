@@ -30,7 +30,7 @@ from readerstudy.question_versions import QuestionVersion
 from readerstudy.rexvqa import NOT_BINARY
 from readerstudy.spreadsheets import frame_csv, write_sheet, xlsx_writer
 from readerstudy.vocabulary import (
-    LETTERS,
+    OPTION_FIELDS,
     VERSION_FIELD_LABELS,
     VERSION_FIELDS,
     ErrorType,
@@ -237,10 +237,7 @@ def bank_frame(bank: Bank) -> pd.DataFrame:
                 "id": qid,
                 "case_id": record["study_id"],
                 "question": record["question"],
-                **{
-                    f"option_{letter.lower()}": text
-                    for letter, text in zip(LETTERS, options, strict=True)
-                },
+                **dict(zip(OPTION_FIELDS, options, strict=True)),
                 "correct": record["correct_answer"],
                 "accepted": "|".join(record["accepted_answers"]),
                 "task": record["task_name"],

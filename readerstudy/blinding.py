@@ -44,7 +44,7 @@ session is read blind too), or a PI closing the study's reading (nobody reads it
 `completions` is the reverse name of annotation's ReaderCompletion, read here by name so the
 core domain imports nothing above it.
 
-Learning (issue 36) adds two ways of seeing answers, and the rule takes them as it takes the
+Learning brings two more ways of seeing answers, and the rule takes them as it takes the
 expert's and PI's roles: a practice set shows its reader the key after every answer, and a
 research study's debrief shows a reader whose results are open (its setting, their reading
 final) the keys of its X-rays. So a practice set's reader role is refused, and its reading

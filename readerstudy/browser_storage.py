@@ -1,5 +1,5 @@
 """Sign-out and sign-in clear what this site kept in the browser, so the next person at a
-shared reading-room workstation finds no drafts (issue 25, finding 11).
+shared reading-room workstation finds no drafts.
 
 Reader and expert drafts and the reader's outbox live in localStorage (static/js). The server
 cannot read them, but it can tell the browser to drop them: `Clear-Site-Data: "storage"` on

@@ -8,11 +8,12 @@ should find. The demo is written as a real ReXVQA file and imported through the 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from pathlib import Path
 
 import numpy as np
+
+from readerstudy.rexvqa_synthetic import instance_path, place_image, write_file
+from readerstudy.rexvqa_synthetic import record as synthetic_record
 
 CHEST_FINDINGS = (
     "Multiple round, well-circumscribed soft-tissue masses of varying size are present "
@@ -271,7 +272,7 @@ USERS = {
 # The question the demo keys wrongly, as banks sometimes do (its explanation and the report say
 # mid and lower zones, option B; the key says A): the simulated readers and the demo models
 # all answer the right option, so the expert queue ranks it first and an expert can propose
-# "wrong key, B" (issue 35).
+# "wrong key, B".
 MISKEYED = "demo-cxr-05-q3"
 MISKEYED_RIGHT = "B"
 
@@ -284,21 +285,13 @@ STUDY_SLUG = "demo"
 
 
 def _instance_path(patient: str, accession: str, uid: str, ext: str) -> str:
-    return (
-        f"deid_png/{patient}/{accession}/studies/1.2.826.0.1.{uid}/series/1.2.826.0.2.{uid}/"
-        f"instances/1.2.826.0.3.{uid}.{ext}"
+    return instance_path(
+        patient=patient,
+        accession=accession,
+        study_uid=f"1.2.826.0.1.{uid}",
+        series_uid=f"1.2.826.0.2.{uid}",
+        instance=f"1.2.826.0.3.{uid}.{ext}",
     )
-
-
-def _place(source: Path, target: Path) -> None:
-    """Hard-link when possible: the demo copies one radiograph into several case folders."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if target.exists():
-        return
-    try:
-        os.link(source, target)
-    except OSError:
-        shutil.copyfile(source, target)
 
 
 def _write_png16(source: Path, target: Path) -> None:
@@ -329,14 +322,14 @@ def write_demo_files(root: Path) -> Path:
             _write_png16(chest, root / rel)
         else:
             rel = _instance_path(f"p000{index + 1}", f"a000{index + 1}", uid, "dcm")
-            _place(chest, root / rel)
+            place_image(chest, root / rel)
         questions = CHEST_QUESTIONS[index::5]  # four questions, spread over the tasks
         for qnum, q in enumerate(questions):
             records[f"{study_id}-q{qnum + 1}"] = _record(
                 study_id, uid, rel, indication, age, sex, q, "PA", CHEST_FINDINGS, CHEST_IMPRESSION
             )
     rel = _instance_path("p0009", "a0009", "9", "dcm")
-    _place(extremity, root / rel)
+    place_image(extremity, root / rel)
     for qnum, q in enumerate(MISMATCH_QUESTIONS):
         records[f"demo-mismatch-q{qnum + 1}"] = _record(
             "demo-mismatch",
@@ -350,39 +343,35 @@ def write_demo_files(root: Path) -> Path:
             "Right lower lobe consolidation. No pleural effusion.",
             "Right lower lobe pneumonia.",
         )
-    json_path = root / "metadata" / "demo.json"
-    json_path.parent.mkdir(parents=True, exist_ok=True)
-    json_path.write_text(json.dumps(records, indent=1))
-    return json_path
+    return write_file(root, records, name="demo", indent=1)
 
 
 def _record(study_id, uid, rel, indication, age, sex, q, view, findings, impression) -> dict:
     task, category, text, options, correct, explanation = q
-    return {
-        "question": text,
-        "options": [f"{letter}. {o}" for letter, o in zip("ABCD", options, strict=True)],
-        "correct_answer": correct,
-        "correct_answer_explanation": explanation,
-        "task_name": task,
-        "category": category,
-        "subcategory": "",
-        "class": "demo",
-        "study_id": study_id,
-        "StudyInstanceUid": f"1.2.826.0.1.{uid}",
-        "PatientID": f"demo-{uid}",
-        "PatientAge": age,
-        "PatientSex": sex,
-        "StudyDate": "20240101",
-        "Indication": indication,
-        "Findings": findings,
-        "Impression": impression,
-        "ImagePath": [f"../{rel}"],
-        "ImageModality": ["CR"],
-        "ImageViewPosition": [view],
-    }
+    return synthetic_record(
+        question=text,
+        options=options,
+        correct=correct,
+        task=task,
+        study_id=study_id,
+        images=[rel],
+        views=[view],
+        correct_answer_explanation=explanation,
+        category=category,
+        subcategory="",
+        StudyInstanceUid=f"1.2.826.0.1.{uid}",
+        PatientID=f"demo-{uid}",
+        PatientAge=age,
+        PatientSex=sex,
+        StudyDate="20240101",
+        Indication=indication,
+        Findings=findings,
+        Impression=impression,
+        **{"class": "demo"},
+    )
 
 
-# A teaching file for the demo's practice set (issue 36): other questions on the same chest
+# A teaching file for the demo's practice set: other questions on the same chest
 # radiograph (no package we can install ships another), so the same X-ray as the demo study's
 # by blinding's identity (the same pixels): its readers, who read that X-ray blind, are refused
 # a practice set of it. (task, category, question, options, key, explanation)
@@ -528,15 +517,12 @@ def write_teaching_file(root: Path) -> Path:
     for index, (study_id, indication, age, sex) in enumerate(TEACHING_CASES):
         uid = f"2{index + 1}"
         rel = _instance_path(f"p002{index + 1}", f"a002{index + 1}", uid, "dcm")
-        _place(chest, root / rel)
+        place_image(chest, root / rel)
         for qnum, q in enumerate(TEACHING_QUESTIONS[index::3]):
             records[f"{study_id}-q{qnum + 1}"] = _record(
                 study_id, uid, rel, indication, age, sex, q, "PA", CHEST_FINDINGS, CHEST_IMPRESSION
             )
-    json_path = root / "metadata" / "teaching.json"
-    json_path.parent.mkdir(parents=True, exist_ok=True)
-    json_path.write_text(json.dumps(records, indent=1))
-    return json_path
+    return write_file(root, records, name="teaching", indent=1)
 
 
 PACS_DATASET_NAME = "ReXVQA demo (PACS)"

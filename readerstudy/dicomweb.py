@@ -179,7 +179,7 @@ class DicomwebClient:
     def _refuse_oversized(self, response: requests.Response, *args: Any, **kwargs: Any):
         """Every response: refused at once when Content-Length is over the limit, and its body
         read through a counter that stops at the limit, for answers that send no length
-        (chunked: a 200 MB answer under a 1 MB cap was once read whole, issue 25)."""
+        (chunked: a 200 MB answer under a 1 MB cap is not read whole)."""
         cap = self.config.max_instance_bytes
         length = response.headers.get("Content-Length", "")
         if length.isdigit() and int(length) > cap:

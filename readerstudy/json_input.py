@@ -2,16 +2,16 @@
 
 Python's parser recurses once per level and gives up with a RecursionError near 1000 levels;
 that error is not a ValueError, so `"[" * 5000` to any API endpoint, or to the reading page's
-`base` field, was a 500 (issue 25). Nothing we accept nests more than a few levels, so input
+`base` field, would be a 500. Nothing we accept nests more than a few levels, so input
 nested deeper than MAX_DEPTH is refused before parsing, with the reason.
 
 JSON may also spell an unpaired UTF-16 surrogate (`"\\ud800"`): Python decodes it into a str
-that cannot be encoded as UTF-8, so the 400 that echoed it, or the database write, failed.
+that cannot be encoded as UTF-8, so a 400 that echoed it, or the database write, would fail.
 Such input is not text; it is refused here, without echoing it.
 
-An integer literal longer than Python converts (4,300 digits) raised a ValueError that is
-no JSONDecodeError, so it too was a 500 (the answer and review APIs, the reading page's
-`base` field, the anonymous token endpoint; issue 38). Nothing we accept is a number of more
+An integer literal longer than Python converts (4,300 digits) raises a ValueError that is
+no JSONDecodeError, so it too would be a 500 (the answer and review APIs, the reading page's
+`base` field, the anonymous token endpoint). Nothing we accept is a number of more
 than MAX_INT_DIGITS digits (ids and milliseconds have at most 19): a longer one is refused
 before it is converted.
 

@@ -3,8 +3,8 @@ login-failure records (django-axes) store is bounded whichever way a sign-in arr
 
 Django's AuthenticationForm sets the username's max_length after the field is built, so only
 the HTML attribute changes and a 5,000-character name reaches authenticate(); django-axes
-then writes it into its varchar(255) column and PostgreSQL fails the request with a 500
-(issue 25). The forms below check the length; `axes_username` bounds what axes records for
+then would write it into its varchar(255) column and PostgreSQL fail the request with a 500.
+The forms below check the length; `axes_username` bounds what axes records for
 every entry point (the sign-in page, the admin's, the API token endpoint).
 """
 

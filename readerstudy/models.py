@@ -274,7 +274,7 @@ class ReaderStudy(models.Model):
         help_text="Readers rate how sure they are of every answer on this scale (none: not "
         "asked). Fixed once anyone has answered.",
     )
-    # Learning (issue 36): what the study is for, and what its readers get back.
+    # Learning: what the study is for, and what its readers get back.
     kind = models.CharField(
         max_length=10,
         choices=StudyKind.choices,

@@ -5,8 +5,8 @@ whenever a password set with `set_password` is saved: the password-change and re
 the admin, `manage.py changepassword`, `seed_demo --password` and the shell alike. Hooking
 that one documented point means no path can forget it.
 
-`set_unusable_password()` and deactivation do not set a password, so that hook misses them
-(issue 25): `end_tokens_of_disabled_accounts` runs after every save of a user instead, and the
+`set_unusable_password()` and deactivation do not set a password, so that hook misses them:
+`end_tokens_of_disabled_accounts` runs after every save of a user instead, and the
 token authentication checks the account's state as well, for changes that skip save().
 """
 

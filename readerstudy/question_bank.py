@@ -17,13 +17,14 @@ from typing import IO, Any
 
 from readerstudy.rexvqa import RawRecord, RexvqaError, parse_record, quote
 from readerstudy.spreadsheets import TRIGGERS
+from readerstudy.vocabulary import LETTERS, OPTION_FIELDS
 
 MAX_ROWS = 100_000  # questions; rows in the sheet, empty ones included, at most one more
 MAX_COLUMNS = 256  # cells in one row (the template has 22 columns)
 MAX_CELL_CHARS = 32_767  # Excel's own limit for one cell
 MAX_XLSX_UNCOMPRESSED = 64 * 1024 * 1024  # bytes of the workbook's parts, unzipped
 MAX_XLSX_PARTS = 1_000
-MAX_SHARED_STRINGS = MAX_ROWS * len(("id", "question", "a", "b", "c", "d", "explanation"))
+MAX_SHARED_STRINGS = MAX_ROWS * len(("id", "question", *LETTERS, "explanation"))
 LIST_SEPARATOR = "|"
 
 # Spreadsheet column -> ReXVQA field. option_a..option_d together make "options".
@@ -57,10 +58,9 @@ COLUMNS: dict[str, str] = {
     # A binary question (ROC): the option meaning "finding present", "none", or empty (detect).
     "present_option": "present_option",
 }
-REQUIRED_COLUMNS = ("id", "question", "option_a", "option_b", "option_c", "option_d", "correct")
-REQUIRED_COLUMNS += ("task",)
+OPTION_COLUMNS = OPTION_FIELDS
+REQUIRED_COLUMNS = ("id", "question", *OPTION_COLUMNS, "correct", "task")
 LIST_COLUMNS = ("image_paths", "view_positions", "modalities")
-OPTION_COLUMNS = ("option_a", "option_b", "option_c", "option_d")
 # Field (as the validation core names it) -> column(s), to name the column in errors.
 FIELD_COLUMNS: dict[str, Any] = {
     field: column for column, field in COLUMNS.items() if field != "options"
@@ -153,7 +153,7 @@ def _record(header: list[str], cells: list[str], row: int) -> RawRecord | None:
 
 def _check_early(record: RawRecord) -> None:
     """The checks that need no image, on this row now: the first bad row is reported without
-    reading the rows after it (a million-row file was read to its end first, issue 25)."""
+    reading the rows after it (a million-row file is not read to its end first)."""
     qid = str(record.qid).strip()
     if not qid or len(qid) > 200:
         return  # the full parse reports the id, located, with the same words
@@ -237,8 +237,8 @@ def _text_marker_dropped(text: str) -> str:
 
 def _xlsx_parts_checked(handle: IO[bytes]) -> None:
     """Bound the workbook before openpyxl reads it: openpyxl holds every shared string and a
-    whole row in memory, so a 410 KB file (one 400 MB shared string) took 2 GB, and a row of
-    two million cells 1.6 GB (issue 25). zipfile never inflates a part past its declared size,
+    whole row in memory, so a 410 KB file (one 400 MB shared string) would take 2 GB, and a
+    row of two million cells 1.6 GB. zipfile never inflates a part past its declared size,
     so capping the declared sizes caps what is decompressed; then every part is streamed
     once through a parser that refuses a DTD (`_events`), the shared strings and worksheets
     stopping at the first string, row or cell over its limit.

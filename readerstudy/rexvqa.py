@@ -28,8 +28,9 @@ from readerstudy.storable import unstorable_text
 from readerstudy.vocabulary import LETTERS, ErrorType
 
 REQUIRED_FIELDS = ("question", "options", "correct_answer", "task_name", "study_id")
-_OPTION_PREFIX = re.compile(r"^\s*\(?([A-Da-d])\s*[.):\]]\s*")
-_ANSWER = re.compile(r"^\s*\(?([A-Da-d])\s*[.):\]]?\s*$")
+_LETTER = "([" + "".join(LETTERS) + "".join(LETTERS).lower() + "])"  # either case
+_OPTION_PREFIX = re.compile(r"^\s*\(?" + _LETTER + r"\s*[.):\]]\s*")
+_ANSWER = re.compile(r"^\s*\(?" + _LETTER + r"\s*[.):\]]?\s*$")
 _AGE = re.compile(r"^\s*0*(\d{1,3})\s*([YyMmWwDd])?\s*$")
 _TASKS_BY_NAME = {label.casefold(): value for value, label in Task.choices}
 _TASKS_BY_NAME.update({value: value for value in Task.values})
@@ -40,7 +41,7 @@ QUOTE_MAX = 80  # characters of a value an error message quotes
 
 def quote(value: Any) -> str:
     """repr(value), cut to QUOTE_MAX characters: a message names the value, it does not copy
-    it (a 21 MB error page once quoted a whole cell, issue 25)."""
+    it (a whole cell quoted could make an error page of megabytes)."""
     text = repr(value if not isinstance(value, str) else value[: QUOTE_MAX + 1])
     return text if len(text) <= QUOTE_MAX else text[: QUOTE_MAX - 1] + "…"
 

@@ -173,7 +173,7 @@ def reading_settings(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def results_settings(request: HttpRequest, slug: str) -> HttpResponse:
-    """What the study's readers get back, and closing its reading (issue 36)."""
+    """What the study's readers get back, and closing its reading."""
     study = _pi_study(request, slug)
     initial = {
         "results_visibility": study.results_visibility,

@@ -6,10 +6,10 @@ templates take their choices from here, and the reader's keyboard shortcuts are 
 statistics package keeps its own copy of the letters (it imports no Django); a test pins it to
 `LETTERS`.
 
-Adding an answer field (say, "confidence 1-5"): add its choices here with their shortcut keys
-and an entry in `ANSWER_FIELDS`, then see docs/architecture.md ("Adding an answer field") for
-the short list of files that follow (the form, the API, the service and the exports take the
-list from here).
+Adding an answer field (say, "image quality: good, fair, poor"): add its choices here with
+their shortcut keys and an entry in `ANSWER_FIELDS`, then see docs/architecture.md ("Adding an
+answer field") for the short list of files that follow (the form, the API, the service and the
+exports take the list from here).
 """
 
 from __future__ import annotations
@@ -395,7 +395,7 @@ def labelled(choices: type[models.TextChoices]) -> dict[str, str]:
     return dict(choices.choices)
 
 
-# ---------- corrections, adjudication and key versions (issue 35) ----------
+# ---------- corrections, adjudication and key versions ----------
 
 
 class ErrorType(models.TextChoices):
@@ -469,7 +469,8 @@ class WordingRule(models.TextChoices):
 
 # The fields of a question a correction may change, in the order forms and exports show them;
 # WORDING_FIELDS are those readers see.
-WORDING_FIELDS: tuple[str, ...] = ("text", "option_a", "option_b", "option_c", "option_d")
+OPTION_FIELDS: tuple[str, ...] = tuple(f"option_{letter.lower()}" for letter in LETTERS)
+WORDING_FIELDS: tuple[str, ...] = ("text", *OPTION_FIELDS)
 KEY_FIELDS: tuple[str, ...] = ("correct", "accepted")
 VERSION_FIELDS: tuple[str, ...] = (*WORDING_FIELDS, *KEY_FIELDS, "explanation")
 VERSION_FIELD_LABELS: dict[str, str] = {

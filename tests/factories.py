@@ -14,6 +14,7 @@ from readerstudy.models import (
     StudyQuestion,
     Task,
 )
+from readerstudy.vocabulary import LETTERS
 
 PASSWORD = "correct-horse-battery"
 
@@ -135,7 +136,10 @@ def build_study(n_questions: int = 4, *, images_per_case: int = 1, **study_kwarg
                 case=case, position=position, view_position=["PA", "LATERAL"][position % 2]
             )
         question = QuestionFactory(
-            dataset=study.dataset, case=case, task=tasks[i % len(tasks)], correct="ABCD"[i % 4]
+            dataset=study.dataset,
+            case=case,
+            task=tasks[i % len(tasks)],
+            correct=LETTERS[i % len(LETTERS)],
         )
         StudyQuestionFactory(study=study, question=question, position=i)
     return study

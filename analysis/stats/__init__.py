@@ -32,7 +32,6 @@ from analysis.stats.frame import (
     validate,
 )
 from analysis.stats.kappa import (
-    ALL_TASKS,
     KappaResult,
     fleiss_kappa,
     fleiss_table,
@@ -60,7 +59,6 @@ from analysis.stats.timing import accuracy_by_time, reading_time_table
 
 __all__ = [
     "ALL",
-    "ALL_TASKS",
     "LETTERS",
     "REQUIRED",
     "AnalysisInputError",

@@ -26,7 +26,6 @@ from analysis.stats.frame import (
 )
 from analysis.stats.paired import REPLICATE_BLOCK, bootstrap_blocks
 
-ALL_TASKS = "All tasks"
 Scale = Literal["answer", "correct"]
 
 
@@ -132,9 +131,9 @@ def kappa_matrix(
 def kappa_matrices(
     df: pd.DataFrame | Prepared, scale: Literal["answer", "correct"] = "answer"
 ) -> dict[str, pd.DataFrame]:
-    """ "All tasks" and one matrix per task, from one code matrix sliced by task."""
+    """ "All" and one matrix per task, from one code matrix sliced by task."""
     data = prepare(df)
-    out = {ALL_TASKS: kappa_matrix(data, None, scale)}
+    out = {ALL: kappa_matrix(data, None, scale)}
     for task in data.tasks():
         out[task] = kappa_matrix(data, task, scale)
     return out

@@ -391,7 +391,7 @@ def kappa_figure(
     note: str = "",
     arm: str = "",
 ) -> Figure:
-    """One panel per task plus "All tasks", values in the cells, one fixed colour scale.
+    """One panel per task plus "All", values in the cells, one fixed colour scale.
 
     On −1..1 the diverging map is centred on 0; on 0..1 negative kappas are clipped, drawn
     in a colour of their own and named in the legend. Grey "–" cells are undefined; pale

@@ -7,16 +7,15 @@ through the same management commands a PI uses.
 from __future__ import annotations
 
 import io
-import json
-import os
 import random
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-ROOT = Path(__file__).resolve().parents[2]
-TINY_PNG = ROOT / "tests" / "resources" / "tiny_8bit.png"
+from readerstudy.rexvqa_synthetic import instance_path, place_image, record, write_file, write_png
+from readerstudy.vocabulary import LETTERS
+
 TASKS = [
     "Presence Assessment",
     "Negation Assessment",
@@ -28,40 +27,45 @@ DATASET = "Load benchmark"
 
 
 def write_rexvqa_file(folder: Path, n_cases: int) -> Path:
-    """One question per case, one or two views per case, hard-linked tiny PNGs."""
+    """One question per case, one or two views per case, hard links to one tiny PNG."""
     rng = random.Random(7)
+    tiny = write_png(folder / "tiny.png", side=8)
     records = {}
     for c in range(n_cases):
-        base = f"deid_png/p{c:04d}/a{c:04d}/studies/1.9.{c}/series/1.8.{c}/instances"
         views = ["PA", "LATERAL"] if c % 2 == 0 else ["AP"]
-        paths = [f"{base}/{i}.png" for i in range(len(views))]
+        paths = [
+            instance_path(
+                patient=f"p{c:04d}",
+                accession=f"a{c:04d}",
+                study_uid=f"1.9.{c}",
+                series_uid=f"1.8.{c}",
+                instance=f"{i}.png",
+            )
+            for i in range(len(views))
+        ]
         for p in paths:
-            target = folder / p
-            target.parent.mkdir(parents=True, exist_ok=True)
-            os.link(TINY_PNG, target)
-        records[f"load-{c:04d}"] = {
-            "question": f"Is there a finding {c} in this chest radiograph?",
-            "options": [f"A. finding {c}", "B. effusion", "C. pneumothorax", "D. none"],
-            "correct_answer": "ABCD"[rng.randrange(4)],
-            "correct_answer_explanation": "Benchmark explanation.",
-            "task_name": TASKS[c % len(TASKS)],
-            "category": "Lung",
-            "subcategory": "sub",
-            "class": "cls",
-            "study_id": f"load-study-{c:04d}",
-            "StudyInstanceUid": f"1.9.{c}",
-            "PatientAge": "060Y",
-            "PatientSex": "F",
-            "Indication": "Cough.",
-            "Findings": "Benchmark findings.",
-            "Impression": "Benchmark impression.",
-            "ImagePath": [f"../{p}" for p in paths],
-            "ImageViewPosition": views,
-        }
-    path = folder / "metadata" / "load.json"
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps(records))
-    return path
+            place_image(tiny, folder / p)
+        records[f"load-{c:04d}"] = record(
+            question=f"Is there a finding {c} in this chest radiograph?",
+            options=[f"finding {c}", "effusion", "pneumothorax", "none"],
+            correct=rng.choice(LETTERS),
+            task=TASKS[c % len(TASKS)],
+            study_id=f"load-study-{c:04d}",
+            images=paths,
+            views=views,
+            modality=None,
+            correct_answer_explanation="Benchmark explanation.",
+            category="Lung",
+            subcategory="sub",
+            StudyInstanceUid=f"1.9.{c}",
+            PatientAge="060Y",
+            PatientSex="F",
+            Indication="Cough.",
+            Findings="Benchmark findings.",
+            Impression="Benchmark impression.",
+            **{"class": "cls"},
+        )
+    return write_file(folder, records, name="load")
 
 
 def create_readers(n: int, password: str) -> list[str]:

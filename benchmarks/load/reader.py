@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 
 import requests
 
+from readerstudy.vocabulary import LETTERS
+
 RETRY_FOR_S = 120.0
 
 
@@ -110,7 +112,7 @@ class Reader:
                 self.tally.reloads += 1
                 self._request("case page", "GET", f"/s/{self.slug}/read/{number}/")
             data = {
-                "choice": self.rng.choice("ABCD"),
+                "choice": self.rng.choice(LETTERS),
                 "difficulty": self.rng.choice(["easy", "medium", "hard"]),
                 "alignment": self.rng.choice(["yes", "yes", "partly", "no"]),
                 "comment": "",

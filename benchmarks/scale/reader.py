@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 
 import requests
 
+from readerstudy.vocabulary import LETTERS
+
 RETRY_FIRST_S = 1.0
 RETRY_MAX_S = 30.0
 REFUSED = {400, 403, 404, 409, 422}
@@ -245,7 +247,7 @@ class Reader(Person):
             action = match.group(1).replace("&amp;", "&")
             time.sleep(self.rng.uniform(*self.think_s))
             data = {
-                "choice": self.rng.choice("ABCD"),
+                "choice": self.rng.choice(LETTERS),
                 "difficulty": self.rng.choice(["easy", "medium", "hard"]),
                 "alignment": self.rng.choice(["yes", "yes", "partly", "no"]),
                 "comment": "",

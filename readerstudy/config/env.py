@@ -12,6 +12,10 @@ from django.core.exceptions import ImproperlyConfigured
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
+# The engines and caches the URLs name, for settings that depend on which one was chosen.
+IMMEDIATE_TASKS = "django_tasks.backends.immediate.ImmediateBackend"
+DATABASE_TASKS = "django_tasks_db.DatabaseBackend"
+LOCMEM_CACHE = "django.core.cache.backends.locmem.LocMemCache"
 
 
 def env_str(name: str, default: str | None = None) -> str | None:
@@ -57,7 +61,7 @@ def env_cache(name: str, default: str) -> dict:
     raw = (os.environ.get(name) or default).strip()
     scheme, _, rest = raw.partition("://")
     if scheme == "locmem":
-        return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": rest}
+        return {"BACKEND": LOCMEM_CACHE, "LOCATION": rest}
     if scheme == "file" and rest.startswith("/"):
         return {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache", "LOCATION": rest}
     if scheme in ("redis", "rediss") and rest:
@@ -78,9 +82,9 @@ def env_tasks(name: str, default: str) -> tuple[dict, dict]:
     if not sep:
         scheme = ""  # not a URL at all
     if scheme == "db" and rest == "":
-        return {"BACKEND": "django_tasks_db.DatabaseBackend"}, {}
+        return {"BACKEND": DATABASE_TASKS}, {}
     if scheme == "immediate" and rest == "":
-        return {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}, {}
+        return {"BACKEND": IMMEDIATE_TASKS}, {}
     if scheme in ("redis", "rediss") and rest and not rest.startswith("/"):
         _, _, db = rest.partition("/")
         if db == "" or db.isdigit():

@@ -11,7 +11,16 @@ from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
 from dotenv import load_dotenv
 
-from readerstudy.config.env import env_bool, env_cache, env_int, env_list, env_str, env_tasks
+from readerstudy.config.env import (
+    IMMEDIATE_TASKS,
+    LOCMEM_CACHE,
+    env_bool,
+    env_cache,
+    env_int,
+    env_list,
+    env_str,
+    env_tasks,
+)
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 
@@ -87,7 +96,7 @@ SILENCED_SYSTEM_CHECKS = ["axes.W006"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked.html"
 AXES_VERBOSE = False
-# What axes records is cut to its column (a 5,000-character name was a 500 on PostgreSQL).
+# What axes records is cut to its column (a longer name would fail the write on PostgreSQL).
 AXES_USERNAME_CALLABLE = "readerstudy.login_limits.axes_username"
 
 ROOT_URLCONF = "readerstudy.config.urls"
@@ -120,7 +129,7 @@ except ValueError as exc:
 # --with-scheduler`) or immediate:// (in the caller; tests).
 _tasks_backend, RQ_QUEUES = env_tasks("TASKS_URL", "db://")
 TASKS = {"default": _tasks_backend}
-TASKS_IN_WORKER = not _tasks_backend["BACKEND"].endswith("ImmediateBackend")
+TASKS_IN_WORKER = _tasks_backend["BACKEND"] != IMMEDIATE_TASKS
 if RQ_QUEUES:
     INSTALLED_APPS.append("django_rq")
 # The analysis (tables, figures, the export ZIP) is computed once per data version and kept
@@ -128,7 +137,7 @@ if RQ_QUEUES:
 # cache must be shared: file:// (one machine) or redis:// (several). Default: a folder here.
 _cache_default = f"file://{BASE_DIR / 'var' / 'cache'}" if TASKS_IN_WORKER else "locmem://"
 CACHES = {"default": env_cache("CACHE_URL", _cache_default)}
-if TASKS_IN_WORKER and CACHES["default"]["BACKEND"].endswith("LocMemCache"):
+if TASKS_IN_WORKER and CACHES["default"]["BACKEND"] == LOCMEM_CACHE:
     raise ImproperlyConfigured(
         "CACHE_URL=locmem:// is private to one process, but tasks run in a worker process: "
         "use file:///absolute/dir or redis://host:6379/1 (or TASKS_URL=immediate://)."
@@ -288,9 +297,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     # JSON only: the interactive API is the Swagger UI at /api/docs/. DRF's browsable renderer
     # builds forms from querysets our views do not declare (they authorise through
-    # study_for_user) and answered `Accept: text/html` with a 500; now it is a 406.
+    # study_for_user) and would answer `Accept: text/html` with a 500; without it, a 406.
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    # Depth-bounded and text-checked JSON (readerstudy/json_input.py): `"[" * 5000` was a 500.
+    # Depth-bounded and text-checked JSON (readerstudy/json_input.py): `"[" * 5000` is a 400.
     "DEFAULT_PARSER_CLASSES": [
         "readerstudy.json_input.BoundedJSONParser",
         "rest_framework.parsers.FormParser",

@@ -29,6 +29,7 @@ from readerstudy.predictions.files import (
 )
 from readerstudy.predictions.models import AIModel, Prediction
 from readerstudy.signals import data_changed
+from readerstudy.vocabulary import OPTION_FIELDS
 
 BATCH_SIZE = 5000
 PREDICTION_COLUMNS = (
@@ -108,9 +109,7 @@ def studies_showing_questions(dataset: Dataset, question_pks: set[int]) -> list[
 def question_lookup(dataset: Dataset) -> dict[str, tuple]:
     """source_id -> (pk, option_a, …, option_d) for every question of the dataset: one query,
     read as plain rows (the ORM's per-row work cost a second at 40,826 questions)."""
-    query = Question.objects.filter(dataset=dataset).values_list(
-        "source_id", "id", "option_a", "option_b", "option_c", "option_d"
-    )
+    query = Question.objects.filter(dataset=dataset).values_list("source_id", "id", *OPTION_FIELDS)
     sql, params = query.query.sql_with_params()
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
@@ -119,10 +118,10 @@ def question_lookup(dataset: Dataset) -> dict[str, tuple]:
 
 def _insert_predictions(rows: list[tuple]) -> None:
     """Bulk insert of (model, question, letter, raw response, rule, probability, option
-    probabilities as JSON text) rows: COPY on PostgreSQL,
-    one INSERT per batch elsewhere. A model instance per row cost more than all the rest at
-    40,826 predictions (issue 27: <= 3 s per model). The columns come from the model, so a
-    renamed field cannot go unnoticed."""
+    probabilities as JSON text) rows: COPY on PostgreSQL, one INSERT per batch elsewhere. A
+    model instance per row would cost more than all the rest at 40,826 predictions (goal:
+    <= 3 s per model, benchmarks/prediction_import_bench.py). The columns come from the model,
+    so a renamed field cannot go unnoticed."""
     fields = [Prediction._meta.get_field(name) for name in PREDICTION_COLUMNS]
     table = connection.ops.quote_name(Prediction._meta.db_table)
     columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)

@@ -56,8 +56,8 @@ def user_password_changed(*, user) -> None:
 
 def can_hold_token(user) -> bool:
     """A token stands for the password it was taken with: only an active account that still
-    signs in with a password may use one (issue 25: disabling password sign-in in the admin,
-    `set_unusable_password()`, left the token working)."""
+    signs in with a password may use one (disabling password sign-in in the admin,
+    `set_unusable_password()`, ends the token too)."""
     return user.is_active and user.has_usable_password()
 
 

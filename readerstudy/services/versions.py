@@ -20,6 +20,7 @@ from readerstudy.vocabulary import (
     ACCEPTED_SETS,
     KEY_FIELDS,
     LETTERS,
+    OPTION_FIELDS,
     VERSION_FIELD_LABELS,
     VERSION_FIELDS,
     WORDING_FIELDS,
@@ -221,10 +222,7 @@ def released_versions(question: Question, history) -> list[QuestionVersion]:
         content = checked_content(
             {
                 "text": parsed.text,
-                **{
-                    f"option_{letter.lower()}": text
-                    for letter, text in zip(LETTERS, parsed.options, strict=True)
-                },
+                **dict(zip(OPTION_FIELDS, parsed.options, strict=True)),
                 "correct": parsed.correct,
                 "accepted": parsed.accepted,
                 "explanation": parsed.explanation,

@@ -1,5 +1,5 @@
 /* An ended session on an expert or PI page is signed in again in place, and the form the
- * user sent is then sent (issue 26, item 9): not "403 This form has expired".
+ * user sent is then sent: not "403 This form has expired".
  *
  * Before a form posts (a plain form, or an htmx request other than GET), the page asks the
  * session URL who is signed in:

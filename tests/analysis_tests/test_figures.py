@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from matplotlib.text import Text
 
-from analysis.stats import plots
+from analysis.stats import ALL, plots
 
 READERS = ["Reader 1", "Reader 2", "Reader 3"]
 MODELS = ["MedGemma-demo", "WWWWWWWWWWWWWWWWWW", "Qwen2.5-VL-72B-Instruct", "m"]
@@ -42,9 +42,7 @@ def kappa_matrices(names: list[str], tasks: int) -> dict[str, pd.DataFrame]:
         values = rng.uniform(-0.3, 1, (len(names), len(names)))
         values = (values + values.T) / 2
         np.fill_diagonal(values, 1.0)
-        out["All tasks" if t == 0 else f"Task {t}"] = pd.DataFrame(
-            values, index=names, columns=names
-        )
+        out[ALL if t == 0 else f"Task {t}"] = pd.DataFrame(values, index=names, columns=names)
     return out
 
 

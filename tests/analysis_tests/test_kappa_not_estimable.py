@@ -44,7 +44,7 @@ def test_cells_with_one_question_in_common_are_not_estimable_and_the_legend_says
     pairs = pd.concat(
         [
             stats.kappa_pairs(data, task, "answer", n_boot=20).assign(
-                task=stats.ALL_TASKS if task is None else task
+                task=stats.ALL if task is None else task
             )
             for task in [None, *data.tasks()]
         ]
@@ -65,6 +65,6 @@ def test_cells_with_one_question_in_common_are_not_estimable_and_the_legend_says
 
 def test_no_not_estimable_entry_when_every_pair_shares_two_questions():
     data = stats.prepare(_responses().query("task == 'big'"))
-    pairs = stats.kappa_pairs(data, None, "answer", n_boot=20).assign(task=stats.ALL_TASKS)
+    pairs = stats.kappa_pairs(data, None, "answer", n_boot=20).assign(task=stats.ALL)
     fig = plots.kappa_figure(stats.kappa_matrices(data, "answer"), n_matrices=kappa_counts(pairs))
     assert "not estimable" not in " ".join(_texts(fig))

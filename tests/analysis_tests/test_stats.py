@@ -197,9 +197,11 @@ def test_kappa_se_matches_statsmodels_on_random_pairs():
     assert result.se.loc["r0", "r2"] == pytest.approx(reference.std_kappa, abs=1e-12)
 
 
-def test_kappa_matrices_has_all_tasks_and_each_task():
-    matrices = stats.kappa_matrices(random_frame(seed=3))
-    assert list(matrices) == ["All tasks", "T1", "T2", "T3"]
+def test_kappa_matrices_has_all_tasks_and_each_task_named_as_the_accuracy_table_names_them():
+    frame = random_frame(seed=3)
+    matrices = stats.kappa_matrices(frame)
+    assert list(matrices) == [stats.ALL, "T1", "T2", "T3"]
+    assert set(stats.accuracy_table(frame)["task"]) == set(matrices)
 
 
 def test_fleiss_kappa_on_fleiss_1971():

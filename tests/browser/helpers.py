@@ -11,6 +11,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.signing import get_cookie_signer
 from django.test import Client
+from django.urls import reverse
 from playwright.sync_api import expect
 from pydicom.data import get_testdata_file
 
@@ -25,6 +26,27 @@ def study_with_radiographs(n_questions: int = 6, **kwargs):
     derived = derived_once(Path(get_testdata_file("RG1_UNCR.dcm")), max_size=1024)
     Image.objects.filter(case__dataset=study.dataset).update(**derived.image_fields())
     return study
+
+
+def create_crossover(
+    page, live_server, demo, *, slug: str, title: str, sample: int, readers
+) -> str:
+    """A signed-in PI creates a crossover through the study form: unaided / aided by the demo's
+    MedGemma, concurrent, washout 0, `sample` questions for `readers`. Return the dashboard's
+    design sentence."""
+    page.goto(live_server.url + reverse("study-create"))
+    page.select_option("select[name=dataset]", str(demo.dataset_id))
+    page.fill("input[name=slug]", slug)
+    page.fill("input[name=title]", title)
+    page.fill("input[name=sample]", str(sample))
+    page.fill("[name=readers]", ", ".join(readers))
+    page.select_option("select[name=arms]", "unaided,aided")
+    page.select_option("select[name=aid_model]", "MedGemma-demo")
+    page.select_option("select[name=aid_mode]", "concurrent")
+    page.fill("input[name=washout_days]", "0")
+    page.click("form button[type=submit]")
+    page.wait_for_url(f"**{reverse('pi-dashboard', args=[slug])}")
+    return page.inner_text("[data-design]")
 
 
 def reader_of(study, username: str = "resident"):

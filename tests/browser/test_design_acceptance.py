@@ -15,7 +15,7 @@ from django.urls import reverse
 from analysis.selectors import study_raters
 from annotation.models import Answer, ReaderCompletion
 from readerstudy.models import ReaderAssignment, ReaderStudy
-from tests.browser.helpers import sign_in, wait_seen
+from tests.browser.helpers import create_crossover, sign_in, wait_seen
 from tests.factories import UserFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.engine, pytest.mark.django_db(transaction=True)]
@@ -56,19 +56,15 @@ def test_a_pi_designs_a_crossover_two_readers_read_both_arms_and_the_analysis_co
     for username in READERS:
         UserFactory(username=username)
     sign_in(page, live_server, "pi1")
-    page.goto(live_server.url + reverse("study-create"))
-    page.select_option("select[name=dataset]", str(demo.dataset_id))
-    page.fill("input[name=slug]", SLUG)
-    page.fill("input[name=title]", "AI-assisted trial")
-    page.fill("input[name=sample]", str(SAMPLE))
-    page.fill("[name=readers]", ", ".join(READERS))
-    page.select_option("select[name=arms]", "unaided,aided")
-    page.select_option("select[name=aid_model]", "MedGemma-demo")
-    page.select_option("select[name=aid_mode]", "concurrent")
-    page.fill("input[name=washout_days]", "0")
-    page.click("form button[type=submit]")
-    page.wait_for_url(f"**{reverse('pi-dashboard', args=[SLUG])}")
-    sentence = page.inner_text("[data-design]")
+    sentence = create_crossover(
+        page,
+        live_server,
+        demo,
+        slug=SLUG,
+        title="AI-assisted trial",
+        sample=SAMPLE,
+        readers=READERS,
+    )
     assert "Crossover, 2 arms (unaided / aided by MedGemma-demo, concurrent)" in sentence
     assert "washout 0 days" in sentence and "balanced 1/1" in sentence
     page.wait_for_load_state("networkidle")

@@ -1,6 +1,6 @@
 """An expert's Enter saves the review and opens the next question of the queue, even when the
 next question could not be fetched ahead (a network error, a server error): the question just
-saved is not shown again. (The save used to fall back to reloading the page it was on.)"""
+saved is not shown again (the save does not fall back to reloading the page it is on)."""
 
 from __future__ import annotations
 

@@ -36,7 +36,7 @@ from analysis.selectors import study_raters
 from annotation.models import Answer, ExpertReview
 from readerstudy.models import Question, ReaderAssignment, ReaderStudy, StudyQuestion
 from tests.browser.conftest import ARTIFACTS
-from tests.browser.helpers import sign_in, wait_image_loaded, wait_seen
+from tests.browser.helpers import create_crossover, sign_in, wait_image_loaded, wait_seen
 from tests.factories import UserFactory
 
 # Not `engine`: the numbers it checks are the analysis's, which the simulated-study and design
@@ -60,20 +60,17 @@ def shots() -> Path:
 # --- the people ------------------------------------------------------------------------------
 
 
-def create_crossover(page, live_server, demo) -> ReaderStudy:
-    page.goto(live_server.url + reverse("study-create"))
-    page.select_option("select[name=dataset]", str(demo.dataset_id))
-    page.fill("input[name=slug]", SLUG)
-    page.fill("input[name=title]", "Publish as it comes")
-    page.fill("input[name=sample]", str(SAMPLE))
-    page.fill("[name=readers]", ", ".join(READERS))
-    page.select_option("select[name=arms]", "unaided,aided")
-    page.select_option("select[name=aid_model]", "MedGemma-demo")
-    page.select_option("select[name=aid_mode]", "concurrent")
-    page.fill("input[name=washout_days]", "0")
-    page.click("form button[type=submit]")
-    page.wait_for_url(f"**{reverse('pi-dashboard', args=[SLUG])}")
-    assert "Crossover, 2 arms" in page.inner_text("[data-design]")
+def create_study(page, live_server, demo) -> ReaderStudy:
+    sentence = create_crossover(
+        page,
+        live_server,
+        demo,
+        slug=SLUG,
+        title="Publish as it comes",
+        sample=SAMPLE,
+        readers=READERS,
+    )
+    assert "Crossover, 2 arms" in sentence
     # expert1 joins as the study's expert, from the dashboard's member form.
     page.fill("input[name=username]:visible", "expert1")
     page.select_option("select[name=role]", "expert")
@@ -441,7 +438,7 @@ def test_a_pi_publishes_a_crossover_as_it_is_read(page, live_server, demo, new_c
     for username in READERS:
         UserFactory(username=username)
     sign_in(page, live_server, "pi1")
-    study = create_crossover(page, live_server, demo)
+    study = create_study(page, live_server, demo)
     first_arm = dict(
         ReaderAssignment.objects.filter(study=study).values_list("reader__username", "first_arm")
     )

@@ -145,7 +145,7 @@ def test_an_accepted_wrong_key_rescores_every_rater_as_the_hand_count_says(
         "B",
     )
     assert (change["error_type"], change["decided_by"], change["decided_in"]) == (
-        "Wrong key",
+        "wrong_key",
         "pi",
         "this study",
     )
@@ -168,7 +168,7 @@ def test_kappa_on_correctness_and_the_item_analysis_use_the_adjudicated_key(
     pairs = result.kappa_pairs["correct"]
     names = dict(zip(result.raters["username"], result.raters["rater"], strict=True))
     pair = pairs[
-        (pairs["task"] == "All tasks")
+        (pairs["task"] == "All")
         & (pairs["rater_a"].isin([names["reader"], "M1"]))
         & (pairs["rater_b"].isin([names["reader"], "M1"]))
     ].iloc[0]
@@ -311,7 +311,8 @@ def test_the_zip_holds_both_key_tables_and_every_file_states_the_key_version(
     assert sorted(int(r["correct_adjudicated"]) for r in every) == sorted(WRONG_KEY_B.values())
     assert sorted(int(r["correct_original"]) for r in every) == sorted(ORIGINAL.values())
     (change,) = csv.DictReader(io.StringIO(archive.read("key_changes.csv").decode()))
-    assert (change["old_key"], change["new_key"], change["error_type"]) == ("A", "B", "Wrong key")
+    assert (change["old_key"], change["new_key"], change["error_type"]) == ("A", "B", "wrong_key")
+    assert change["error_label"] == "Wrong key"  # the bank changelog's words for the same value
     assert '"key_version"' in archive.read("policy.json").decode()
     from openpyxl import load_workbook
 

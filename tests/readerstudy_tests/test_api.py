@@ -162,7 +162,7 @@ def test_pi_uploads_predictions_and_reads_analysis(study, pi, reader, settings):
     assert analysis["readers_not_started"] == []
     raters = {row["rater"] for row in analysis["accuracy"]}
     assert raters == {"gpt", "Reader 1"}
-    assert analysis["kappa"]["All tasks"]["raters"] == ["Reader 1", "gpt"]
+    assert analysis["kappa"]["All"]["raters"] == ["Reader 1", "gpt"]
     assert analysis["policy"]["missing"] == "wrong"
     assert analysis["policy"]["kappa_scale"] == "answer"
 

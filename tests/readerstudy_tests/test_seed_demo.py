@@ -125,6 +125,9 @@ def test_random_password_is_printed(demo):
     """Run again on the demo (as `make demo` does every time): a new random password."""
     out = StringIO()
     call_command("seed_demo", stdout=out)
-    line = next(line for line in out.getvalue().splitlines() if "reader1" in line)
+    # reader1's login line ("  reader1  / PASSWORD   (reader)"), not reader10's or a sentence.
+    line = next(
+        line for line in out.getvalue().splitlines() if line.split()[:2] == ["reader1", "/"]
+    )
     password = line.split("/")[1].split()[0]
     assert authenticate(username="reader1", password=password) is not None

@@ -118,6 +118,13 @@ def test_with_a_worker_the_default_cache_is_shared_and_locmem_is_refused():
     assert refused.returncode != 0 and "private to one process" in refused.stderr
 
 
+def test_tasks_run_in_the_caller_keep_a_private_cache():
+    result = _tasks_settings(TASKS_URL="immediate://")
+    assert result.stdout.split()[1].endswith("LocMemCache"), result.stderr
+    chosen = _tasks_settings(TASKS_URL="immediate://", CACHE_URL="locmem://")
+    assert chosen.returncode == 0, chosen.stderr
+
+
 @pytest.mark.parametrize("url", ["rq://x", "db://elsewhere", "redis://", "redis://h/x", "db"])
 def test_a_bad_tasks_url_is_refused_at_start_up(url):
     result = _tasks_settings(TASKS_URL=url)

@@ -77,7 +77,7 @@ class Command(BaseCommand):
 def _ended(pid: int) -> bool:
     """Whether process `pid` has gone. Started and stopped from one process (the tests), the
     Orthanc is this process's child and stays a zombie, alive to kill(pid, 0), until reaped:
-    the wait for it used to run its full 10 s."""
+    reaping it here keeps the wait from running its full 10 s."""
     with contextlib.suppress(ChildProcessError):  # not our child: init reaps it
         os.waitpid(pid, os.WNOHANG)
     try:
