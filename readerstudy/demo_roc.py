@@ -10,10 +10,10 @@ fracture. Six cases share its pixels (one X-ray by blinding's identity).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from readerstudy.demo import CHEST_FINDINGS, CHEST_IMPRESSION, _instance_path, _place, _record
+from readerstudy.demo import CHEST_FINDINGS, CHEST_IMPRESSION, _instance_path, _record
+from readerstudy.rexvqa_synthetic import place_image, write_file
 
 YES_NO = ("Cannot be determined on this film", "Only on a lateral view")
 
@@ -109,12 +109,9 @@ def write_rated_file(root: Path) -> Path:
     for index, (study_id, indication, age, sex) in enumerate(RATED_CASES):
         uid = f"3{index + 1}"
         rel = _instance_path(f"p003{index + 1}", f"a003{index + 1}", uid, "dcm")
-        _place(chest, root / rel)
+        place_image(chest, root / rel)
         for qnum, q in enumerate(case_questions(index)):
             records[f"{study_id}-q{qnum + 1}"] = _record(
                 study_id, uid, rel, indication, age, sex, q, "PA", CHEST_FINDINGS, CHEST_IMPRESSION
             )
-    json_path = root / "metadata" / "rated.json"
-    json_path.parent.mkdir(parents=True, exist_ok=True)
-    json_path.write_text(json.dumps(records, indent=1))
-    return json_path
+    return write_file(root, records, name="rated", indent=1)
