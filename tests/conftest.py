@@ -1,9 +1,13 @@
 """Shared fixtures: isolated media, personas around one study, the demo seeded once per
 session; the Hypothesis profiles."""
 
+import fcntl
 import gc
 import io
+import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -141,18 +145,17 @@ def derive_once(monkeypatch):
 DEMO_TABLES = ("auth.user", "readerstudy", "predictions", "annotation", "analysis")
 
 
-@pytest.fixture(scope="session")
-def _demo_snapshot(django_db_setup, django_db_blocker, tmp_path_factory):
-    """`seed_demo --password PASSWORD` run once per session, in a transaction rolled back
-    afterwards: its rows as a loaddata fixture (users and permissions by natural key) and the
-    media folder it wrote. Seeding costs 30-50 s; loading the rows well under a second."""
+def _seed_snapshot(folder: Path, django_db_blocker) -> None:
+    """`seed_demo --password PASSWORD` in a transaction rolled back afterwards: its rows into
+    folder/demo.json (a loaddata fixture: users and permissions by natural key), its files
+    into folder/media."""
     from django.core.management import call_command
     from django.db import transaction
     from django.test.utils import override_settings
 
-    folder = tmp_path_factory.mktemp("demo")
     media, rows = folder / "media", folder / "demo.json"
     media.mkdir()
+    partial = folder / "demo.json.partial"
     with (
         django_db_blocker.unblock(),
         override_settings(MEDIA_ROOT=media),
@@ -166,11 +169,40 @@ def _demo_snapshot(django_db_setup, django_db_blocker, tmp_path_factory):
             *DEMO_TABLES,
             natural_foreign=True,
             use_base_manager=True,
-            output=str(rows),
+            output=str(partial),
             stdout=io.StringIO(),
         )
         transaction.set_rollback(True)
-    return rows, media
+    partial.rename(rows)  # complete or absent, for the workers that read it
+
+
+@contextmanager
+def _held(lock: Path) -> Iterator[None]:
+    """The run's exclusive lock `lock` (a file), held by one test process at a time."""
+    with lock.open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@pytest.fixture(scope="session")
+def _demo_snapshot(django_db_setup, django_db_blocker, tmp_path_factory):
+    """The demo's rows and files, seeded once per run: the first xdist worker to need them
+    seeds (30-50 s), the others wait for it and load the same rows and files (well under a
+    second). seed_demo draws from fixed seeds, so every worker's demo is the same."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        folder = tmp_path_factory.mktemp("demo")
+        _seed_snapshot(folder, django_db_blocker)
+    else:  # the run's temporary folder, shared by its workers
+        folder = tmp_path_factory.getbasetemp().parent / "demo"
+        with _held(folder.with_suffix(".lock")):
+            if not (folder / "demo.json").exists():
+                shutil.rmtree(folder, ignore_errors=True)  # a worker that failed half-way
+                folder.mkdir()
+                _seed_snapshot(folder, django_db_blocker)
+    return folder / "demo.json", folder / "media"
 
 
 @pytest.fixture
