@@ -87,15 +87,14 @@ def _no_background_downloads(settings):
     settings.ANALYSIS_PREPARE_DOWNLOADS = False
 
 
-@pytest.fixture(autouse=True)
-def _roracle_figures_unrendered(request, monkeypatch):
-    """The R-oracle tests compare numbers of the ZIP's tables with the R packages'; its
-    figures are still built, but saved as a few placeholder bytes instead of PNG, SVG and PDF
-    (4-6 s per ZIP). The figures' files are the figure tests' (test_figures and the rest)."""
-    if request.node.get_closest_marker("roracle"):
-        monkeypatch.setattr(
-            "analysis.stats.plots.figure_bytes", lambda fig, fmt: f"figure ({fmt})".encode()
-        )
+@pytest.fixture
+def figures_unrendered(monkeypatch):
+    """Every figure is built but saved as a few placeholder bytes instead of PNG, SVG and PDF
+    (4-6 s per ZIP): for tests that fetch the ZIP for its tables and R files only and compare
+    numbers (the R-oracle tests). The figures' files are the figure tests' subject."""
+    monkeypatch.setattr(
+        "analysis.stats.plots.figure_bytes", lambda fig, fmt: f"figure ({fmt})".encode()
+    )
 
 
 @pytest.fixture
