@@ -90,9 +90,9 @@ def arm_note(result: AnalysisResult) -> str:
 
 
 def drawing():
-    """analysis.stats.plots (matplotlib), imported by the process that draws a figure: listing
+    """analysis.plots (matplotlib), imported by the process that draws a figure: listing
     the figures (the page) or serving drawn ones does not need it."""
-    from analysis.stats import plots
+    from analysis import plots
 
     return plots
 

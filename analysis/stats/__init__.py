@@ -6,8 +6,9 @@ See `frame.py` for the long input format, the case (X-ray) unit and the missing-
 policies. `stats.prepare(df)` once and pass the result to every function to skip re-checking
 the frame on each call.
 
-scipy, statsmodels and openpyxl are imported inside the functions that use them, and
-matplotlib only by `plots`: importing the package (as every web process does) costs numpy and
+scipy and statsmodels are imported inside the functions that use them, and matplotlib never
+(the figures drawn from these results are `analysis.plots`, the R/Java packages' input files
+`analysis.package_files`): importing the package (as every web process does) costs numpy and
 pandas, not the ~150 MB those bring (tests/readerstudy_tests/test_startup_imports.py). The
 tables' normal, t and F functions and Wilson's interval come from scipy.special through
 `distributions`, so an analysis imports neither scipy.stats nor statsmodels (~50 MB) unless a

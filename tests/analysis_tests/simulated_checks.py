@@ -315,7 +315,7 @@ def interval_problems(tables: dict[str, pd.DataFrame]) -> list[str]:
 
 def zip_problems(body: bytes, result: AnalysisResult, figures: list[str]) -> list[str]:
     """Every table, figure and package file in the ZIP, every CSV read by pandas."""
-    from analysis.stats.figure_formats import FORMATS
+    from analysis.figure_formats import FORMATS
 
     archive = zipfile.ZipFile(io.BytesIO(body))
     names = set(archive.namelist())

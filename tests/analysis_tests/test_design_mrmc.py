@@ -400,7 +400,7 @@ def test_power_section_from_the_study_as_pilot():
 def test_design_modules_import_without_django():
     code = (
         "import sys\n"
-        "import analysis.stats.design, analysis.stats.power, analysis.stats.mrmc_formats\n"
+        "import analysis.stats.design, analysis.stats.power, analysis.package_files\n"
         "import analysis.stats.reliance, analysis.stats.simulate\n"
         "print(','.join(m for m in sys.modules if m == 'django' or m.startswith('django.')))\n"
     )

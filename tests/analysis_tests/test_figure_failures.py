@@ -17,10 +17,10 @@ import pandas as pd
 import pytest
 from django.urls import reverse
 
+from analysis import plots
 from analysis.cache import StudyAnalysis
 from analysis.exports import analysis_files, write_files
 from analysis.pipeline import AnalysisSettings
-from analysis.stats import plots
 from analysis.stats.clustered import clustered_proportion_ci
 from analysis.stats.distributions import norm_ppf, wilson_interval
 from analysis.stats.timing import accuracy_by_time

@@ -9,10 +9,7 @@ import pandas as pd
 import pytest
 from openpyxl import load_workbook
 
-from analysis.stats.design import DesignPolicy, design_results
-from analysis.stats.design_frame import CROSSOVER, Modalities
-from analysis.stats.frame import AnalysisInputError
-from analysis.stats.mrmc_formats import (
+from analysis.package_files import (
     R_BLOCK,
     id_map,
     package_files,
@@ -24,6 +21,9 @@ from analysis.stats.mrmc_formats import (
     to_mrmcaov,
     to_rjafroc,
 )
+from analysis.stats.design import DesignPolicy, design_results
+from analysis.stats.design_frame import CROSSOVER, Modalities
+from analysis.stats.frame import AnalysisInputError
 from analysis.stats.or_design import or_design
 from analysis.stats.simulate import LatentModel, simulate_frame
 

@@ -11,9 +11,9 @@ import json
 import numpy as np
 import pytest
 
+from analysis.package_files import package_files, package_names
 from analysis.stats.design import design_results
 from analysis.stats.design_frame import CROSSOVER, SECOND_READ, Modalities
-from analysis.stats.mrmc_formats import package_files, package_names
 from analysis.stats.simulate import LatentModel, simulate_frame
 from tests import roracle
 

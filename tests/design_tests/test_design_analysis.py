@@ -18,9 +18,9 @@ from django.urls import reverse
 from analysis.cache import StudyAnalysis
 from analysis.design_frame import design_frame
 from analysis.exports import table_about
+from analysis.package_files import read_mrmcaov, readme_lines
 from analysis.pipeline import AnalysisSettings
 from analysis.stats.design import DesignPolicy, conclusions, design_results, power_table
-from analysis.stats.mrmc_formats import read_mrmcaov, readme_lines
 from analysis.stats.or_design import or_design
 from annotation import selectors
 from annotation.reviews import review_submit
