@@ -33,12 +33,11 @@ from analysis.confidence_analysis import CONFIDENCE_TABLES
 from analysis.figure_formats import FORMATS
 from analysis.figures import FIGURES, drawing, figure_builders, figure_kind
 from analysis.package_files import id_map, package_files, readme_lines
-from analysis.pipeline import AnalysisResult
+from analysis.pipeline import AnalysisResult, fast_mask
 from analysis.reporting import counted_arm, methods_markdown, table_arm
 from analysis.roc_package_files import auc_package_files, auc_readme_lines
 from analysis.selectors import COLUMNS, RATING_COLUMNS
 from analysis.stats.design import conclusions, power_table
-from analysis.stats.flow import fast_mask
 from analysis.stats.frame import right
 from analysis.stats.roc_ratings import describe_scale
 from readerstudy.downloads import export_filename
