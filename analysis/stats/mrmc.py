@@ -18,6 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from analysis.stats.distributions import f_sf, norm_ppf, norm_sf, t_ppf, t_sf
+from analysis.stats.jackknife import jackknife_covariance
+from analysis.stats.or_hillis import or_covariances
 
 
 @dataclass(frozen=True)
@@ -45,30 +47,18 @@ def jackknife_covariances(
     scores: np.ndarray, sizes: np.ndarray | None = None
 ) -> tuple[np.ndarray, ORCovariances]:
     """scores: treatments x readers x cases, each cell the sum of 0/1 correctness over the
-    case's `sizes[k]` questions (1 when omitted). Returns FOMs and jackknife covariances."""
+    case's `sizes[k]` questions (1 when omitted). Returns FOMs and the OR covariances of the
+    one accuracy jackknife (`jackknife.jackknife_covariance`, factorial: one group)."""
     t, r, c = scores.shape
     if c < 2:
         raise ValueError("needs at least two cases")
     sizes = np.ones(c) if sizes is None else np.asarray(sizes, dtype=float)
-    total = scores.sum(axis=2)
-    fom = total / sizes.sum()
-    jack = (total[:, :, None] - scores) / (sizes.sum() - sizes)  # FOM with case k left out
-    flat = jack.reshape(t * r, c)
-    centred = flat - flat.mean(axis=1, keepdims=True)
-    cov = (c - 1) / c * (centred @ centred.T)
-    ti, ri = np.divmod(np.arange(t * r), r)
-    same_t = ti[:, None] == ti[None, :]
-    same_r = ri[:, None] == ri[None, :]
-
-    def mean_of(mask):
-        return float(cov[mask].mean()) if mask.any() else float("nan")
-
-    return fom, ORCovariances(
-        var=mean_of(same_t & same_r),
-        cov1=mean_of(~same_t & same_r),
-        cov2=mean_of(same_t & ~same_r),
-        cov3=mean_of(~same_t & ~same_r),
+    one_group = np.zeros(r, dtype=int)
+    fom, cov = jackknife_covariance(
+        scores, np.broadcast_to(sizes, scores.shape), np.zeros(c, dtype=int), one_group
     )
+    var, cov1, cov2, cov3 = or_covariances(cov, t, one_group, design=1)
+    return fom, ORCovariances(var=var, cov1=cov1, cov2=cov2, cov3=cov3)
 
 
 def or_two_treatments(scores: np.ndarray, alpha: float = 0.05) -> ORResult:

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from analysis.stats.jackknife import jackknife_covariance
+
 
 @dataclass(frozen=True)
 class Components:
@@ -86,37 +88,6 @@ class ORDesignResult:
     random: Comparison
     fixed: Comparison
     means: tuple[ModalityMean, ModalityMean]
-
-
-def jackknife_covariance(
-    correct: np.ndarray, counted: np.ndarray, case_groups: np.ndarray, reader_groups: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """FOMs (t x r) and their jackknife covariance matrix ((t*r) x (t*r), modality-major).
-
-    Within each group g, X-ray k of the group is left out in turn and every FOM of the group's
-    readers recomputed: (C - s_k) / (N - n_k). Cov = (c_g - 1)/c_g * sum (pseudo - mean)^2
-    over the group's c_g X-rays; pairs of readers in different groups get 0.
-    """
-    t, r, _ = correct.shape
-    total, n = correct.sum(axis=2), counted.sum(axis=2)
-    fom = total / n
-    cov = np.zeros((t * r, t * r))
-    for g in np.unique(reader_groups):
-        cases = np.flatnonzero(case_groups == g)
-        readers = np.flatnonzero(reader_groups == g)
-        c = len(cases)
-        if c < 2:
-            raise ValueError(f"group {g} needs at least two X-rays")
-        s = correct[:, readers][:, :, cases]
-        k = counted[:, readers][:, :, cases]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            jack = (total[:, readers, None] - s) / (n[:, readers, None] - k)
-        flat = jack.reshape(t * len(readers), c)
-        centred = flat - flat.mean(axis=1, keepdims=True)
-        block = (c - 1) / c * (centred @ centred.T)
-        index = (np.arange(t)[:, None] * r + readers[None, :]).ravel()
-        cov[np.ix_(index, index)] = block
-    return fom, cov
 
 
 def _average(cov: np.ndarray, mask: np.ndarray) -> float:

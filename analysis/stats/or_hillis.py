@@ -177,7 +177,7 @@ def _mean_of(cov: np.ndarray, mask: np.ndarray) -> float:
     return float(cov[mask].mean()) if mask.any() else float("nan")
 
 
-def _covariances(
+def or_covariances(
     cov: np.ndarray,
     t: int,
     groups: np.ndarray,
@@ -331,7 +331,7 @@ def or_hillis(
         raise AnalysisInputError("every split-plot group needs at least two readers")
     r_tilde = float((sizes**2).sum() / r)
     ms_t, ms_r, ms_tr, df_r, df_tr = mean_squares(fom, groups)
-    var, cov1, cov2, cov3 = _covariances(cov, t, groups, design)
+    var, cov1, cov2, cov3 = or_covariances(cov, t, groups, design)
     components = Components(
         var_r=(ms_r - ms_tr) / t - cov1 + cov3,
         var_tr=ms_tr - var + cov1 + (cov2 - cov3),
@@ -397,7 +397,7 @@ def or_hillis(
     for j, reader in enumerate(readers):
         own = np.zeros(t * r, dtype=bool)
         own[np.arange(t) * r + j] = True
-        var_j, cov1_j, _, _ = _covariances(cov, t, groups, design, keep=own)
+        var_j, cov1_j, _, _ = or_covariances(cov, t, groups, design, keep=own)
         se_j = _sqrt(2 * (var_j - cov1_j))
         reader_differences += [
             _difference(

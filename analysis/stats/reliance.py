@@ -32,7 +32,8 @@ import pandas as pd
 from analysis.stats.clustered import clustered_paired_difference, clustered_proportion_ci
 from analysis.stats.design_frame import DesignTable
 from analysis.stats.frame import ACCEPTED, right
-from analysis.stats.or_design import jackknife_covariance, modality_mean, or_design
+from analysis.stats.jackknife import jackknife_covariance
+from analysis.stats.or_design import modality_mean, or_design
 
 POOLED = "All readers (mean of readers)"
 RATE_METHOD = (
