@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analysis.stats.distributions import f_sf, norm_ppf, norm_sf, t_ppf, t_sf
+from analysis.stats.distributions import f_sf, t_ppf
 from analysis.stats.jackknife import jackknife_covariance
-from analysis.stats.or_hillis import or_covariances
+from analysis.stats.or_hillis import interval, or_covariances, or_single
 
 
 @dataclass(frozen=True)
@@ -137,39 +137,44 @@ def or_single_treatment(
     variance of the reader mean, (Var + (r - 1) Cov2) / r, with a normal reference
     (Obuchowski & Rockette 1995; as MRMCaov's fixed-reader analysis).
     """
-    r, _ = fom_scores.shape
+    r, c = fom_scores.shape
     if r < 2:
         raise ValueError("needs at least two readers")
-    fom, covs = jackknife_covariances(fom_scores[None, :, :], sizes)
-    theta = fom[0]
-    mean = float(theta.mean())
-    ms_r = float(((theta - mean) ** 2).sum() / (r - 1))
-    denominator = ms_r + r * max(covs.cov2, 0.0)
-    se = float(np.sqrt(denominator / r))
-    df = denominator**2 / (ms_r**2 / (r - 1)) if ms_r > 0 else float("inf")
-    fixed_var = (covs.var + (r - 1) * covs.cov2) / r
+    if c < 2:
+        raise ValueError("needs at least two cases")
+    sizes = np.ones(c) if sizes is None else np.asarray(sizes, dtype=float)
+    fom, cov = jackknife_covariance(
+        fom_scores[None, :, :],
+        np.broadcast_to(sizes, (1, r, c)),
+        np.zeros(c, dtype=int),
+        np.zeros(r, dtype=int),
+    )
+    single = or_single(fom[0], cov, alpha=alpha, null=null)
+    random = single.random
+    mean = single.estimate
+    fixed_var = (single.var + (r - 1) * single.cov2) / r
     se_fixed = float(np.sqrt(fixed_var)) if fixed_var > 0 else 0.0
-    nan = float("nan")
-    extra = {"ms_r": ms_r, "var": covs.var, "cov2": covs.cov2, "se_fixed": se_fixed}
+    extra = {"ms_r": single.ms_r, "var": single.var, "cov2": single.cov2, "se_fixed": se_fixed}
     if se_fixed > 0:
-        z = (mean - null) / se_fixed
-        half = float(norm_ppf(1 - alpha / 2)) * se_fixed
-        extra |= {
-            "p_fixed": float(2 * norm_sf(abs(z))),
-            "ci_low_fixed": mean - half,
-            "ci_high_fixed": mean + half,
-        }
-    if not se_fixed > 0:
+        _, p_fixed, _, _ = interval(mean - null, se_fixed, float("inf"), alpha)
+        _, _, low, high = interval(mean, se_fixed, float("inf"), alpha)
+        extra |= {"p_fixed": p_fixed, "ci_low_fixed": low, "ci_high_fixed": high}
+    else:
         extra["note"] = "fixed-readers interval not estimable: no variance between X-rays"
-    if not se > 0:
+    if not random.se > 0:
         extra.pop("note", None)
         why = "not estimable: every reader and every X-ray give the same result (no variance)"
-        return SingleResult(mean, se, float(df), nan, nan, nan, nan, **extra, note=why)
-    t = (mean - null) / se
-    p = float(2 * t_sf(abs(t), df))
-    half = t_ppf(1 - alpha / 2, df) * se
+        nan = float("nan")
+        return SingleResult(mean, random.se, random.df, nan, nan, nan, nan, **extra, note=why)
     return SingleResult(
-        mean, se, float(df), float(t), p, float(mean - half), float(mean + half), **extra
+        mean,
+        random.se,
+        random.df,
+        random.statistic,
+        random.p_value,
+        random.ci_low,
+        random.ci_high,
+        **extra,
     )
 
 
