@@ -33,20 +33,16 @@ from analysis.stats.frame import (
     validate,
 )
 from analysis.stats.kappa import (
-    KappaResult,
     fleiss_kappa,
     fleiss_table,
     kappa_matrices,
     kappa_matrix,
-    kappa_matrix_ci,
     kappa_pairs,
     panel_answers,
 )
 from analysis.stats.or_hillis import ORHillisResult, or_hillis, or_single
 from analysis.stats.paired import (
-    BootstrapResult,
     McNemarResult,
-    bootstrap_accuracy_difference,
     mcnemar_pairs,
     mcnemar_table,
     mcnemar_test,
@@ -65,9 +61,7 @@ __all__ = [
     "AnalysisInputError",
     "AucMrmc",
     "Binning",
-    "BootstrapResult",
     "Flow",
-    "KappaResult",
     "McNemarResult",
     "Missing",
     "ORHillisResult",
@@ -84,7 +78,6 @@ __all__ = [
     "auc_sample_size_table",
     "auc_table",
     "auc_vs_models_table",
-    "bootstrap_accuracy_difference",
     "calibration",
     "confidence_discrimination",
     "correct_wide",
@@ -95,7 +88,6 @@ __all__ = [
     "flow_tables",
     "kappa_matrices",
     "kappa_matrix",
-    "kappa_matrix_ci",
     "kappa_pairs",
     "mcnemar_pairs",
     "mcnemar_table",

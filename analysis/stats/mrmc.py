@@ -1,9 +1,10 @@
-"""Obuchowski-Rockette analysis with Hillis denominator degrees of freedom, on percent correct.
-
-Random readers and random cases. The figure of merit (FOM) is each reader's accuracy; its
-covariances over cases come from the jackknife. References: Obuchowski & Rockette (1995);
-Hillis (2007) "A comparison of denominator degrees of freedom methods..."; the R package
-MRMCaov, whose results on the Van Dyke data the tests reproduce.
+"""One set of readers' accuracy (the panel's mean, or the readers' mean difference from an AI
+model on the same questions) with the Obuchowski-Rockette single-modality interval: random
+readers with Hillis' df, and fixed readers beside it. The figure of merit (FOM) is each
+reader's accuracy; its covariances over cases come from the accuracy jackknife
+(`jackknife.py`) and the interval from the OR/Hillis core (`or_hillis.or_single`).
+References: Obuchowski & Rockette (1995); Hillis (2007) "A comparison of denominator degrees
+of freedom methods...".
 
 The case is the X-ray. When several questions are asked about one X-ray, pass per-X-ray sums
 of the 0/1 scores and the number of questions per X-ray (`sizes`): the FOM is then total
@@ -17,78 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analysis.stats.distributions import f_sf, t_ppf
 from analysis.stats.jackknife import jackknife_covariance
-from analysis.stats.or_hillis import interval, or_covariances, or_single
-
-
-@dataclass(frozen=True)
-class ORCovariances:
-    var: float
-    cov1: float  # same reader, different treatments
-    cov2: float  # different readers, same treatment
-    cov3: float  # different readers, different treatments
-
-
-@dataclass(frozen=True)
-class ORResult:
-    fom: np.ndarray  # treatments x readers
-    covariances: ORCovariances
-    f: float
-    df1: float
-    df2: float
-    p_value: float
-    difference: float  # treatment 1 minus treatment 2 (reader-averaged)
-    ci_low: float
-    ci_high: float
-
-
-def jackknife_covariances(
-    scores: np.ndarray, sizes: np.ndarray | None = None
-) -> tuple[np.ndarray, ORCovariances]:
-    """scores: treatments x readers x cases, each cell the sum of 0/1 correctness over the
-    case's `sizes[k]` questions (1 when omitted). Returns FOMs and the OR covariances of the
-    one accuracy jackknife (`jackknife.jackknife_covariance`, factorial: one group)."""
-    t, r, c = scores.shape
-    if c < 2:
-        raise ValueError("needs at least two cases")
-    sizes = np.ones(c) if sizes is None else np.asarray(sizes, dtype=float)
-    one_group = np.zeros(r, dtype=int)
-    fom, cov = jackknife_covariance(
-        scores, np.broadcast_to(sizes, scores.shape), np.zeros(c, dtype=int), one_group
-    )
-    var, cov1, cov2, cov3 = or_covariances(cov, t, one_group, design=1)
-    return fom, ORCovariances(var=var, cov1=cov1, cov2=cov2, cov3=cov3)
-
-
-def or_two_treatments(scores: np.ndarray, alpha: float = 0.05) -> ORResult:
-    """Test equal reader-averaged FOM across treatments (random readers, random cases)."""
-    t, r, _ = scores.shape
-    if t < 2 or r < 2:
-        raise ValueError("needs at least two treatments and two readers")
-    fom, covs = jackknife_covariances(scores)
-    t_means, r_means, grand = fom.mean(axis=1), fom.mean(axis=0), fom.mean()
-    ms_t = r * ((t_means - grand) ** 2).sum() / (t - 1)
-    ms_tr = ((fom - t_means[:, None] - r_means[None, :] + grand) ** 2).sum() / ((t - 1) * (r - 1))
-    denominator = ms_tr + r * max(covs.cov2 - covs.cov3, 0.0)
-    f = ms_t / denominator
-    df1 = t - 1
-    df2 = denominator**2 / (ms_tr**2 / ((t - 1) * (r - 1)))
-    p = float(f_sf(f, df1, df2))
-    difference = float(t_means[0] - t_means[1])
-    se = np.sqrt(2 / r * denominator)
-    half = t_ppf(1 - alpha / 2, df2) * se
-    return ORResult(
-        fom,
-        covs,
-        float(f),
-        float(df1),
-        float(df2),
-        p,
-        difference,
-        difference - half,
-        difference + half,
-    )
+from analysis.stats.or_hillis import interval, or_single
 
 
 @dataclass(frozen=True)

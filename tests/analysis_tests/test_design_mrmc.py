@@ -15,13 +15,11 @@ from scipy import stats as sps
 
 from analysis.stats.design import (
     DesignPolicy,
-    agreement_frames,
     as_json,
     design_results,
     power_table,
 )
 from analysis.stats.frame import AnalysisInputError
-from analysis.stats.kappa import kappa_matrix
 from analysis.stats.or_design import or_design
 from analysis.stats.simulate import LatentModel, simulate_cube, simulate_frame
 
@@ -238,17 +236,13 @@ def split_plot_frame():
     return frame[own].reset_index(drop=True)
 
 
-def test_split_plot_frame_leaves_anchors_to_agreement():
+def test_split_plot_frame_leaves_anchors_out_of_the_comparison():
     frame = split_plot_frame()
     results = design_results(frame)
     cube = results["cube"]
     assert cube.split_plot and len(cube.case_ids) == 10  # 12 X-rays minus 2 anchors
     assert "split-plot in 2 groups" in results["design"] and "2 anchor" in results["design"]
     assert "split-plot" in results["tables"]["mrmc_difference"].method
-    agreement = agreement_frames(frame)
-    assert set(agreement) == {"unaided", "aided"}
-    assert set(agreement["aided"]["case_id"]) == {"x001", "x002"}
-    assert agreement["aided"]["rater"].nunique() == 4
 
 
 def test_second_read_compares_first_with_final_answers():
@@ -427,17 +421,6 @@ def test_split_plot_variance_matches_the_spread_of_the_estimate(readers, groups)
     assert np.mean(variances) / np.var(estimates) == pytest.approx(1.0, abs=0.15)
 
 
-def test_kappa_on_anchor_frames_compares_canonical_letters():
-    """The anchor frames hand κ the canonical letters unchanged (whatever order each reader
-    saw): a reader given another's anchor answers agrees with them perfectly."""
-    frame = split_plot_frame()
-    anchors = agreement_frames(frame)["unaided"]
-    first, second = sorted(anchors["rater"].unique())[:2]
-    same = anchors[anchors["rater"] == first].assign(rater=second)
-    both = pd.concat([anchors[anchors["rater"] == first], same], ignore_index=True)
-    assert kappa_matrix(both).loc[first, second] == pytest.approx(1.0)
-
-
 def test_json_is_plain_data():
     results = design_results(simulate_frame(np.random.default_rng(2), LatentModel(), 3, 8, 2))
     data = as_json(results)
@@ -468,19 +451,6 @@ def test_session_table_shows_accuracy_by_arm_and_session():
     expected = (one["answer"] == one["correct_answer"]).groupby(one["reader"]).mean().mean()
     got = table[(table["arm"] == "aided") & (table["session"] == 1)]["mean_accuracy"].iloc[0]
     assert got == pytest.approx(expected)
-
-
-def test_factorial_one_question_per_xray_agrees_with_the_existing_or_module():
-    """With one question per X-ray the design path is the classic analysis of `mrmc.py`
-    (whose difference is modality 1 minus modality 2)."""
-    from analysis.stats import mrmc
-
-    correct, counted, _, _ = simulate_cube(np.random.default_rng(4), LatentModel(), 5, 40, 1)
-    old = mrmc.or_two_treatments(correct)
-    new = or_design(correct, counted).random
-    assert new.f == pytest.approx(old.f, abs=1e-12)
-    assert new.p_value == pytest.approx(old.p_value, abs=1e-12)
-    assert (new.ci_low, new.ci_high) == pytest.approx((-old.ci_high, -old.ci_low), abs=1e-12)
 
 
 @pytest.mark.parametrize(

@@ -13,9 +13,6 @@ from analysis.package_files import (
     R_BLOCK,
     id_map,
     package_files,
-    read_imrmc,
-    read_mrmcaov,
-    read_rjafroc,
     readme_lines,
     to_imrmc,
     to_mrmcaov,
@@ -26,6 +23,7 @@ from analysis.stats.design_frame import CROSSOVER, Modalities
 from analysis.stats.frame import AnalysisInputError
 from analysis.stats.or_design import or_design
 from analysis.stats.simulate import LatentModel, simulate_frame
+from tests.analysis_tests.package_readers import read_imrmc, read_mrmcaov, read_rjafroc
 
 ORACLES = Path(__file__).resolve().parents[1] / "resources" / "oracles"
 
