@@ -137,20 +137,6 @@ def _events(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(probability=probability.astype(float), outcome=outcome.astype(float))
 
 
-def brier_score(outcome, probability) -> float:
-    """Mean squared difference between probability and outcome (binary)."""
-    outcome, probability = np.asarray(outcome, float), np.asarray(probability, float)
-    return float(np.mean((probability - outcome) ** 2))
-
-
-def expected_calibration_error(outcome, probability, binning: Binning = Binning()) -> float:
-    """ECE on `binning`'s bins: sum_b |sum of probabilities_b - sum of outcomes_b| / N."""
-    outcome, probability = np.asarray(outcome, float), np.asarray(probability, float)
-    bins = assign_bins(probability, binning.edges(probability))
-    gap = np.bincount(bins, probability - outcome, minlength=binning.bins)
-    return float(np.abs(gap).sum() / len(probability))
-
-
 @dataclass(frozen=True)
 class _Sums:
     """One rater's questions summed per X-ray: what every statistic is made of."""
