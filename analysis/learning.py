@@ -25,7 +25,7 @@ from analysis.key_version import key_statement
 from analysis.pipeline import AnalysisSettings, fast_mask
 from analysis.rater_names import reader_key
 from analysis.selectors import study_responses
-from analysis.stats.flow import analysed_rows, drop_fast
+from analysis.stats import analysed_rows, drop_fast
 from annotation.fast_answers import too_fast
 from annotation.models import Answer
 from annotation.selectors import ordered_item_ids

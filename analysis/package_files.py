@@ -44,11 +44,7 @@ import io
 
 import pandas as pd
 
-from analysis.stats.design_frame import (
-    Modalities,
-    comparison_rows,
-)
-from analysis.stats.frame import AnalysisInputError, Missing
+from analysis.stats import AnalysisInputError, Missing, Modalities, comparison_rows
 
 
 def package_names(modalities: Modalities) -> tuple[str, str]:

@@ -25,12 +25,17 @@ from analysis.confidence_analysis import (
 )
 from analysis.policy import AnalysisSettings
 from analysis.reporting import methods_table, table_description
-from analysis.stats.arm_readers import reader_arms_table
-from analysis.stats.comparisons import PANEL_COLUMNS, ai_vs_readers_table, reader_panel_accuracy
-from analysis.stats.design import design_results
-from analysis.stats.flow import analysed_rows, drop_fast
-from analysis.stats.frame import AnalysisInputError
-from analysis.stats.roc_ratings import RatingScale
+from analysis.stats import (
+    PANEL_COLUMNS,
+    AnalysisInputError,
+    RatingScale,
+    ai_vs_readers_table,
+    analysed_rows,
+    design_results,
+    drop_fast,
+    reader_arms_table,
+    reader_panel_accuracy,
+)
 from annotation.fast_answers import too_fast
 
 # Kappa is computed on every scale the policy's `scale` switch offers (the ZIP holds both).
@@ -405,7 +410,7 @@ def analyse(
                 for task in [None, *prepared.tasks()]
             ],
             ignore_index=True,
-        )[["task", *stats.kappa.PAIR_COLUMNS]]
+        )[["task", *stats.KAPPA_PAIR_COLUMNS]]
     result.fleiss = stats.fleiss_table(
         prepared,
         humans,

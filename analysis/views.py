@@ -35,7 +35,7 @@ from analysis.pipeline import DESIGN_TABLES, clean, records
 from analysis.rater_names import RaterLabelError, rater_labels_set, study_labels
 from analysis.reporting import methods_section, table_arm
 from analysis.selectors import readers_not_started, study_raters
-from analysis.stats.design import conclusions
+from analysis.stats import conclusions
 from readerstudy.downloads import attachment
 from readerstudy.jobs import ACTIVE, JobRefused, job_progress
 from readerstudy.models import JobStatus, Role

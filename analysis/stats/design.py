@@ -27,7 +27,7 @@ from analysis.stats.design_frame import (
 )
 from analysis.stats.distributions import norm_sf, t_sf
 from analysis.stats.frame import ALL, AnalysisInputError, Missing, right
-from analysis.stats.or_design import Comparison, Components, ORDesignResult, or_design
+from analysis.stats.or_accuracy import Comparison, Components, ORDesignResult, or_design
 
 
 @dataclass(frozen=True)

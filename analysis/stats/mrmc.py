@@ -2,7 +2,7 @@
 model on the same questions) with the Obuchowski-Rockette single-modality interval: random
 readers with Hillis' df, and fixed readers beside it. The figure of merit (FOM) is each
 reader's accuracy; its covariances over cases come from the accuracy jackknife
-(`jackknife.py`) and the interval from the OR/Hillis core (`or_hillis.or_single`).
+(`jackknife.py`) and the interval from the OR/Hillis core (`or_core.or_single`).
 References: Obuchowski & Rockette (1995); Hillis (2007) "A comparison of denominator degrees
 of freedom methods...".
 
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from analysis.stats.jackknife import jackknife_covariance
-from analysis.stats.or_hillis import interval, or_single
+from analysis.stats.or_core import interval, or_single
 
 
 @dataclass(frozen=True)

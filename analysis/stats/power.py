@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analysis.stats.or_design import Components
+from analysis.stats.or_accuracy import Components
 
 ANALYSES = ("random", "fixed-readers", "fixed-cases")
 NOT_REACHABLE = "not reachable: reader variability dominates"

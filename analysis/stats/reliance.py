@@ -33,8 +33,8 @@ from analysis.stats.clustered import clustered_paired_difference, clustered_prop
 from analysis.stats.design_frame import DesignTable
 from analysis.stats.frame import ACCEPTED, right
 from analysis.stats.jackknife import jackknife_covariance
-from analysis.stats.or_design import or_design
-from analysis.stats.or_hillis import or_single
+from analysis.stats.or_accuracy import or_design
+from analysis.stats.or_core import or_single
 
 POOLED = "All readers (mean of readers)"
 RATE_METHOD = (

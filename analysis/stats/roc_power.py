@@ -22,7 +22,7 @@ import pandas as pd
 
 from analysis.stats import power
 from analysis.stats.frame import AnalysisInputError
-from analysis.stats.or_hillis import ORHillisResult
+from analysis.stats.or_core import ORHillisResult
 from analysis.stats.roc_mrmc import AucMrmc
 
 

@@ -12,8 +12,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.package_files import package_names
-from analysis.stats.design_frame import Cube, Modalities, cube_from_rows
-from analysis.stats.frame import AnalysisInputError
+from analysis.stats import AnalysisInputError, Cube, Modalities, cube_from_rows
 
 
 def _names_back(values: pd.Series, modalities: Modalities) -> pd.Series:

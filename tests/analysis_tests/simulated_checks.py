@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from analysis.pipeline import AnalysisResult, AnalysisSettings
-from analysis.stats.bounded import difference_note
+from analysis.stats import difference_note
 from annotation.models import Answer, ExpertReview
 from readerstudy.models import ReaderAssignment, ReaderStudy
 from readerstudy.predictions.models import Prediction

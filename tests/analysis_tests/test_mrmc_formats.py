@@ -18,11 +18,16 @@ from analysis.package_files import (
     to_mrmcaov,
     to_rjafroc,
 )
-from analysis.stats.design import DesignPolicy, design_results
-from analysis.stats.design_frame import CROSSOVER, Modalities
-from analysis.stats.frame import AnalysisInputError
-from analysis.stats.or_design import or_design
-from analysis.stats.simulate import LatentModel, simulate_frame
+from analysis.stats import (
+    CROSSOVER,
+    AnalysisInputError,
+    DesignPolicy,
+    LatentModel,
+    Modalities,
+    design_results,
+    or_design,
+    simulate_frame,
+)
 from tests.analysis_tests.package_readers import read_imrmc, read_mrmcaov, read_rjafroc
 
 ORACLES = Path(__file__).resolve().parents[1] / "resources" / "oracles"

@@ -12,9 +12,14 @@ import numpy as np
 import pytest
 
 from analysis.package_files import package_files, package_names
-from analysis.stats.design import design_results
-from analysis.stats.design_frame import CROSSOVER, SECOND_READ, Modalities
-from analysis.stats.simulate import LatentModel, simulate_frame
+from analysis.stats import (
+    CROSSOVER,
+    SECOND_READ,
+    LatentModel,
+    Modalities,
+    design_results,
+    simulate_frame,
+)
 from tests import roracle
 
 pytestmark = pytest.mark.roracle

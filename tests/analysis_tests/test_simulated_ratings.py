@@ -16,7 +16,7 @@ from django.urls import reverse
 from analysis.cache import StudyAnalysis
 from analysis.pipeline import AnalysisSettings
 from analysis.simulation import Simulation, simulate
-from analysis.stats.roc import empirical_auc
+from analysis.stats import empirical_auc
 from readerstudy.vocabulary import ConfidenceScale
 from tests import roracle
 from tests.design_tests.roracle_zip import r_commands

@@ -20,8 +20,7 @@ from analysis.design_frame import design_frame
 from analysis.exports import table_about
 from analysis.package_files import readme_lines
 from analysis.pipeline import AnalysisSettings
-from analysis.stats.design import DesignPolicy, conclusions, design_results, power_table
-from analysis.stats.or_design import or_design
+from analysis.stats import DesignPolicy, conclusions, design_results, or_design, power_table
 from annotation import selectors
 from annotation.reviews import review_submit
 from annotation.services import answer_submit, reader_finish

@@ -20,7 +20,7 @@ from analysis.stats.design import (
     power_table,
 )
 from analysis.stats.frame import AnalysisInputError
-from analysis.stats.or_design import or_design
+from analysis.stats.or_accuracy import or_design
 from analysis.stats.simulate import LatentModel, simulate_cube, simulate_frame
 
 ORACLES = Path(__file__).resolve().parents[1] / "resources" / "oracles"
@@ -302,7 +302,7 @@ def test_non_inferiority_conclusion_in_words():
 )
 def test_each_conclusion_says_the_difference_its_ci_and_only_what_the_ci_shows(low, high, says):
     from analysis.stats.design import non_inferiority
-    from analysis.stats.or_design import Comparison
+    from analysis.stats.or_accuracy import Comparison
 
     mid = (low + high) / 2
     comparison = Comparison(
@@ -471,7 +471,7 @@ def test_session_table_shows_accuracy_by_arm_and_session():
 )
 def test_a_lower_bound_next_to_0_or_the_margin_is_shown_on_its_side(low, shown, says):
     from analysis.stats.design import non_inferiority
-    from analysis.stats.or_design import Comparison
+    from analysis.stats.or_accuracy import Comparison
 
     comparison = Comparison(
         "random readers, random X-rays", 0.03, 0.02, 10.0, 0, 0.5, low, 0.09, 0, 1, 10, 0.05

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from analysis.stats import mrmc
-from analysis.stats.or_design import or_design
+from analysis.stats.or_accuracy import or_design
 
 ORACLES = Path(__file__).resolve().parents[1] / "resources" / "oracles"
 

@@ -6,10 +6,15 @@ import pytest
 from sklearn.calibration import calibration_curve
 from sklearn.metrics import brier_score_loss, roc_auc_score
 
-from analysis.stats.calibration import Binning, assign_bins, calibration, multiclass_brier_table
 from analysis.stats.clustered import clustered_proportion_ci
 from analysis.stats.confidence import accuracy_by_confidence, confidence_discrimination
 from analysis.stats.frame import AnalysisInputError
+from analysis.stats.probability_calibration import (
+    Binning,
+    assign_bins,
+    calibration,
+    multiclass_brier_table,
+)
 
 
 def brier_score(outcome, probability) -> float:

@@ -27,7 +27,7 @@ import numpy as np
 
 from analysis.stats.distributions import norm_ppf, t_ppf
 from analysis.stats.jackknife import jackknife_covariance
-from analysis.stats.or_hillis import (
+from analysis.stats.or_core import (
     fixed_readers_test,
     interval,
     mean_squares,

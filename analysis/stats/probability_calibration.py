@@ -22,7 +22,7 @@ not independent):
 
 - Brier: percentile bootstrap resampling X-rays, the same draws for every rater so raters stay
   paired. A nominal 95% interval covered the true Brier score in about 95% of simulated
-  studies (tests/analysis_tests/roc/test_calibration_coverage.py).
+  studies (tests/stats_tests/test_calibration_coverage.py).
 - ECE: the plug-in ECE is biased upward in small samples (each bin's |gap| adds its noise;
   with 200 questions in ten bins it was 1.7 times the true value), so the table gives it
   beside the bootstrap bias-corrected ECE (2 ECE - mean of the replicates, at least 0) and the basic

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from analysis.stats.design import design_results, power_table
-from analysis.stats.or_design import or_design
+from analysis.stats.or_accuracy import or_design
 from analysis.stats.power import (
     Pilot,
     cases_needed,
