@@ -47,6 +47,7 @@ from analysis.stats import (
     confidence_answers,
     confidence_discrimination,
     describe_scale,
+    difference_note,
     few_readers_warning,
     operating_points,
     ratings_cube,
@@ -190,6 +191,7 @@ def _difference_rows(mrmc: AucMrmc, method: str, min_readers: int) -> list[dict]
                     "x_rays": len(mrmc.cube.case_ids),
                     "questions": len(mrmc.cube.question_ids),
                     "warning": warning if analysis.name == RANDOM else "",
+                    "note": difference_note(d.ci_low, d.ci_high),
                 }
             )
     return rows
@@ -269,7 +271,7 @@ def _auc_table(ratings: pd.DataFrame, arms: list[str], policy: ConfidencePolicy)
         if own.empty:
             continue
         try:
-            table = auc_panel(own, alpha=policy.alpha).assign(note="")
+            table = auc_panel(own, alpha=policy.alpha)
             if arm == MODELS:  # each model alone: no panel of models
                 table = table[table["reader"] != PANEL]
             parts.append(table)

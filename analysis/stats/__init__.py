@@ -21,7 +21,12 @@ rarer method asks for them (Clopper-Pearson, power).
 from analysis.stats.accuracy import accuracy_table
 from analysis.stats.arm_readers import reader_arms_table
 from analysis.stats.auc_covariance import METHOD_WORDS as AUC_COVARIANCE_WORDS
-from analysis.stats.bounded import LOGIT_METHOD, difference_note, logit_interval
+from analysis.stats.bounded import (
+    LOGIT_METHOD,
+    auc_note,
+    difference_note,
+    logit_interval,
+)
 from analysis.stats.clustered import (
     CLUSTER_CI_METHOD,
     PAIRED_METHOD,
@@ -189,6 +194,7 @@ __all__ = [
     "analysed_rows",
     "arm_accuracy",
     "auc_mrmc",
+    "auc_note",
     "auc_panel",
     "auc_pilot",
     "auc_power",
