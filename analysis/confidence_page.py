@@ -163,7 +163,7 @@ def page_table(name: str, table, facts: dict, key_version: str) -> dict:
 def confidence_section(result) -> dict:
     """The section's context: the scale and rule in words, every shown table in order, the
     refusal when the ratings could not be analysed; {} for a study without a scale."""
-    from analysis.stats.roc_ratings import describe_scale
+    from analysis.stats import describe_scale
 
     if result.confidence_error:
         return {"confidence_error": result.confidence_error}

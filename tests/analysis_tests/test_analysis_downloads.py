@@ -17,10 +17,9 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from analysis import downloads, preparation
+from analysis import downloads, plots, preparation
 from analysis.cache import StudyAnalysis
 from analysis.pipeline import AnalysisSettings
-from analysis.stats import plots
 from annotation.services import answer_submit
 from readerstudy.jobs import run_queue_until_empty
 from readerstudy.models import BackgroundJob, JobStatus

@@ -35,17 +35,6 @@ from analysis.stats.frame import LETTERS, AnalysisInputError, right
 
 PRESENT_OPTION = "present_option"  # a binary question's option saying the finding is present
 ANSWER_COLUMNS = ("reader", "arm", "case_id", "question_id", "answer", "correct_answer")
-# `roc_frame`'s columns, and `present`: 1 where the answer was the positive option (the
-# answers' own operating point).
-RATING_FRAME_COLUMNS = [
-    "reader",
-    "modality",
-    "case_id",
-    "question_id",
-    "truth",
-    "rating",
-    "present",
-]
 COUNT_COLUMNS = [
     "reader",
     "arm",
@@ -140,11 +129,6 @@ def _positive(frame: pd.DataFrame) -> pd.Series:
             f"(first: {positive[bad].iloc[0]!r})"
         )
     return positive
-
-
-def is_binary(frame: pd.DataFrame) -> np.ndarray:
-    """Per row, whether its question is declared binary."""
-    return _positive(frame).notna().to_numpy()
 
 
 def operating_points(ratings: pd.DataFrame) -> pd.DataFrame:
