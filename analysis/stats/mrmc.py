@@ -65,8 +65,9 @@ def or_single_treatment(
     the test is anti-conservative (10% type I error with 2 readers in an audit).
 
     Fixed readers (FRRC, generalises to cases for these readers only): the jackknife
-    variance of the reader mean, (Var + (r - 1) Cov2) / r, with a normal reference
-    (Obuchowski & Rockette 1995; as MRMCaov's fixed-reader analysis).
+    variance of the reader mean, (Var + (r - 1) max(Cov2, 0)) / r, with a normal reference
+    (Obuchowski & Rockette 1995; MRMCaov's `summary.mrmc_tests_frrc`, whose Cov2 is floored
+    at 0 as the random-readers SE's is).
     """
     r, c = fom_scores.shape
     if r < 2:
@@ -83,7 +84,7 @@ def or_single_treatment(
     single = or_single(fom[0], cov, alpha=alpha, null=null)
     random = single.random
     mean = single.estimate
-    fixed_var = (single.var + (r - 1) * single.cov2) / r
+    fixed_var = (single.var + (r - 1) * max(single.cov2, 0.0)) / r
     se_fixed = float(np.sqrt(fixed_var)) if fixed_var > 0 else 0.0
     extra = {"ms_r": single.ms_r, "var": single.var, "cov2": single.cov2, "se_fixed": se_fixed}
     if se_fixed > 0:

@@ -47,3 +47,18 @@ def test_ai_versus_readers():
 def test_needs_two_readers():
     with pytest.raises(ValueError, match="two readers"):
         mrmc.or_single_treatment(np.ones((1, 10)))
+
+
+def test_fixed_readers_se_floors_a_negative_reader_covariance_at_zero_as_mrmcaov():
+    """Two readers who are right on opposite X-rays: their jackknife covariance (Cov2) is
+    negative. MRMCaov's one-test fixed-readers SE (`summary.mrmc_tests_frrc`) is
+    sqrt((Var + (r - 1) max(Cov2, 0)) / r): a negative Cov2 must not shrink the interval."""
+    scores = np.array([[1, 0, 1, 0, 1, 1, 0, 1], [0, 1, 0, 1, 0, 1, 1, 0]], float)
+    result = mrmc.panel_accuracy(scores)
+    assert result.cov2 < 0
+    r = scores.shape[0]
+    assert result.se_fixed == pytest.approx(np.sqrt(result.var / r), rel=1e-12)
+    half = 1.959963984540054 * result.se_fixed
+    assert (result.ci_low_fixed, result.ci_high_fixed) == pytest.approx(
+        (result.mean - half, result.mean + half), rel=1e-12
+    )
