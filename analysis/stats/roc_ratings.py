@@ -150,10 +150,18 @@ def is_binary(frame: pd.DataFrame) -> np.ndarray:
 def operating_points(ratings: pd.DataFrame) -> pd.DataFrame:
     """Per modality and rater, the operating point of the answers themselves ('present'
     answered): sensitivity (tpr) over the rated positives, 1 - specificity (fpr) over the
-    rated negatives."""
+    rated negatives; `note` says which of them a rater without positives or negatives lacks."""
     rows = []
     for (modality, reader), part in ratings.groupby(["modality", "reader"], sort=False):
         positive = part["truth"] == 1
+        lacking = [
+            why
+            for found, why in (
+                (positive.any(), "no positive question rated: no sensitivity"),
+                ((~positive).any(), "no negative question rated: no false-positive rate"),
+            )
+            if not found
+        ]
         rows.append(
             {
                 "modality": modality,
@@ -162,9 +170,10 @@ def operating_points(ratings: pd.DataFrame) -> pd.DataFrame:
                 "negatives": int((~positive).sum()),
                 "tpr": part.loc[positive, "present"].mean() if positive.any() else np.nan,
                 "fpr": part.loc[~positive, "present"].mean() if (~positive).any() else np.nan,
+                "note": "; ".join(lacking),
             }
         )
-    columns = ["modality", "reader", "positives", "negatives", "tpr", "fpr"]
+    columns = ["modality", "reader", "positives", "negatives", "tpr", "fpr", "note"]
     return pd.DataFrame(rows, columns=columns)
 
 

@@ -61,3 +61,24 @@ def test_one_wrong_answer_says_so_in_right_and_wrong_answers_not_placeholders():
     assert row["note"].startswith("not estimable")
     assert "reader r in m" not in row["note"]
     assert "5 right and 1 wrong answer(s)" in row["note"]
+
+
+def test_an_operating_point_without_positives_or_negatives_says_which_rate_it_lacks():
+    from analysis.stats.roc_ratings import operating_points
+
+    data = pd.DataFrame(
+        {
+            "modality": "unaided",
+            "reader": ["only positives"] * 3 + ["only negatives"] * 3 + ["both"] * 2,
+            "truth": [1, 1, 1, 0, 0, 0, 1, 0],
+            "present": [1, 0, 1, 0, 1, 0, 1, 0],
+        }
+    )
+    table = operating_points(data).set_index("reader")
+    assert math.isnan(table.loc["only positives", "fpr"])
+    assert (
+        "no negative question rated: no false-positive rate" in table.loc["only positives", "note"]
+    )
+    assert math.isnan(table.loc["only negatives", "tpr"])
+    assert "no positive question rated: no sensitivity" in table.loc["only negatives", "note"]
+    assert table.loc["both", "note"] == ""
