@@ -316,10 +316,14 @@ def _on_screen(answer: Answer, mapping: dict[str, str]) -> dict[str, str]:
 
 def _repeat_first(existing: Answer, values: dict, mapping: dict[str, str]) -> AnswerOutcome:
     """A second read's first answer sent again from a page that did not show the AI: a
-    repeat is harmless; anything else is refused, never taken as the final answer."""
-    if values["choice"] == existing.first_choice:
+    repeat is harmless; anything else (another choice, or another confidence) is refused,
+    never taken as the final answer nor dropped without a word."""
+    given = (values["choice"], values.get("confidence"))
+    if given == (existing.first_choice, existing.first_confidence):
         return AnswerOutcome(existing, created=False, revised=False, stage="first")
     first = to_screen(mapping, existing.first_choice)
+    if existing.first_confidence is not None:
+        first = f"{first} (confidence {existing.first_confidence})"
     then = "give your final answer" if not existing.choice else "see your final answer"
     raise AnswerConflict(
         f"your first answer to this case, {first}, is already saved and can no longer change; "

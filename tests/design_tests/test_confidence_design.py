@@ -11,7 +11,7 @@ from django.urls import reverse
 from analysis.design_frame import design_frame
 from annotation.models import Answer
 from annotation.selectors import item_at
-from annotation.services import InvalidAnswerValue, answer_submit
+from annotation.services import AnswerConflict, InvalidAnswerValue, answer_submit
 from annotation.sessions import reading_of
 from readerstudy.design.rules import Design, DesignError
 from readerstudy.design.services import study_design_set
@@ -112,3 +112,21 @@ def test_a_second_read_keeps_the_first_answers_confidence_beside_the_final_one(d
     row = design_frame(study).query("question_id == @item.question.source_id").iloc[0]
     assert (row["first_answer"], row["first_confidence"]) == ("A", 2)
     assert (row["answer"], row["confidence"]) == ("D", 5)
+
+
+def test_a_second_reads_first_confidence_sent_again_changed_is_refused_not_dropped(db, set_design):
+    """A second tab (or a replayed outbox entry) that never showed the AI sends the first
+    answer again with another confidence: the first answer is fixed, so this is refused in
+    words, as a changed first choice is; it is never silently kept as it was."""
+    study = build_study(3)
+    add_model(study)
+    reader = add_readers(study, 1)[0]
+    set_design(study, crossover(arms="aided", aid_mode="second-read", confidence_scale="1-5"))
+    item = item_at(study, reader, 1)
+    answer_submit(reader=reader, item=item, choice="A", confidence=2)
+    same = answer_submit(reader=reader, item=item, choice="A", confidence=2, stage="first")
+    assert not same.revised and same.stage == "first"
+    with pytest.raises(AnswerConflict, match=r"first answer to this case, A \(confidence 2\)"):
+        answer_submit(reader=reader, item=item, choice="A", confidence=5, stage="first")
+    stored = Answer.objects.get(item=item, reader=reader)
+    assert (stored.first_choice, stored.first_confidence, stored.choice) == ("A", 2, "")
