@@ -237,7 +237,7 @@ def test_the_api_refuses_any_value_that_is_not_a_point_in_the_scales_words(
     client = APIClient()
     client.force_authenticate(reader)
     url = f"/api/v1/studies/{study.slug}/cases/1/answer/"
-    body = '{"choice": "A", "comment": "kept", "confidence": %s}' % sent
+    body = f'{{"choice": "A", "comment": "kept", "confidence": {sent}}}'
     refused = client.put(url, body, content_type="application/json")
     assert refused.status_code == 400
     assert refused.json() == {"confidence": [words]}
