@@ -191,6 +191,15 @@ class AnswerInputSerializer(serializers.Serializer):
         help_text="The case's `words` as shown: the answer is recorded against that version "
         "of the question (empty: the current one).",
     )
+    scale = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=16,
+        help_text="The confidence scale the rating was given on (the case's `confidence.scale`; "
+        "`none` when the study asked none): refused (409) if the PI changed the scale since, "
+        "as the same number would mean something else (empty: not checked).",
+    )
 
     def get_fields(self):
         return {**answer_input_fields(), **super().get_fields()}
