@@ -427,7 +427,9 @@ def confidence_results(
             counts,
             "binary question, per reader and arm",
             "counts of the binary questions each reader rated (positives: the key is the "
-            "'present' option), answered without a confidence, or left unanswered; no statistics",
+            "'present' option), answered without a confidence, or left unanswered, and "
+            "(no_truth) those whose key accepts both the 'present' option and an 'absent' one "
+            "(several valid answers: no truth, left out of the ROC); no statistics",
             said,
         )
         everyone = pd.concat([ratings, model_ratings(ratings, models)], ignore_index=True)

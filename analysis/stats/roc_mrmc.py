@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.stats.auc_covariance import METHOD_WORDS, CovarianceMethod, auc_covariance
-from analysis.stats.bounded import auc_note
+from analysis.stats.bounded import auc_note, no_interval_note
 from analysis.stats.frame import AnalysisInputError
 from analysis.stats.or_core import (
     FIXED_READERS,
@@ -162,7 +162,7 @@ def auc_panel(
                     float("inf"),
                     low,
                     high,
-                    auc_note(low, high),
+                    auc_note(low, high) or no_interval_note(se),
                 )
             )
         if r < 2:
@@ -182,7 +182,7 @@ def auc_panel(
                     estimate.df,
                     estimate.ci_low,
                     estimate.ci_high,
-                    auc_note(estimate.ci_low, estimate.ci_high),
+                    auc_note(estimate.ci_low, estimate.ci_high) or no_interval_note(estimate.se),
                 )
             )
     return pd.DataFrame(rows, columns=PANEL_COLUMNS)
