@@ -256,6 +256,8 @@ def _settings_query(request: HttpRequest) -> str:
 def figure_slot(request: HttpRequest, slug: str, name: str) -> HttpResponse:
     """A figure's place on the page (htmx): the picture once a worker has drawn it, until
     then a placeholder that asks again. A figure no job will draw is drawn on request."""
+    if figure_kind(name) not in FIGURES:
+        raise Http404("No such figure.")
     pinned = request.GET.get("v", "")[:64]
     study, _, analysis = _analysis(request, slug, version=pinned or None)
     context = {

@@ -124,6 +124,8 @@ def test_a_figure_shows_as_drawing_until_the_worker_has_drawn_it(client, answere
     run_db_worker()
     drawn = client.get(slot, {"v": analysis.version})
     assert b"<img" in drawn.content and b"Drawing" not in drawn.content
+    unknown = reverse("analysis-figure-slot", args=[answered.slug, "no_such_figure"])
+    assert client.get(unknown, {"v": analysis.version}).status_code == 404
 
 
 def test_the_zip_asked_for_early_shows_progress_and_then_downloads(
