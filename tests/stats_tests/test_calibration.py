@@ -6,16 +6,31 @@ import pytest
 from sklearn.calibration import calibration_curve
 from sklearn.metrics import brier_score_loss, roc_auc_score
 
-from analysis.stats.calibration import (
-    Binning,
-    brier_score,
-    calibration,
-    expected_calibration_error,
-    multiclass_brier_table,
-)
 from analysis.stats.clustered import clustered_proportion_ci
 from analysis.stats.confidence import accuracy_by_confidence, confidence_discrimination
 from analysis.stats.frame import AnalysisInputError
+from analysis.stats.probability_calibration import (
+    Binning,
+    assign_bins,
+    calibration,
+    multiclass_brier_table,
+)
+
+
+def brier_score(outcome, probability) -> float:
+    """The Brier score by its definition: the mean squared difference between probability
+    and outcome (binary)."""
+    outcome, probability = np.asarray(outcome, float), np.asarray(probability, float)
+    return float(np.mean((probability - outcome) ** 2))
+
+
+def expected_calibration_error(outcome, probability, binning: Binning) -> float:
+    """ECE by its definition on `binning`'s bins: sum_b |sum of probabilities_b - sum of
+    outcomes_b| / N, from the rows themselves (`calibration` sums per X-ray first)."""
+    outcome, probability = np.asarray(outcome, float), np.asarray(probability, float)
+    bins = assign_bins(probability, binning.edges(probability))
+    gap = np.bincount(bins, probability - outcome, minlength=binning.bins)
+    return float(np.abs(gap).sum() / len(probability))
 
 
 def events(seed=0, xrays=40, per=3):
