@@ -34,7 +34,7 @@ from analysis.figures import FIGURES, drawing, figure_builders, figure_kind
 from analysis.pipeline import AnalysisResult
 from analysis.reporting import counted_arm, methods_markdown, table_arm
 from analysis.roc_package_files import auc_package_files, auc_readme_lines
-from analysis.selectors import COLUMNS, RATING_COLUMNS
+from analysis.selectors import COLUMNS, FIRST_ANSWER_COLUMNS, RATING_COLUMNS
 from analysis.stats.design import conclusions, power_table
 from analysis.stats.figure_formats import FORMATS
 from analysis.stats.flow import fast_mask
@@ -106,7 +106,7 @@ RESPONSE_COLUMNS = [
 
 
 # Which reading an answer belongs to: every answer of every arm is a row of the export.
-ARM_COLUMNS = ["arm", "session", "first_answer", "ai_answer"]
+ARM_COLUMNS = ["arm", "session", *FIRST_ANSWER_COLUMNS, "ai_answer"]
 
 
 def responses_table(result: AnalysisResult) -> pd.DataFrame:
@@ -114,8 +114,9 @@ def responses_table(result: AnalysisResult) -> pd.DataFrame:
     it was too fast (policy). A two-arm study's analysis reads the counted arm (the unaided
     one in a crossover) and compares the arms on the design frame; this export holds both:
     the counted arm's rows (every question and rater, models included) and, for each other
-    arm, a row per reader and question of their group. `first_answer`: a second read's
-    answer before the AI was shown; `ai_answer`: the AI's answer shown in the aided arm."""
+    arm, a row per reader and question of their group. `first_answer`, `first_confidence`: a
+    second read's answer before the AI was shown and its rating; `ai_answer`: the AI's answer
+    shown in the aided arm."""
     r = _with_arm(result, result.responses)
     r = pd.concat([r, _other_arms(result, r)], ignore_index=True)
     out = r.assign(
@@ -138,7 +139,7 @@ def _with_arm(result: AnalysisResult, responses: pd.DataFrame) -> pd.DataFrame:
         return out.assign(session=pd.Series(1, index=out.index).where(human, None))
     own = frame[frame["arm"] == counted].set_index(["reader", "question_id"])
     keys = pd.MultiIndex.from_arrays([out["rater"], out["question_id"]])
-    for column in ("session", "first_answer", "ai_answer"):
+    for column in ARM_COLUMNS[1:]:
         values = own[column].reindex(keys).to_numpy(dtype=object)
         out[column] = pd.Series(values, index=out.index).where(human, None)
     return out

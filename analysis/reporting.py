@@ -169,7 +169,8 @@ def table_description(settings: AnalysisSettings, table: str) -> tuple[str, str,
             "reader's group in the other arm, answer empty where not given yet)",
             "raw data; no statistics; `arm` (unaided / aided; empty for models) and `session` "
             "(the reader's session, 1 or 2, in which that arm was read) say which reading an "
-            "answer is; `first_answer`: a second read's answer before the AI was shown; "
+            "answer is; `first_answer`, `first_confidence`: a second read's answer before the AI "
+            "was shown and its rating; "
             "`ai_answer`: the AI's answer shown in the aided arm; `correct` is scored against "
             "`accepted` (the version `key_version`; `shown_version`: the words the rater saw; "
             "`original_accepted` / `adjudicated_accepted`: under each key policy); "

@@ -53,6 +53,9 @@ COLUMNS = [
 # `confidence`: a point of the study's confidence scale (ReaderStudy.confidence_scale), None
 # when it has none or the answer gave none.
 RATING_COLUMNS = ("difficulty", "alignment", "confidence")
+# A second read's first answer (before the AI was shown) and the rating given with it: every
+# frame and export that carries the first answer carries its rating beside it from here.
+FIRST_ANSWER_COLUMNS = ("first_answer", "first_confidence")
 ANSWER_COLUMNS = ("answer", *RATING_COLUMNS, "time_ms")
 QUESTION_COLUMNS = (
     "question_id",

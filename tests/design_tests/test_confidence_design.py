@@ -1,8 +1,10 @@
 """A study's confidence scale is part of its design: chosen on the new-study form, the design
 page and `create_study`, said in the design sentence, and fixed once anyone has answered."""
 
+import io
 from io import StringIO
 
+import pandas as pd
 import pytest
 from django.contrib.auth.models import Permission
 from django.core.management import call_command
@@ -112,3 +114,26 @@ def test_a_second_read_keeps_the_first_answers_confidence_beside_the_final_one(d
     row = design_frame(study).query("question_id == @item.question.source_id").iloc[0]
     assert (row["first_answer"], row["first_confidence"]) == ("A", 2)
     assert (row["answer"], row["confidence"]) == ("D", 5)
+
+
+def test_every_export_of_a_second_read_has_the_first_answers_confidence(db, client, set_design):
+    """responses.csv (as the feedback CSV) gives a second read's first rating beside its first
+    answer: without it the unaided reading of a second read cannot be re-analysed."""
+    study = build_study(3)
+    add_model(study)
+    reader = add_readers(study, 1)[0]
+    pi = UserFactory(username="boss")
+    MembershipFactory(study=study, user=pi, role=Role.PI)
+    set_design(study, crossover(arms="aided", aid_mode="second-read", confidence_scale="1-5"))
+    item = item_at(study, reader, 1)
+    answer_submit(reader=reader, item=item, choice="A", confidence=2)  # before the AI
+    answer_submit(reader=reader, item=item, choice="D", confidence=5)  # after it
+    client.force_login(pi)
+    url = reverse("analysis-table", args=[study.slug, "responses", "csv"])
+    responses = pd.read_csv(io.StringIO(client.get(url).content.decode()))
+    row = responses[responses["rater"] == "Reader 1"].dropna(subset=["answer"]).iloc[0]
+    assert (row["first_answer"], row["first_confidence"]) == ("A", 2)
+    assert (row["answer"], row["confidence"]) == ("D", 5)
+    feedback = client.get(reverse("pi-feedback-csv", args=[study.slug])).content.decode()
+    row = pd.read_csv(io.StringIO(feedback)).iloc[0]
+    assert (row["first_choice"], row["first_confidence"]) == ("A", 2)
