@@ -94,6 +94,21 @@ def accuracy_by_confidence(
     return pd.DataFrame(rows, columns=LEVEL_COLUMNS)
 
 
+def _not_estimable(part: pd.DataFrame, right: int, wrong: int) -> str:
+    """Why one rater's right-against-wrong AUC has no jackknife interval, in this table's
+    words (its answers, right or wrong), or "" when it is not one of these reasons."""
+    if not right or not wrong:
+        return "all answers right or all wrong"
+    for outcome, word in ((0, "wrong"), (1, "right")):
+        xrays = part.loc[part["correct"] == outcome, "case_id"].unique()
+        if len(xrays) == 1:
+            return (
+                f"every {word} answer is on X-ray {xrays[0]}; the jackknife (leaving out one "
+                "X-ray at a time) needs right and wrong answers on at least two X-rays each"
+            )
+    return ""
+
+
 def confidence_discrimination(frame: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     """Per rater: the AUC of confidence for right against wrong answers with its jackknife
     (by X-ray) normal interval; `note` says why a rater has none (all right, all wrong, or
@@ -118,7 +133,7 @@ def confidence_discrimination(frame: pd.DataFrame, alpha: float = 0.05) -> pd.Da
             auc, cov = jackknife(ratings_cube(ratings))
         except AnalysisInputError as error:
             nan = float("nan")
-            why = "all answers right or all wrong" if not right or not wrong else str(error)
+            why = _not_estimable(part, right, wrong) or str(error)
             rows.append(
                 row
                 | {
