@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from analysis.stats import roc_power, roc_vs_models
-from analysis.stats.auc_covariance import METHOD_WORDS
+from analysis.stats.auc_covariance import METHOD_WORDS, jackknife
 from analysis.stats.calibration import Binning, calibration, describe
 from analysis.stats.comparisons import few_readers_warning
 from analysis.stats.confidence import (
@@ -249,23 +249,66 @@ def _power(pilot: AucMrmc, policy: ConfidencePolicy) -> DesignTable:
     )
 
 
-def _auc_table(ratings: pd.DataFrame, arms: list[str], policy: ConfidencePolicy) -> pd.DataFrame:
+LEFT_OUT = "left out of the mean of readers, the comparisons and the curves"
+
+
+def estimable(ratings: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The ratings of every reader (per arm) and model whose AUC has a jackknife interval, and
+    a row for each one left out with why. Mid-study a reader may have rated no positive or no
+    negative yet, or all of them on one X-ray: that reader is left out of every AUC table and
+    curve, so the rest of the panel keeps its AUCs, its mean and its comparisons."""
+    kept, left_out = [], []
+    for (modality, reader), own in ratings.groupby(["modality", "reader"], sort=False):
+        try:
+            jackknife(ratings_cube(own))
+        except AnalysisInputError as error:
+            truth = own.loc[own["rating"].notna(), "truth"].astype(bool)
+            left_out.append(
+                {
+                    "modality": modality,
+                    "reader": reader,
+                    "positives": int(truth.sum()),
+                    "negatives": int((~truth).sum()),
+                    "note": f"not estimable: {error}; {LEFT_OUT}",
+                }
+            )
+        else:
+            kept.append(own)
+    columns = ["modality", "reader", "positives", "negatives", "note"]
+    return (
+        pd.concat(kept, ignore_index=True) if kept else ratings.iloc[:0],
+        pd.DataFrame(left_out, columns=columns),
+    )
+
+
+def stacked(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """The parts one under the other, a column of whole numbers in every part that has it
+    kept whole (a part without it, such as a note row, leaves it empty, not 6.0)."""
+    out = pd.concat(parts, ignore_index=True)
+    for column in out.columns:
+        kinds = [part[column].dtype for part in parts if column in part.columns and len(part)]
+        if kinds and all(pd.api.types.is_integer_dtype(kind) for kind in kinds):
+            out[column] = out[column].astype("Int64")
+    return out
+
+
+def _auc_table(
+    ratings: pd.DataFrame, left_out: pd.DataFrame, arms: list[str], policy: ConfidencePolicy
+) -> pd.DataFrame:
     """Per arm: each reader's AUC with a normal interval (jackknife by X-ray), then the mean
-    of readers (random readers with Hillis df; fixed readers); a `note` where an arm or a
-    reader has no AUC (no positive or no negative rated)."""
+    of readers (random readers with Hillis df; fixed readers), then a row for each reader
+    left out (`estimable`), its `note` saying why."""
     parts = []
     for arm in arms:
         own = ratings[ratings["modality"] == arm]
-        if own.empty:
-            continue
-        try:
+        if not own.empty:
             table = auc_panel(own, alpha=policy.alpha).assign(note="")
             if arm == MODELS:  # each model alone: no panel of models
                 table = table[table["reader"] != PANEL]
             parts.append(table)
-        except AnalysisInputError as error:
-            parts.append(pd.DataFrame({"modality": [arm], "note": [f"not estimable: {error}"]}))
-    return pd.concat(parts, ignore_index=True) if parts else _empty("no binary question rated")
+        parts.append(left_out[left_out["modality"] == arm])
+    parts = [part for part in parts if len(part)]
+    return stacked(parts) if parts else _empty("no binary question rated")
 
 
 def _models_vs_readers(ratings, frame, models, arms, policy) -> pd.DataFrame:
@@ -290,7 +333,7 @@ def _models_vs_readers(ratings, frame, models, arms, policy) -> pd.DataFrame:
             )
         except AnalysisInputError as error:
             parts.append(pd.DataFrame({"modality": [arm], "note": [f"not estimable: {error}"]}))
-    return pd.concat(parts, ignore_index=True)
+    return stacked(parts)
 
 
 def model_ratings(ratings: pd.DataFrame, models: pd.DataFrame | None) -> pd.DataFrame:
@@ -419,22 +462,26 @@ def confidence_results(
             said,
         )
         everyone = pd.concat([ratings, model_ratings(ratings, models)], ignore_index=True)
+        analysed, left_out = estimable(everyone)
+        readers = analysed[analysed["modality"] != MODELS]
         tables["auc"] = DesignTable(
-            _auc_table(everyone, [*arms, MODELS], policy),
+            _auc_table(analysed, left_out, [*arms, MODELS], policy),
             roc_unit,
             "empirical (trapezoidal, ties 1/2) AUC per reader with a normal interval from its "
             f"variance over X-rays ({METHOD_WORDS['jackknife']}); the mean of readers: "
             f"{RANDOM} (OR/Hillis, Hillis df) and {FIXED_READERS} (normal), as MRMCaov's "
             "per-modality means; AI models (modality 'model'): each model's AUC over the binary "
             "questions the readers rated, its probability that the finding is present as its "
-            f"rating; intervals not clipped to [0, 1]; {rule}",
+            f"rating; intervals not clipped to [0, 1]; a reader whose AUC has no jackknife "
+            f"interval yet (no positive or no negative rated, or all on one X-ray) is {LEFT_OUT} "
+            f"(note); {rule}",
             said,
         )
-        if len(arms) == 2 and ratings["modality"].nunique() == 2:
-            made, mrmc, compared = _comparison(ratings, frame, arms, policy, rule)
+        if len(arms) == 2 and readers["modality"].nunique() == 2:
+            made, mrmc, compared = _comparison(readers, frame, arms, policy, rule)
             tables.update(made)
         tables["auc_vs_models"] = DesignTable(
-            _models_vs_readers(ratings, frame, models, arms, policy),
+            _models_vs_readers(readers, frame, models, arms, policy),
             roc_unit,
             roc_vs_models.method("jackknife")
             + f"; per arm; split-plot: by the study's groups, anchor X-rays left out (as the "
@@ -442,7 +489,7 @@ def confidence_results(
             said,
         )
         tables["roc_points"] = DesignTable(
-            _curves(everyone),
+            _curves(analysed),
             "operating point of a reader (per arm) or a model",
             "empirical ROC points, one per distinct rating t ('present' when rating ≥ t), "
             "from (0, 0) to (1, 1), as MRMCaov's empirical curve; a model's rating is its "

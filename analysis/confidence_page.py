@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
+
 from analysis.reporting import table_arm
 
 # Page title per table (analysis.confidence_analysis.CONFIDENCE_TABLES), and the columns shown:
@@ -108,7 +110,7 @@ NOT_SHOWN = ("roc_points", "calibration_bins")
 
 
 def cell(value) -> str:
-    if value is None:
+    if value is None or value is pd.NA:  # pd.NA: an empty cell of a column of whole numbers
         return "–"
     if isinstance(value, bool):
         return "yes" if value else "no"

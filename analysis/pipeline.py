@@ -86,6 +86,8 @@ def records(frame: pd.DataFrame) -> list[dict]:
 
 def clean(value):
     """One cell as `records` gives it (JSON has no NaN or infinity)."""
+    if value is pd.NA:  # an empty cell of a column of whole numbers
+        return None
     if hasattr(value, "item"):
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
