@@ -193,6 +193,16 @@ def test_the_saved_rating_is_shown_again_and_on_a_locked_case(reader_client, stu
     assert "Confidence: <strong>73 %</strong>" in case_html(reader_client, study, number)
 
 
+def test_a_locked_case_names_a_five_point_rating_as_confidence(reader_client, study, reader):
+    rated(study, ConfidenceScale.FIVE)
+    item = study.items.order_by("position").first()
+    number = ordered_item_ids(study, reader).index(item.id) + 1
+    answer_submit(reader=reader, item=item, choice="A", confidence=2)
+    reader_finish(reader=reader, study=study)
+    html = case_html(reader_client, study, number)
+    assert "Confidence: <strong>2 Unsure</strong>" in html and "?:" not in html
+
+
 def test_the_instructions_say_how_to_rate(reader_client, study):
     rated(study, ConfidenceScale.FIVE)
     html = reader_client.get(reverse("reader-instructions", args=[study.slug])).content.decode()
