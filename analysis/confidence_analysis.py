@@ -199,6 +199,10 @@ def _comparison(ratings, frame, arms, policy, rule) -> tuple[dict, AucMrmc | Non
     tables: dict[str, DesignTable] = {}
     said = policy.describe()
     compared, groups = comparison_ratings(ratings, frame)
+    if compared.empty:  # mid-study: each reader has read one arm so far
+        why = "not estimable yet: no reader has rated binary questions in both arms"
+        tables["auc_difference"] = DesignTable(_empty(why), unit, "OR/Hillis on AUC", said)
+        return tables, None, {}
     order = [arms[1], arms[0]]  # test first: differences are test − reference
     made: dict[str, AucMrmc] = {}
     rows, components = [], []
