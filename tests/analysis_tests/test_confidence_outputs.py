@@ -217,3 +217,20 @@ def test_a_reader_just_started_leaves_the_others_aucs_and_curves_standing(client
     assert "<td>10</td><td>6</td>" in shown
     counts = pd.DataFrame({"readers": pd.array([3, None], dtype="Int64")})
     assert records(counts) == [{"readers": 3}, {"readers": None}]  # JSON: a count or null
+
+
+def test_the_page_says_what_the_zip_holds_and_how_too_fast_answers_were_treated(client):
+    """The page promises the mrmc/ package files only where the ZIP has them (a comparison of
+    two arms), and each confidence table says, as README.txt does, whether too-fast answers
+    were left out of it under the policy asked for."""
+    study, pi = make_study(ConfidenceScale.FIVE)
+    client.force_login(pi)
+    page = client.get(reverse("analysis", args=[study.slug]), {"fast": "drop"}).content.decode()
+    archive = client.get(reverse("analysis-zip", args=[study.slug]), {"fast": "drop"})
+    names = zipfile.ZipFile(io.BytesIO(archive.content)).namelist()
+    assert ("mrmc/" in page) == any(name.startswith("mrmc/") for name in names)
+    readme = zipfile.ZipFile(io.BytesIO(archive.content)).read("README.txt").decode()
+    said = re.search(r"^ *(fast_answers: .*)$", readme.split("auc.csv")[1], re.M).group(1)
+    assert "left out" in said
+    shown = re.search(r'data-confidence-table="auc".*?</table></div>(.*?)</p>', page, re.S).group(1)
+    assert escape(said) in shown
