@@ -124,8 +124,13 @@ def test_the_api_takes_the_rating_and_refuses_one_off_the_scale_as_a_field_error
     url = f"/api/v1/studies/{study.slug}/cases/1/answer/"
     refused = client.put(url, {"choice": "A", "confidence": 140}, format="json")
     assert refused.status_code == 400
-    assert refused.json() == {
-        "confidence": ["Rate your confidence with a whole number from 0 to 100."]
+    assert refused.json() == {  # the API's one shape of a refused input (api_errors)
+        "detail": "Invalid input.",
+        "errors": {"confidence": ["Rate your confidence with a whole number from 0 to 100."]},
+    }
+    not_a_number = client.put(url, {"choice": "A", "confidence": "high"}, format="json")
+    assert not_a_number.status_code == 400 and set(not_a_number.json()["errors"]) == {
+        "confidence"
     }
     saved = client.put(url, {"choice": "A", "confidence": 85}, format="json")
     assert saved.status_code == 201 and saved.json()["confidence"] == 85
