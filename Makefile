@@ -117,7 +117,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/design_type1_bench.py
 	$(BIN)/python benchmarks/simulated_study_bench.py
 
-# Issue 32's acceptance at full size: a crossover of 6 readers x 60 X-rays (3-4 questions each)
+# The R packages' check at full size: a crossover of 6 readers x 60 X-rays (3-4 questions each)
 # made through the commands; MRMCaov and RJafroc (R_LIBS, default /opt/r-oracles) on the
 # exported files print the page's aided - unaided. `make test` runs it on 4 readers x 8 X-rays.
 bench-roracle: $(STAMP)

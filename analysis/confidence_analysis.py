@@ -21,6 +21,7 @@ import pandas as pd
 
 from analysis.stats import roc_power, roc_vs_models
 from analysis.stats.auc_covariance import METHOD_WORDS, jackknife
+from analysis.stats.bounded import difference_note
 from analysis.stats.calibration import Binning, calibration, describe
 from analysis.stats.comparisons import few_readers_warning
 from analysis.stats.confidence import (
@@ -180,6 +181,7 @@ def _difference_rows(mrmc: AucMrmc, method: str, min_readers: int) -> list[dict]
                     "x_rays": len(mrmc.cube.case_ids),
                     "questions": len(mrmc.cube.question_ids),
                     "warning": warning if analysis.name == RANDOM else "",
+                    "note": difference_note(d.ci_low, d.ci_high),
                 }
             )
     return rows
@@ -306,9 +308,12 @@ def _auc_table(
     for arm in arms:
         own = ratings[ratings["modality"] == arm]
         if not own.empty:
-            table = auc_panel(own, alpha=policy.alpha).assign(note="")
+            try:
+                table = auc_panel(own, alpha=policy.alpha)
+            except AnalysisInputError as error:  # the panel's design, not one reader's ratings
+                table = pd.DataFrame({"modality": [arm], "note": [f"not estimable: {error}"]})
             if arm == MODELS:  # each model alone: no panel of models
-                table = table[table["reader"] != PANEL]
+                table = table[table["reader"] != PANEL] if "reader" in table else table
             parts.append(table)
         parts.append(left_out[left_out["modality"] == arm])
     parts = [part for part in parts if len(part)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from analysis.stats.bounded import difference_note
 from analysis.stats.design_frame import DesignTable
 from analysis.stats.or_design import reader_differences
 
@@ -24,6 +25,7 @@ COLUMNS = [
     "se",
     "ci_low",
     "ci_high",
+    "note",
 ]
 
 
@@ -45,6 +47,7 @@ def reader_arms_table(results: dict, alpha: float, policy: str) -> DesignTable |
             "se": per[3],
             "ci_low": per[4],
             "ci_high": per[5],
+            "note": [difference_note(lo, hi) for lo, hi in zip(per[4], per[5], strict=True)],
         },
         columns=COLUMNS,
     )
@@ -55,6 +58,7 @@ def reader_arms_table(results: dict, alpha: float, policy: str) -> DesignTable |
         "whole X-rays",
         f"each reader's accuracy in each arm (the OR/Hillis figures of merit); test − reference "
         f"with a {level} CI, fixed readers, reader-specific: Var = 2 (Var_j − Cov1_j) from the "
-        "jackknife by X-ray, normal reference (MRMCaov's per-reader comparison)",
+        "jackknife by X-ray, normal reference (MRMCaov's per-reader comparison); not clipped "
+        "to −1..1 (a note says where it passes)",
         policy,
     )

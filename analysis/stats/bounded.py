@@ -8,8 +8,9 @@ reaches past it ("83.3%, 95% CI 47.5% - 119.2%"), which a reader of a paper cann
   the Hillis df, or normal), transformed back: it lies strictly inside (0, 1) and is asymmetric
   where it should be. This is how survey software gives a proportion's interval from a
   design-based SE (e.g. Stata's `proportion`, Korn & Graubard 1998 on small proportions).
-- `difference_note`: for a difference of two proportions (range -1 to 1) the words said
-  beside an interval that passes the range, which is then not informative on that side.
+- `range_note` (`difference_note` for a difference, -1 to 1; `auc_note` for an AUC, 0 to 1):
+  the words said beside an interval that passes its statistic's range, which is then not
+  informative on that side.
 """
 
 from __future__ import annotations
@@ -47,13 +48,26 @@ def _expit(x: float) -> float:
     return e / (1.0 + e)
 
 
-def difference_note(low: float, high: float) -> str:
-    """Words for a difference's interval that passes -1 or 1 (empty when inside): it is shown
-    as computed (it is the OR/Hillis result the R packages give), and said to be
-    uninformative past the bound."""
-    if not (math.isfinite(low) and math.isfinite(high)) or (low >= -1 and high <= 1):
+def range_note(
+    low: float, high: float, lower: float = -1.0, upper: float = 1.0, what: str = "a difference"
+) -> str:
+    """Words for an interval that passes the range `lower`..`upper` its statistic can take
+    (empty when inside): it is shown as computed (it is the result the R packages give), and
+    said to be uninformative past the bound."""
+    if not (math.isfinite(low) and math.isfinite(high)) or (low >= lower and high <= upper):
         return ""
+    span = f"{lower:g} to {upper:g}".replace("-", "\N{MINUS SIGN}")
     return (
-        "the interval passes the possible range of a difference (−1 to 1): uninformative "
+        f"the interval passes the possible range of {what} ({span}): uninformative "
         "beyond it (too few readers or X-rays); shown as computed"
     )
+
+
+def difference_note(low: float, high: float) -> str:
+    """`range_note` for a difference of two proportions (or of two AUCs): -1 to 1."""
+    return range_note(low, high)
+
+
+def auc_note(low: float, high: float) -> str:
+    """`range_note` for an AUC (0 to 1), whose normal interval MRMCaov does not clip."""
+    return range_note(low, high, 0.0, 1.0, "an AUC")

@@ -3,8 +3,8 @@ scipy.stats (and statsmodels' `proportion_confint`) compute, from the scipy.spec
 they call, with their answers at the edges (q = 0 or 1, x <= 0, undefined arguments).
 
 Importing scipy.stats (statsmodels imports it too) costs a process about 50 MB and half a
-second, a sixth of what an analysis worker or `export_analysis` may hold at ReXVQA's size
-(issue 27), for these few functions. tests/analysis_tests/test_distributions.py checks them
+second, a sixth of what an analysis worker or `export_analysis` may hold at ReXVQA's size,
+for these few functions. tests/analysis_tests/test_distributions.py checks them
 against scipy.stats and statsmodels, value for value.
 
 Rarer needs import scipy.stats where they are (the Clopper-Pearson interval, power, the

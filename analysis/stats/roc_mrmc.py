@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.stats.auc_covariance import METHOD_WORDS, CovarianceMethod, auc_covariance
+from analysis.stats.bounded import auc_note
 from analysis.stats.frame import AnalysisInputError
 from analysis.stats.or_hillis import (
     FIXED_READERS,
@@ -122,6 +123,7 @@ PANEL_COLUMNS = [
     "df",
     "ci_low",
     "ci_high",
+    "note",
 ]
 
 
@@ -135,7 +137,8 @@ def auc_panel(
     """Per modality, with no comparison (a study of one modality too): each reader's AUC with
     a normal interval from its variance over X-rays (by `cov`), then the readers' mean AUC for
     random readers and cases (Hillis df) and for fixed readers (`or_hillis.or_single`, the
-    per-modality means MRMCaov prints). Intervals are not clipped to [0, 1]."""
+    per-modality means MRMCaov prints). Intervals are not clipped to [0, 1]; the `note` says
+    where one passes it."""
     cube = ratings if isinstance(ratings, RatingsCube) else ratings_cube(ratings, modalities)
     fom, covariance = auc_covariance(cube, cov)
     r = fom.shape[1]
@@ -159,6 +162,7 @@ def auc_panel(
                     float("inf"),
                     low,
                     high,
+                    auc_note(low, high),
                 )
             )
         if r < 2:
@@ -178,6 +182,7 @@ def auc_panel(
                     estimate.df,
                     estimate.ci_low,
                     estimate.ci_high,
+                    auc_note(estimate.ci_low, estimate.ci_high),
                 )
             )
     return pd.DataFrame(rows, columns=PANEL_COLUMNS)

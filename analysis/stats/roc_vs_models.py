@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.stats.auc_covariance import METHOD_WORDS, CovarianceMethod, auc_covariance
+from analysis.stats.bounded import difference_note
 from analysis.stats.comparisons import DEFAULT_MIN_READERS, few_readers_warning
 from analysis.stats.frame import AnalysisInputError
 from analysis.stats.or_hillis import SingleModality, or_single
@@ -176,10 +177,13 @@ def auc_vs_models_table(
             )
             random, fixed = result.random, result.fixed_readers
             note = (
-                ""
+                difference_note(random.ci_low, random.ci_high)
                 if np.isfinite(random.se) and random.se > 0
                 else ("not estimable: the differences vary neither over readers nor X-rays")
             )
+            fixed_note = difference_note(fixed.ci_low, fixed.ci_high)
+            if fixed_note:
+                note = "; ".join(part for part in (note, f"fixed readers: {fixed_note}") if part)
             rows.append(
                 {
                     "modality": modality,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from analysis.pipeline import AnalysisResult, AnalysisSettings
-from analysis.stats.bounded import difference_note
+from analysis.stats.bounded import auc_note, difference_note
 from annotation.models import Answer, ExpertReview
 from readerstudy.models import ReaderAssignment, ReaderStudy
 from readerstudy.predictions.models import Prediction
@@ -261,6 +261,10 @@ INTERVALS: dict[str, list[tuple[str, str, tuple[float, float]]]] = {
     "kappa_pairs_answer": [("", "kappa", DIFFERENCE)],
     "kappa_pairs_correct": [("", "kappa", DIFFERENCE)],
     "mrmc_difference": [("", "difference", DIFFERENCE)],
+    "reader_arms": [("", "difference", DIFFERENCE)],
+    "auc": [("", "auc", PROPORTION)],
+    "auc_difference": [("", "difference", DIFFERENCE)],
+    "auc_vs_models": [("", "difference", DIFFERENCE), ("_fixed", "difference", DIFFERENCE)],
 }
 
 
@@ -282,9 +286,11 @@ def _pairs(name: str, frame: pd.DataFrame) -> list[tuple[str, str, str, tuple]]:
     return out
 
 
-# A difference's interval may pass -1 or 1 where it is said, in the row's note, to be
-# uninformative beyond (analysis.stats.bounded): the R packages' numbers, shown as computed.
-PASSES_WORDS = difference_note(-2.0, 2.0)
+# A difference's interval may pass -1 or 1, and an AUC's 0 or 1, where it is said, in the row's
+# note, to be uninformative beyond (analysis.stats.bounded): the R packages' numbers, shown as
+# computed. An accuracy's interval (logit-transformed) may not.
+PASSES_WORDS = {DIFFERENCE: difference_note(-2.0, 2.0), PROPORTION: auc_note(-1.0, 2.0)}
+MAY_PASS = {"auc"}
 
 
 def interval_problems(tables: dict[str, pd.DataFrame]) -> list[str]:
@@ -301,10 +307,9 @@ def interval_problems(tables: dict[str, pd.DataFrame]) -> list[str]:
                 if len(values) < 3:
                     continue
                 a, b, e = float(a), float(b), float(e)
-                said = PASSES_WORDS in str(row.get("note", ""))
-                floor, ceiling = (
-                    (-math.inf, math.inf) if (lo, hi) == DIFFERENCE and said else (lo, hi)
-                )
+                said = PASSES_WORDS[(lo, hi)] in str(row.get("note", ""))
+                may_pass = (lo, hi) == DIFFERENCE or name in MAY_PASS
+                floor, ceiling = (-math.inf, math.inf) if may_pass and said else (lo, hi)
                 if not (floor <= a <= e <= b <= ceiling):
                     problems.append(
                         f"{name} row {index}: {estimate} {e!r} with CI [{a!r}, {b!r}] "

@@ -19,6 +19,7 @@ from analysis.simulation import Simulation, simulate
 from analysis.stats.roc import empirical_auc
 from readerstudy.vocabulary import ConfidenceScale
 from tests import roracle
+from tests.analysis_tests.simulated_checks import interval_problems
 from tests.design_tests.roracle_zip import r_commands
 
 pytestmark = pytest.mark.django_db
@@ -59,6 +60,7 @@ def test_the_packages_read_the_pages_auc_difference_with_its_sign(client, tmp_pa
     page = page.iloc[0]
     expected = {"crossover": "aided − unaided", "second-read": "aided − aided (first answer)"}
     assert page["comparison"] == expected[design]
+    assert not interval_problems(result.tables())
     client.force_login(made.pi)
     body = client.get(reverse("analysis-zip", args=[made.study.slug])).content
     archive = zipfile.ZipFile(io.BytesIO(body))

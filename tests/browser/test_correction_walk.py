@@ -367,8 +367,8 @@ def test_a_rekeyed_question_rescores_every_rater_in_the_worker_analysis_and_the_
     names = {name.rsplit("/", 1)[-1]: name for name in archive.namelist()}
     key_changes = pd.read_csv(io.BytesIO(archive.read(names["key_changes.csv"])), dtype=str)
     assert key_changes[
-        ["question_id", "version", "old_key", "new_key", "error_type", "decided_by"]
-    ].values.tolist() == [[MISKEYED, "2", "A", "B", "Wrong key", "pi1"]]
+        ["question_id", "version", "old_key", "new_key", "error_type", "error_label", "decided_by"]
+    ].values.tolist() == [[MISKEYED, "2", "A", "B", "wrong_key", "Wrong key", "pi1"]]
     by_key = pd.read_csv(io.BytesIO(archive.read(names["accuracy_by_key.csv"])))
     by_key = by_key[by_key.task == "All"]
     written = {

@@ -240,7 +240,7 @@ def intervals_in_range(tables: dict[str, pd.DataFrame]) -> None:
             if _difference(name, frame, low):
                 outside = (both[low] < -1) | (both[high] > 1)
                 notes = frame["note"] if "note" in frame.columns else pd.Series("", frame.index)
-                said = notes.fillna("").astype(str).str.contains("range")
+                said = notes.astype(str).where(notes.notna(), "").str.contains("range")
                 bad = both[outside & ~said]
                 if len(bad):
                     problems.append(

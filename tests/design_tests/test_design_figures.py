@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -16,7 +17,8 @@ from django.urls import reverse
 from analysis.cache import StudyAnalysis
 from analysis.figures import FIGURES, arm_comparison, figure_builders
 from analysis.pipeline import AnalysisSettings
-from analysis.stats.bounded import logit_interval
+from analysis.stats.arm_readers import reader_arms_table
+from analysis.stats.bounded import difference_note, logit_interval
 from analysis.stats.or_design import or_design, reader_differences
 from analysis.stats.or_hillis import or_hillis
 from annotation.models import Answer
@@ -46,6 +48,20 @@ def test_per_reader_differences_are_the_mrmcaov_checked_fixed_reader_ones():
         assert (mine[4, j], mine[5, j]) == pytest.approx(
             (-theirs.ci_high, -theirs.ci_low), rel=1e-12
         )
+
+
+def test_a_readers_difference_interval_past_one_is_said_in_words_beside_it():
+    """Four X-rays: reader r1 goes from 1 of 4 to 4 of 4, and the normal interval of the
+    difference reaches past 1. It is shown as computed (MRMCaov's), with the row's note saying
+    it is uninformative past the bound; the other reader's row says nothing."""
+    counted = np.full((2, 2, 4), 1.0)
+    correct = np.array([[[0, 0, 1, 0], [1, 0, 0, 1]], [[1, 1, 1, 1], [1, 1, 0, 1]]], float)
+    cube = SimpleNamespace(readers=["r1", "r2"], modalities=SimpleNamespace(labels=("u", "a")))
+    results = {"result": or_design(correct, counted), "cube": cube}
+    table = reader_arms_table(results, 0.05, "policy").data.set_index("reader")
+    assert table.loc["r1", "ci_high"] > 1 > table.loc["r2", "ci_high"]
+    assert table.loc["r1", "note"] == difference_note(-2, 2)
+    assert table.loc["r2", "note"] == ""
 
 
 def test_the_aided_vs_unaided_figure_draws_every_reader_in_both_arms(client, two_arm):  # noqa: F811
