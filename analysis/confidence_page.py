@@ -10,7 +10,7 @@ import math
 
 import pandas as pd
 
-from analysis.reporting import confidence_fast_line, table_arm
+from analysis.reporting import table_arm
 
 # Page title per table (analysis.confidence_analysis.CONFIDENCE_TABLES), and the columns shown:
 # (label, column) or (label, (estimate, low, high)) for an estimate with its interval.
@@ -183,7 +183,7 @@ def confidence_section(result) -> dict:
             "packaged": bool(confidence.get("compared")),
             "tables": {
                 name: page_table(
-                    name, table, result.facts, result.key_version, confidence_fast_line(result)
+                    name, table, result.facts, result.key_version, result.confidence_fast_line()
                 )
                 for name, table in tables.items()
                 if name not in NOT_SHOWN

@@ -32,7 +32,7 @@ import pandas as pd
 from analysis.confidence_analysis import CONFIDENCE_TABLES
 from analysis.figures import FIGURES, drawing, figure_builders, figure_kind
 from analysis.pipeline import AnalysisResult
-from analysis.reporting import confidence_fast_line, counted_arm, methods_markdown, table_arm
+from analysis.reporting import counted_arm, methods_markdown, table_arm
 from analysis.roc_package_files import auc_package_files, auc_readme_lines
 from analysis.selectors import COLUMNS, FIRST_ANSWER_COLUMNS, RATING_COLUMNS
 from analysis.stats.design import conclusions, power_table
@@ -223,7 +223,7 @@ def table_about(result: AnalysisResult, name: str) -> list[str]:
             f"key_version: {result.key_version}",
             f"confidence_scale: {describe_scale(result.confidence['scale'])}",
         ]
-        lines.append(confidence_fast_line(result))
+        lines.append(result.confidence_fast_line())
     elif design is not None:
         policy = result.settings.policy()
         keys = (f"{key}: {policy[key]}" for key in DESIGN_POLICY_KEYS)

@@ -18,7 +18,6 @@ from analysis.stats.bounded import LOGIT_METHOD
 from analysis.stats.clustered import CLUSTER_CI_METHOD, PAIRED_METHOD
 
 if TYPE_CHECKING:
-    from analysis.pipeline import AnalysisResult
     from analysis.policy import AnalysisSettings
 
 MISSING_KEYS = ["missing", "missing_means", "not_predicted"]
@@ -255,15 +254,6 @@ CONFIDENCE_FAST_LINE = (
     "too_fast_answers: kept (these tables read every arm's answers, as the aided-vs-unaided "
     "tables do; exclude_fast applies to the single-arm tables only)"
 )
-
-
-def confidence_fast_line(result: AnalysisResult) -> str:
-    """Whether the confidence, ROC and calibration tables left too-fast answers out, as
-    README.txt, the XLSX about sheet and the page say it: a study with an aided arm reads
-    every arm's answers (kept); a single-arm study its analysed answers (the policy's)."""
-    if result.design_frame is not None:
-        return CONFIDENCE_FAST_LINE
-    return f"fast_answers: {result.settings.policy()['fast_answers']}"
 
 
 def table_arm(facts: dict | None, table: str) -> str:

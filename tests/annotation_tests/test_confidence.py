@@ -129,9 +129,7 @@ def test_the_api_takes_the_rating_and_refuses_one_off_the_scale_as_a_field_error
         "errors": {"confidence": ["Rate your confidence with a whole number from 0 to 100."]},
     }
     not_a_number = client.put(url, {"choice": "A", "confidence": "high"}, format="json")
-    assert not_a_number.status_code == 400 and set(not_a_number.json()["errors"]) == {
-        "confidence"
-    }
+    assert not_a_number.status_code == 400 and set(not_a_number.json()["errors"]) == {"confidence"}
     saved = client.put(url, {"choice": "A", "confidence": 85}, format="json")
     assert saved.status_code == 201 and saved.json()["confidence"] == 85
     case = client.get(f"/api/v1/studies/{study.slug}/cases/1/").json()
