@@ -146,6 +146,7 @@ class AnswerView(GenericAPIView):
         if study.designed:
             result.update(
                 first_choice=selectors.to_screen(mapping, answer.first_choice),
+                first_confidence=answer.first_confidence,
                 stage=outcome.stage,
                 session=answer.session,
                 arm=answer.arm,

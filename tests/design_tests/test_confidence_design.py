@@ -2,6 +2,7 @@
 page and `create_study`, said in the design sentence, and fixed once anyone has answered."""
 
 import io
+import re
 from io import StringIO
 
 import pandas as pd
@@ -114,6 +115,29 @@ def test_a_second_read_keeps_the_first_answers_confidence_beside_the_final_one(d
     row = design_frame(study).query("question_id == @item.question.source_id").iloc[0]
     assert (row["first_answer"], row["first_confidence"]) == ("A", 2)
     assert (row["answer"], row["confidence"]) == ("D", 5)
+
+
+def test_a_second_read_shows_the_reader_their_first_rating_beside_their_first_answer(
+    db, client, set_design
+):
+    """Between the two answers of a second read the reader sees what they answered before the
+    AI, and how sure they were, on the page and in the API."""
+    from rest_framework.test import APIClient
+
+    study = build_study(3)
+    add_model(study)
+    reader = add_readers(study, 1)[0]
+    set_design(study, crossover(arms="aided", aid_mode="second-read", confidence_scale="1-5"))
+    item = item_at(study, reader, 1)
+    answer_submit(reader=reader, item=item, choice="A", confidence=2)  # before the AI
+    client.force_login(reader)
+    html = client.get(reverse("reader-case", args=[study.slug, 1])).content.decode()
+    said = re.search(r'<p class="first-answer"[^>]*>(.*?)</p>', html, re.S).group(1)
+    assert "Confidence: <strong>2</strong>" in said
+    api = APIClient()
+    api.force_authenticate(reader)
+    case = api.get(f"/api/v1/studies/{study.slug}/cases/1/").json()
+    assert case["first_confidence"] == 2
 
 
 def test_every_export_of_a_second_read_has_the_first_answers_confidence(db, client, set_design):
