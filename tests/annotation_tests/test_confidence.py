@@ -196,6 +196,16 @@ def test_the_saved_rating_is_shown_again_and_on_a_locked_case(reader_client, stu
     assert "Confidence: <strong>73 %</strong>" in case_html(reader_client, study, number)
 
 
+def test_the_list_of_cases_shows_each_answer_with_its_rating(reader_client, study, reader):
+    rated(study, ConfidenceScale.FIVE)
+    item = study.items.order_by("position").first()
+    number = ordered_item_ids(study, reader).index(item.id) + 1
+    answer_submit(reader=reader, item=item, choice="A", confidence=4)
+    html = reader_client.get(reverse("reader-review", args=[study.slug])).content.decode()
+    row = re.search(rf'<li class="answered" data-case="{number}".*?</li>', html, re.S).group(0)
+    assert re.search(r"A <span[^>]*>· 4</span>", row)
+
+
 def test_a_locked_case_names_a_five_point_rating_as_confidence(reader_client, study, reader):
     rated(study, ConfidenceScale.FIVE)
     item = study.items.order_by("position").first()
