@@ -16,7 +16,7 @@ unexport PYTHONDONTWRITEBYTECODE
 WITH_WORKER = trap 'kill $$WORKER 2>/dev/null; wait $$WORKER' EXIT INT TERM; \
 	$(DEMO_ENV) $(BIN)/python manage.py db_worker --no-reload --interval 0.5 -v0 & WORKER=$$!;
 
-.PHONY: install migrate serve demo demo-pacs test test-js test-python test-fast coverage fuzz lint \
+.PHONY: install migrate serve demo demo-pacs test test-js test-python test-fast test-stats coverage fuzz lint \
 	format bench bench-roracle bench-load bench-scale bench-viewer bench-reader bench-expert clean
 
 $(BIN)/python:
@@ -81,6 +81,12 @@ test-python: $(STAMP)
 # The Python suite without the browser tests: a quicker first answer while working.
 test-fast: $(STAMP)
 	$(PYTEST) -m "not browser" $(PYTEST_ARGS)
+
+# The statistics library's own tests (tests/stats_tests), without Django or a database: one
+# process, seconds. `make test` runs them too. Without pytest-django its ini key
+# DJANGO_SETTINGS_MODULE is unknown to pytest, which would warn about it.
+test-stats: $(STAMP)
+	$(BIN)/pytest -q -p no:django -W ignore::pytest.PytestConfigWarning tests/stats_tests $(PYTEST_ARGS)
 
 # The suite with line coverage of the three apps (pyproject.toml [tool.coverage.run]).
 coverage: $(STAMP)

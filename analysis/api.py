@@ -18,7 +18,7 @@ from analysis.forms import AnalysisSettingsForm, PowerForm
 from analysis.pipeline import DESIGN_TABLES, TABLES, clean, records
 from analysis.reporting import table_arm
 from analysis.selectors import readers_not_started
-from analysis.stats.design import as_json
+from analysis.stats import design_json
 from analysis.switches import Switch
 from readerstudy.jobs import job_progress
 from readerstudy.models import BackgroundJob, Role
@@ -57,7 +57,7 @@ def _matrix(frame) -> dict:
 def design_power_json(analysis: StudyAnalysis, effect: float, target: float) -> dict:
     """The power section as JSON: the question asked, and the table with its unit and method."""
     table = analysis.design_power(effect, target)
-    body = as_json({"design": "", "comparison": None, "tables": {"power": table}})
+    body = design_json({"design": "", "comparison": None, "tables": {"power": table}})
     return {"effect": effect, "power": target, **body["tables"]["power"]}
 
 
@@ -184,7 +184,7 @@ class AnalysisResults(GenericAPIView):
         result = shown.result
         design = {}
         if result.design is not None:
-            design["design"] = as_json(result.design)
+            design["design"] = design_json(result.design)
             design["power"] = design_power_json(shown, *power_form.values())
         elif result.design_error:
             design["design"] = {"error": result.design_error}

@@ -46,7 +46,7 @@ from analysis.selectors import (
     study_raters,
     study_responses,
 )
-from analysis.stats.design import power_table
+from analysis.stats import power_table
 from annotation.models import Answer, ExpertReview
 from readerstudy.models import Membership, ReaderStudy, StudyQuestion
 from readerstudy.predictions.models import Prediction

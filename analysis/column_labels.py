@@ -10,7 +10,12 @@ keeps it within a 1280-px screen.
 
 from __future__ import annotations
 
-from analysis.stats import reliance
+from analysis.stats import (
+    RELIANCE_CHANGE_PARTS,
+    RELIANCE_LABELS,
+    RELIANCE_RATE_PARTS,
+    RELIANCE_SWITCH_PARTS,
+)
 
 WORDS = {
     "F": "F",
@@ -30,7 +35,7 @@ WORDS = {
     "mean_accuracy": "Mean accuracy",
 }
 # Tables whose labels are declared beside their columns ("what: part": one cell per what).
-DECLARED = {"reliance_agreement": reliance.LABELS, "second_read_switches": reliance.LABELS}
+DECLARED = {"reliance_agreement": RELIANCE_LABELS, "second_read_switches": RELIANCE_LABELS}
 TOKENS = {"ai": "AI", "ci": "CI", "mrmc": "MRMC", "ni": "NI", "se": "SE", "or": "OR", "id": "id"}
 
 
@@ -44,11 +49,11 @@ def column_label(column: str) -> str:
 
 
 # The parts a compact cell is made of (reliance's own words for them).
-_MAIN = (reliance.RATE_PARTS[""], reliance.CHANGE_PARTS[""])
-_LOW, _HIGH = reliance.RATE_PARTS["_ci_low"], reliance.RATE_PARTS["_ci_high"]
-_K = (reliance.RATE_PARTS["_k"], reliance.SWITCH_PARTS["_k"])
-_N = reliance.RATE_PARTS["_n"]
-_P = reliance.CHANGE_PARTS["_p"]
+_MAIN = (RELIANCE_RATE_PARTS[""], RELIANCE_CHANGE_PARTS[""])
+_LOW, _HIGH = RELIANCE_RATE_PARTS["_ci_low"], RELIANCE_RATE_PARTS["_ci_high"]
+_K = (RELIANCE_RATE_PARTS["_k"], RELIANCE_SWITCH_PARTS["_k"])
+_N = RELIANCE_RATE_PARTS["_n"]
+_P = RELIANCE_CHANGE_PARTS["_p"]
 
 
 def compact_columns(columns: list[str], declared: dict[str, str]) -> list[tuple[str, dict]]:

@@ -19,30 +19,40 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from analysis.stats import roc_power, roc_vs_models
-from analysis.stats.auc_covariance import METHOD_WORDS, jackknife
-from analysis.stats.bounded import difference_note
-from analysis.stats.calibration import Binning, calibration, describe
-from analysis.stats.comparisons import few_readers_warning
-from analysis.stats.confidence import (
+from analysis.stats import (
+    ANCHOR,
+    AUC_COVARIANCE_WORDS,
+    AUC_UNIT,
     DISCRIMINATION_METHOD,
+    FIXED_CASES,
+    FIXED_READERS,
     LEVEL_METHOD,
-    accuracy_by_confidence,
-    confidence_discrimination,
-)
-from analysis.stats.design_frame import ANCHOR, DesignTable
-from analysis.stats.frame import AnalysisInputError
-from analysis.stats.or_hillis import FIXED_CASES, FIXED_READERS, RANDOM
-from analysis.stats.roc import roc_curves
-from analysis.stats.roc_frame import ratings_cube
-from analysis.stats.roc_mrmc import UNIT, AucMrmc, auc_mrmc, auc_panel
-from analysis.stats.roc_ratings import (
     PRESENT_OPTION,
+    RANDOM,
+    AnalysisInputError,
+    AucMrmc,
+    Binning,
+    DesignTable,
     RatingScale,
+    accuracy_by_confidence,
+    auc_mrmc,
+    auc_panel,
+    auc_pilot,
+    auc_power_method,
+    auc_sample_size_table,
+    auc_vs_models_method,
+    auc_vs_models_table,
+    calibration,
+    calibration_method,
     confidence_answers,
+    confidence_discrimination,
     describe_scale,
+    difference_note,
+    few_readers_warning,
     operating_points,
+    ratings_cube,
     reader_probabilities,
+    roc_curves,
     roc_ratings,
 )
 
@@ -188,7 +198,7 @@ def _difference_rows(mrmc: AucMrmc, method: str, min_readers: int) -> list[dict]
 
 
 def _components(mrmc: AucMrmc, method: str) -> pd.DataFrame:
-    from analysis.stats.or_hillis import components_frame
+    from analysis.stats import components_frame
 
     return components_frame(mrmc.result.components).assign(covariance=method)
 
@@ -197,7 +207,7 @@ def _comparison(ratings, frame, arms, policy, rule) -> tuple[dict, AucMrmc | Non
     """auc_difference, auc_variance_components and auc_power of a two-arm study, the
     jackknife analysis, and what it read: {"ratings", "groups", "delong": the DeLong analysis
     or None} (the package files' rows)."""
-    unit = UNIT
+    unit = AUC_UNIT
     tables: dict[str, DesignTable] = {}
     said = policy.describe()
     compared, groups = comparison_ratings(ratings, frame)
@@ -241,8 +251,8 @@ def _power(pilot: AucMrmc, policy: ConfidencePolicy) -> DesignTable:
     unit = "X-ray (planned X-rays carry the pilot's binary questions per X-ray)"
     effect, target = policy.power_effect, policy.power_target
     try:
-        planned = roc_power.auc_pilot(pilot)
-        data = roc_power.auc_sample_size_table(planned, effect, target, policy.alpha)
+        planned = auc_pilot(pilot)
+        data = auc_sample_size_table(planned, effect, target, policy.alpha)
     except (AnalysisInputError, ZeroDivisionError, ValueError, FloatingPointError) as error:
         return DesignTable(
             _empty(f"no pilot estimate: {error}"), unit, "Hillis–Obuchowski–Berbaum (2011)", ""
@@ -250,7 +260,7 @@ def _power(pilot: AucMrmc, policy: ConfidencePolicy) -> DesignTable:
     return DesignTable(
         data,
         unit,
-        roc_power.method(planned, effect, policy.power_target, policy.alpha),
+        auc_power_method(planned, effect, policy.power_target, policy.alpha),
         f"effect {effect:g} (AUC), power {target:g}, alpha {policy.alpha:g}",
     )
 
@@ -266,7 +276,7 @@ def estimable(ratings: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     kept, left_out = [], []
     for (modality, reader), own in ratings.groupby(["modality", "reader"], sort=False):
         try:
-            jackknife(ratings_cube(own))
+            auc_panel(own)  # the reader's own AUC and its jackknife by X-ray
         except AnalysisInputError as error:
             truth = own.loc[own["rating"].notna(), "truth"].astype(bool)
             left_out.append(
@@ -332,7 +342,7 @@ def _models_vs_readers(ratings, frame, models, arms, policy) -> pd.DataFrame:
         own, groups = split_plot(ratings[ratings["modality"] == arm], frame)
         try:
             parts.append(
-                roc_vs_models.auc_vs_models_table(
+                auc_vs_models_table(
                     own,
                     table_models,
                     alpha=policy.alpha,
@@ -426,7 +436,7 @@ def _calibration(frame, scale, models, policy) -> tuple[DesignTable, DesignTable
         summaries.append(summary.assign(arm=arm))
         bins.append(arm_bins.assign(arm=arm))
     summary, bins = (_arm_first(pd.concat(parts, ignore_index=True)) for parts in (summaries, bins))
-    method = describe(binning, policy.n_boot, policy.alpha, CALIBRATION_EVENT)
+    method = calibration_method(binning, policy.n_boot, policy.alpha, CALIBRATION_EVENT)
     unit = "answer with a probability (question); X-ray resampled (all of its questions together)"
     said = policy.describe()
     return DesignTable(summary, unit, method, said), DesignTable(bins, unit, method, said)
@@ -462,12 +472,14 @@ def confidence_results(
     tables: dict[str, DesignTable] = {}
     mrmc, compared = None, {}
     if not ratings.empty:
-        roc_unit = UNIT
+        roc_unit = AUC_UNIT
         tables["roc_counts"] = DesignTable(
             counts,
             "binary question, per reader and arm",
             "counts of the binary questions each reader rated (positives: the key is the "
-            "'present' option), answered without a confidence, or left unanswered; no statistics",
+            "'present' option), answered without a confidence, or left unanswered, and "
+            "(no_truth) those whose key accepts both the 'present' option and an 'absent' one "
+            "(several valid answers: no truth, left out of the ROC); no statistics",
             said,
         )
         everyone = pd.concat([ratings, model_ratings(ratings, models)], ignore_index=True)
@@ -477,7 +489,7 @@ def confidence_results(
             _auc_table(analysed, left_out, [*arms, MODELS], policy),
             roc_unit,
             "empirical (trapezoidal, ties 1/2) AUC per reader with a normal interval from its "
-            f"variance over X-rays ({METHOD_WORDS['jackknife']}); the mean of readers: "
+            f"variance over X-rays ({AUC_COVARIANCE_WORDS['jackknife']}); the mean of readers: "
             f"{RANDOM} (OR/Hillis, Hillis df) and {FIXED_READERS} (normal), as MRMCaov's "
             "per-modality means; AI models (modality 'model'): each model's AUC over the binary "
             "questions the readers rated, its probability that the finding is present as its "
@@ -492,7 +504,7 @@ def confidence_results(
         tables["auc_vs_models"] = DesignTable(
             _models_vs_readers(readers, frame, models, arms, policy),
             roc_unit,
-            roc_vs_models.method("jackknife")
+            auc_vs_models_method("jackknife")
             + f"; per arm; split-plot: by the study's groups, anchor X-rays left out (as the "
             f"accuracy analysis); {FIXED_CASES}: not shown; {rule}",
             said,
@@ -551,7 +563,7 @@ def model_rows(responses: pd.DataFrame, probabilities: pd.DataFrame | None) -> p
     selectors.model_probabilities); None when no model gave a probability."""
     if probabilities is None or probabilities.empty:
         return None
-    from analysis.stats.frame import right
+    from analysis.stats import right
 
     answered = responses[(responses["rater_kind"] == "model") & responses["answer"].notna()]
     positive = answered.get(PRESENT_OPTION, pd.Series(None, index=answered.index))
@@ -591,7 +603,7 @@ def methods_words(results: dict) -> str:
             "reader did not answer, or answered without a confidence, is left out of that "
             "reader's AUC (roc_counts.csv). Each reader's empirical (trapezoidal) AUC per arm, "
             "ties counted 1/2 (MRMCaov's empirical_auc), with a normal interval from its "
-            f"variance over X-rays ({METHOD_WORDS['jackknife']}); the X-ray is the case, a "
+            f"variance over X-rays ({AUC_COVARIANCE_WORDS['jackknife']}); the X-ray is the case, a "
             "binary question the ROC unit."
         )
     if results.get("mrmc") is not None:

@@ -146,6 +146,8 @@ def page_table(name: str, table, facts: dict, key_version: str, fast: str = "") 
         for label, column in spec
         if (column[0] or column[1] if isinstance(column, tuple) else column) in data.columns
     ]
+    if "note" in data.columns and all(column != "note" for _, column in spec):
+        spec.append(("Note", "note"))  # a row's reason for an empty or odd interval: shown
     rows = [[_value(row, column) for _, column in spec] for row in data.to_dict("records")]
     arm = table_arm(facts, name)
     return {
@@ -166,7 +168,7 @@ def page_table(name: str, table, facts: dict, key_version: str, fast: str = "") 
 def confidence_section(result) -> dict:
     """The section's context: the scale and rule in words, every shown table in order, the
     refusal when the ratings could not be analysed; {} for a study without a scale."""
-    from analysis.stats.roc_ratings import describe_scale
+    from analysis.stats import describe_scale
 
     if result.confidence_error:
         return {"confidence_error": result.confidence_error}

@@ -11,8 +11,8 @@ import logging
 
 from analysis.cache import StudyAnalysis
 from analysis.exports import ExportInfo, analysis_zip, figure_failure_words
+from analysis.figure_formats import FORMATS
 from analysis.figures import figure_builders
-from analysis.stats.figure_formats import FORMATS
 
 log = logging.getLogger(__name__)
 
@@ -22,7 +22,7 @@ def figure(analysis: StudyAnalysis, name: str, fmts) -> dict[str, bytes] | None:
     cannot be drawn: then `figure_failure` says why (remembered with the analysis, so it is
     not tried again for the same data, policy and code), and every table, the other figures
     and the ZIP still come out without it."""
-    from analysis.stats.plots import figure_bytes  # matplotlib: drawing processes only
+    from analysis.plots import figure_bytes  # matplotlib: drawing processes only
 
     builders = figure_builders(analysis.result)
     if name not in builders or figure_failure(analysis, name) is not None:

@@ -30,17 +30,14 @@ from typing import BinaryIO
 import pandas as pd
 
 from analysis.confidence_analysis import CONFIDENCE_TABLES
+from analysis.figure_formats import FORMATS
 from analysis.figures import FIGURES, drawing, figure_builders, figure_kind
-from analysis.pipeline import AnalysisResult
+from analysis.package_files import id_map, package_files, readme_lines
+from analysis.pipeline import AnalysisResult, fast_mask
 from analysis.reporting import counted_arm, methods_markdown, table_arm
 from analysis.roc_package_files import auc_package_files, auc_readme_lines
 from analysis.selectors import COLUMNS, FIRST_ANSWER_COLUMNS, RATING_COLUMNS
-from analysis.stats.design import conclusions, power_table
-from analysis.stats.figure_formats import FORMATS
-from analysis.stats.flow import fast_mask
-from analysis.stats.frame import right
-from analysis.stats.mrmc_formats import id_map, package_files, readme_lines
-from analysis.stats.roc_ratings import describe_scale
+from analysis.stats import conclusions, describe_scale, power_table, right
 from readerstudy.downloads import export_filename
 from readerstudy.spreadsheets import frame_csv, write_frame_csv, write_sheet, xlsx_writer
 

@@ -7,7 +7,7 @@ figures from `figure_builders`; nothing else names them.
 In a two-arm study the accuracy, κ and reading-time figures show the counted arm (the
 unaided reads: `annotation.sessions.counted_arm`), and say so in their title and footnote;
 `aided_vs_unaided` shows both arms, per reader, from the two-arm OR/Hillis analysis
-(`analysis.stats.or_design`), so its numbers are the aided-vs-unaided tables' numbers.
+(`analysis.stats.or_accuracy`), so its numbers are the aided-vs-unaided tables' numbers.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import pandas as pd
 from analysis.confidence_analysis import LEFT_OUT, POOLED
 from analysis.pipeline import AnalysisResult
 from analysis.reporting import counted_arm
-from analysis.stats.bounded import logit_interval
+from analysis.stats import logit_interval
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -90,9 +90,9 @@ def arm_note(result: AnalysisResult) -> str:
 
 
 def drawing():
-    """analysis.stats.plots (matplotlib), imported by the process that draws a figure: listing
+    """analysis.plots (matplotlib), imported by the process that draws a figure: listing
     the figures (the page) or serving drawn ones does not need it."""
-    from analysis.stats import plots
+    from analysis import plots
 
     return plots
 

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import stats
-from analysis.stats.frame import ACCEPTED, correct_matrix
+from analysis.stats import ACCEPTED, correct_matrix
 
 KEY_CHANGE_COLUMNS = [
     "question_id",

@@ -22,10 +22,11 @@ import pandas as pd
 from analysis import stats
 from analysis.key_scoring import study_key_facts
 from analysis.key_version import key_statement
-from analysis.pipeline import AnalysisSettings
+from analysis.pipeline import AnalysisSettings, fast_mask
 from analysis.rater_names import reader_key
 from analysis.selectors import study_responses
-from analysis.stats.flow import analysed_rows, drop_fast
+from analysis.stats import analysed_rows, drop_fast
+from annotation.fast_answers import too_fast
 from annotation.models import Answer
 from annotation.selectors import ordered_item_ids
 from annotation.sessions import counted_answers, counted_arm
@@ -156,7 +157,9 @@ def counted_frame(study: ReaderStudy, *, include_models: bool) -> pd.DataFrame:
         include_excluded=policy.include_excluded,
         exclude_rejected=policy.exclude_rejected,
     )
-    return drop_fast(rows, policy.fast_answer_ms) if policy.exclude_fast else rows
+    if not policy.exclude_fast:
+        return rows
+    return drop_fast(rows, fast_mask(rows, policy.fast_answer_ms))
 
 
 def study_accuracy(study: ReaderStudy, *, include_models: bool) -> StudyAccuracy:
@@ -303,7 +306,7 @@ def debrief(study: ReaderStudy, reader, *, with_accuracy: bool = True) -> Debrie
                 key_words=key_words(scoring),
                 answered_by=total,
                 not_counted=_not_counted(item, item_id in rejected),
-                too_fast=bool(answer and fast_ms and 0 < answer.time_ms < fast_ms),
+                too_fast=bool(answer and too_fast(answer.time_ms, fast_ms)),
                 ai=ai.get(question.id, []),
                 case_id=question.case_id,
             )

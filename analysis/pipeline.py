@@ -25,12 +25,18 @@ from analysis.confidence_analysis import (
 )
 from analysis.policy import AnalysisSettings
 from analysis.reporting import CONFIDENCE_FAST_LINE, methods_table, table_description
-from analysis.stats.arm_readers import reader_arms_table
-from analysis.stats.comparisons import PANEL_COLUMNS, ai_vs_readers_table, reader_panel_accuracy
-from analysis.stats.design import design_results
-from analysis.stats.flow import analysed_rows, drop_fast
-from analysis.stats.frame import AnalysisInputError
-from analysis.stats.roc_ratings import RatingScale
+from analysis.stats import (
+    PANEL_COLUMNS,
+    AnalysisInputError,
+    RatingScale,
+    ai_vs_readers_table,
+    analysed_rows,
+    design_results,
+    drop_fast,
+    reader_arms_table,
+    reader_panel_accuracy,
+)
+from annotation.fast_answers import too_fast
 
 # Kappa is computed on every scale the policy's `scale` switch offers (the ZIP holds both).
 SCALES: tuple[str, ...] = tuple(choice.value for choice in AnalysisSettings.switch("scale").choices)
@@ -266,6 +272,21 @@ class AnalysisResult:
         }
 
 
+def fast_mask(responses: pd.DataFrame, fast_ms: int | None) -> pd.Series:
+    """The humans' answers in the analysis' frame that are too fast to be a reading, by the
+    reading rule (annotation.fast_answers) under the policy's `fast_answer_ms`: models have no
+    reading time, and a frame without a `time_ms` column has nothing fast."""
+    if "time_ms" not in responses:
+        return pd.Series(False, index=responses.index)
+    human = (
+        responses["rater_kind"].eq("human")
+        if "rater_kind" in responses
+        else pd.Series(True, index=responses.index)
+    )
+    time = pd.to_numeric(responses["time_ms"], errors="coerce")
+    return human & responses["answer"].notna() & too_fast(time, fast_ms)
+
+
 def task_slug(name: str) -> str:
     return "-".join("".join(c if c.isalnum() else " " for c in name.lower()).split())
 
@@ -344,11 +365,18 @@ def analyse(
         "include_excluded": settings.include_excluded,
         "exclude_rejected": settings.exclude_rejected,
     }
-    fast = {"fast_ms": settings.fast_answer_ms, "exclude_fast": settings.exclude_fast}
-    flow = stats.flow_tables(responses, **selection, **fast, questions=questions)
+    fast = fast_mask(responses, settings.fast_answer_ms)
+    flow = stats.flow_tables(
+        responses,
+        **selection,
+        fast=fast,
+        fast_ms=settings.fast_answer_ms,
+        exclude_fast=settings.exclude_fast,
+        questions=questions,
+    )
     analysed = analysed_rows(responses, **selection)
     if settings.exclude_fast:
-        analysed = drop_fast(analysed, settings.fast_answer_ms)
+        analysed = drop_fast(analysed, fast.loc[analysed.index])
     result = AnalysisResult(
         settings, responses, analysed, flow=flow.stages, facts=facts or {}, questions=questions
     )
@@ -392,7 +420,7 @@ def analyse(
                 for task in [None, *prepared.tasks()]
             ],
             ignore_index=True,
-        )[["task", *stats.kappa.PAIR_COLUMNS]]
+        )[["task", *stats.KAPPA_PAIR_COLUMNS]]
     result.fleiss = stats.fleiss_table(
         prepared,
         humans,

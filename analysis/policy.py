@@ -18,8 +18,7 @@ import functools
 from dataclasses import asdict
 
 from analysis.confidence_analysis import ConfidencePolicy
-from analysis.stats.clustered import CLUSTER_CI_METHOD
-from analysis.stats.design import DesignPolicy
+from analysis.stats import CLUSTER_CI_METHOD, DesignPolicy
 from analysis.switches import Choice, Switch, make_settings
 
 NOT_PREDICTED = "questions a model has no prediction for are in none of its n"

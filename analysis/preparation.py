@@ -33,9 +33,9 @@ from django_tasks.exceptions import TaskResultDoesNotExist, TaskResultMismatch
 
 from analysis import downloads
 from analysis.cache import TIMEOUT, StudyAnalysis
+from analysis.figure_formats import FORMATS
 from analysis.figures import figure_builders
 from analysis.pipeline import AnalysisSettings
-from analysis.stats.figure_formats import FORMATS
 from readerstudy.jobs import ACTIVE, JobRefused, Run, job_enqueue, job_refresh, job_run
 from readerstudy.models import BackgroundJob, JobKind, JobStatus, ReaderStudy
 

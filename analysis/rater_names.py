@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from analysis.confidence_analysis import PANEL, POOLED
 from analysis.models import RaterLabel
 from readerstudy.models import AuditEvent, Membership, ReaderStudy, Role
 from readerstudy.signals import data_changed
@@ -42,6 +43,10 @@ class RaterLabelError(ValueError):
     pass
 
 
+# What the tables call their rows of several raters: no rater may be called so.
+RESERVED = frozenset(name.casefold() for name in (PANEL, POOLED))
+
+
 def display_names(
     readers: Iterable[tuple[int, str]],
     models: Iterable[tuple[int, str]],
@@ -50,17 +55,18 @@ def display_names(
 ) -> list[Rater]:
     """Readers (user id, username) then models (id, name), each with a unique display name.
 
-    The PI's labels win; defaults that would collide with a name already taken get a suffix
-    (" (model)", then " (2)", ...), compared without regard to case. `joined`: the user ids
-    of the study's readers who have not started yet; they hold their numbers, so a reader
-    who joined early and starts late does not renumber the others.
+    The PI's labels win; defaults that would collide with a name already taken, or with what
+    the tables call their rows of several raters (RESERVED), get a suffix (" (model)", then
+    " (2)", ...), compared without regard to case. `joined`: the user ids of the study's
+    readers who have not started yet; they hold their numbers, so a reader who joined early
+    and starts late does not renumber the others.
     """
     readers = sorted(readers)
     numbers: dict[int, int] = {}
     for user_id in sorted({user_id for user_id, _ in readers} | set(joined)):
         if reader_key(user_id) not in labels:
             numbers[user_id] = len(numbers) + 1
-    taken = {label.casefold() for label in labels.values()}
+    taken = {label.casefold() for label in labels.values()} | RESERVED
     out: list[Rater] = []
 
     def unique(wanted: str, suffixes: list[str]) -> str:
@@ -111,8 +117,8 @@ def rater_labels_set(
 ) -> None:
     """Store the PI's display names for `raters` (rater_id -> label; blank = the default).
 
-    Refuses (RaterLabelError, nothing saved) a label that is too long or that another rater
-    of the study would also be called.
+    Refuses (RaterLabelError, nothing saved) a label that is too long, that another rater
+    of the study would also be called, or that the tables give their rows of several raters.
     """
     known = {r.rater_id: r for r in raters}
     unknown = set(labels) - set(known)
@@ -123,6 +129,10 @@ def rater_labels_set(
         label = " ".join(str(label).split())
         if len(label) > MAX_LABEL:
             raise RaterLabelError(f"“{label[:20]}…” is longer than {MAX_LABEL} characters.")
+        if label.casefold() in RESERVED:
+            raise RaterLabelError(
+                f"“{label}” names rows of several raters in the tables; choose another name."
+            )
         if label:
             wanted[key] = label
         else:

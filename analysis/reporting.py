@@ -14,8 +14,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.confidence_analysis import methods_words
-from analysis.stats.bounded import LOGIT_METHOD
-from analysis.stats.clustered import CLUSTER_CI_METHOD, PAIRED_METHOD
+from analysis.stats import CLUSTER_CI_METHOD, LOGIT_METHOD, PAIRED_METHOD
 
 if TYPE_CHECKING:
     from analysis.policy import AnalysisSettings

@@ -27,8 +27,8 @@ import io
 
 import pandas as pd
 
-from analysis.stats.design_frame import SECOND_READ, Modalities
-from analysis.stats.mrmc_formats import R_BLOCK, _codes, package_names
+from analysis.package_files import R_BLOCK, _codes, package_names
+from analysis.stats import SECOND_READ, Modalities
 
 
 def _readings(ratings: pd.DataFrame) -> tuple[Modalities, dict[str, str], str]:

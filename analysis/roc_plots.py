@@ -2,7 +2,7 @@
 models' curves and every rater's operating point, and the calibration figure (reliability
 diagram of the probabilities given; accuracy per confidence level).
 
-Drawn as the other figures are (analysis.stats.plots: matplotlib's object API, the house
+Drawn as the other figures are (analysis.plots: matplotlib's object API, the house
 style, readers' colours and markers, text kept as text, a footnote passed in).
 """
 
@@ -13,7 +13,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from analysis.stats.plots import (
+from analysis.plots import (
     _bottom_legend,
     _colours,
     _footnote,

@@ -38,8 +38,7 @@ from django.urls import reverse
 
 from analysis.rater_names import reader_key
 from analysis.selectors import study_questions, study_responses
-from analysis.stats.frame import LETTERS
-from analysis.stats.items import fisher_interval, item_analysis
+from analysis.stats import LETTERS, fisher_interval, item_analysis
 from annotation.models import ExpertReview
 from annotation.sessions import counted_answers, counted_scope
 from readerstudy.models import Image, ReaderStudy, StudyQuestion

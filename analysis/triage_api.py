@@ -8,7 +8,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
 from analysis.pipeline import records
-from analysis.stats import items as item_stats
+from analysis.stats import ITEM_ANALYSIS_DEFINITION
 from analysis.triage import ITEM_COLUMNS, readers_scope, study_item_analysis
 from analysis.triage_views import sorted_items
 from readerstudy.models import Role
@@ -53,7 +53,7 @@ class ItemAnalysis(GenericAPIView):
         frame, _ = sorted_items(study_item_analysis(study), "-key_suspicion")
         return Response(
             {
-                "definition": item_stats.__doc__.strip(),
+                "definition": ITEM_ANALYSIS_DEFINITION,
                 "readers_scope": readers_scope(study),
                 "items": records(frame[ITEM_FIELDS]),
             }

@@ -15,6 +15,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
+from analysis.agreement import expert_agreement
 from analysis.cache import data_version
 from analysis.pipeline import records
 from analysis.triage import (
@@ -26,7 +27,7 @@ from analysis.triage import (
     triage_queue,
 )
 from annotation.correction_selectors import open_counts, proposal_rows, proposals_visible_to
-from annotation.reviews import REVIEWERS, expert_agreement, may_see_others
+from annotation.reviews import REVIEWERS, may_see_others
 from readerstudy.downloads import attachment, export_filename
 from readerstudy.keys import current_versions
 from readerstudy.models import Role

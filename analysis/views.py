@@ -27,6 +27,7 @@ from analysis.cache import StudyAnalysis, cached_template_version
 from analysis.column_labels import DECLARED, column_label, compact_cell, compact_columns
 from analysis.confidence_page import confidence_section
 from analysis.exports import PRACTICE_WORDS, all_tables, table_csv, table_xlsx
+from analysis.figure_formats import FORMATS
 from analysis.figures import FIGURES, figure_builders, figure_kind
 from analysis.forms import AnalysisSettingsForm, PowerForm, RaterNamesForm
 from analysis.page_contents import contents_tree, page_contents
@@ -34,8 +35,7 @@ from analysis.pipeline import DESIGN_TABLES, clean, records
 from analysis.rater_names import RaterLabelError, rater_labels_set, study_labels
 from analysis.reporting import methods_section, table_arm
 from analysis.selectors import readers_not_started, study_raters
-from analysis.stats.design import conclusions
-from analysis.stats.figure_formats import FORMATS
+from analysis.stats import conclusions
 from readerstudy.downloads import attachment
 from readerstudy.jobs import ACTIVE, JobRefused, job_progress
 from readerstudy.models import JobStatus, Role
@@ -256,6 +256,8 @@ def _settings_query(request: HttpRequest) -> str:
 def figure_slot(request: HttpRequest, slug: str, name: str) -> HttpResponse:
     """A figure's place on the page (htmx): the picture once a worker has drawn it, until
     then a placeholder that asks again. A figure no job will draw is drawn on request."""
+    if figure_kind(name) not in FIGURES:
+        raise Http404("No such figure.")
     pinned = request.GET.get("v", "")[:64]
     study, _, analysis = _analysis(request, slug, version=pinned or None)
     context = {

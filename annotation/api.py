@@ -123,6 +123,7 @@ class AnswerView(GenericAPIView):
             mapping = selectors.screen_letters(study, reading, item.question_id)
             values["choice"] = mapping[values["choice"]]
             values["words"] = values["words"] or None
+            values["scale"] = values["scale"] or None
             outcome = answer_submit(reader=request.user, item=item, **values)
         except InvalidAnswerValue as exc:  # a value its rule refuses: that field's error,
             # in the API's one shape of a refused input (readerstudy.api_errors)

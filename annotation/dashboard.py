@@ -10,7 +10,7 @@ from datetime import datetime
 from django.conf import settings
 from django.db.models import Count, Max, Q
 
-from analysis.stats.flow import too_fast
+from annotation.fast_answers import too_fast
 from annotation.models import Answer, ExpertReview, ReaderCompletion
 from annotation.pacing import Pace
 from annotation.reviews import visible_items_q
@@ -54,9 +54,9 @@ class ReaderRow:
 
 
 def is_fast(time_ms: int) -> bool:
-    """An answer given in less visible time than the reading policy's minimum, by the rule the
-    analysis applies (analysis.stats.flow: a time of 0 is "not recorded", not fast)."""
-    return too_fast(time_ms, settings.FAST_ANSWER_MS)
+    """An answer given in less visible time than the reading policy's minimum
+    (annotation.fast_answers, the rule the analysis applies too)."""
+    return bool(too_fast(time_ms, settings.FAST_ANSWER_MS))
 
 
 def _reader_totals(study: ReaderStudy) -> dict[int, int]:

@@ -13,7 +13,6 @@ import pandas as pd
 from django.db import transaction
 from django.db.models import Q, QuerySet
 
-from annotation.agreement import panel_agreement
 from annotation.models import ExpertReview
 from annotation.sessions import counted_answers, counted_scope
 from readerstudy.models import AuditEvent, Membership, ReaderStudy, Role, StudyQuestion
@@ -185,21 +184,3 @@ def reviews_frame(reviews: QuerySet[ExpertReview]) -> pd.DataFrame:
         *[f"flag_{f}" for f in ReviewFlag.values],
     )
     return pd.DataFrame(list(rows))
-
-
-def expert_agreement(study: ReaderStudy, user) -> list[dict]:
-    """Agreement between experts on the decision and on each flag, over what `user` may see.
-
-    An expert gets the agreement on the questions they have reviewed only: on any other
-    question it would tell them what their colleagues decided.
-    """
-    frame = reviews_frame(reviews_visible_to(study, user))
-    if frame.empty:
-        return []
-    frame = frame.rename(
-        columns={"item__question__source_id": "question_id", "expert__username": "rater"}
-    )
-    out = [{"what": "Decision", **panel_agreement(frame.assign(answer=frame["decision"]))}]
-    for value, label in ReviewFlag.choices:
-        out.append({"what": label, **panel_agreement(frame.assign(answer=frame[f"flag_{value}"]))})
-    return out

@@ -132,8 +132,9 @@ class ReaderCase:
 
     @property
     def answer_query(self) -> str:
-        """The answer form's query: the session, the stage of a second read and the layout
-        the page was made under, each checked by the server (annotation.services)."""
+        """The answer form's query: the session, the stage of a second read, the layout and
+        the confidence scale the page was made under, each checked by the server
+        (annotation.services)."""
         query: dict[str, object] = {"session": self.session} if self.sessions > 1 else {}
         if self.awaiting_first:
             query["stage"] = "first"
@@ -141,7 +142,8 @@ class ReaderCase:
             query["layout"] = self.layout
         if self.words:
             query["words"] = self.words
-        return "?" + urlencode(query) if query else ""
+        query["scale"] = self.confidence_scale
+        return "?" + urlencode(query)
 
     @property
     def awaiting_first(self) -> bool:

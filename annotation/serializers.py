@@ -4,6 +4,8 @@ The reader case serializer is built from the same blinded view-model as the read
 (annotation.selectors.ReaderCase): there is no field for the truth to leak from.
 """
 
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from readerstudy.serializers import ConfidenceScaleSerializer
@@ -31,6 +33,27 @@ CONFIDENCE_HELP = (
 )
 
 
+@extend_schema_field(OpenApiTypes.INT)
+class ConfidenceInput(serializers.Field):
+    """A confidence as sent, judged by the answer service against the study's scale alone
+    (Scale.refusal): a fraction, a boolean, text or a list gets that rule's words in the
+    field's documented shape, as an off-scale number does, not a parser's message of its own.
+    A whole float (3.0) is the whole number."""
+
+    def __init__(self, **kwargs):
+        super().__init__(required=False, allow_null=True, default=None, **kwargs)
+
+    def to_internal_value(self, data):
+        if isinstance(data, float) and data.is_integer():
+            return int(data)
+        if isinstance(data, int | str) and not isinstance(data, bool):
+            return data
+        return str(data)  # not a whole number: refused by the service in the scale's words
+
+    def to_representation(self, value):
+        return value
+
+
 def answer_output_fields() -> dict[str, serializers.Field]:
     """The answer's fields as the API shows them (readerstudy.vocabulary.ANSWER_FIELDS)."""
     return {
@@ -47,9 +70,7 @@ def answer_input_fields() -> dict[str, serializers.Field]:
     out: dict[str, serializers.Field] = {}
     for f in ANSWER_FIELDS:
         if f.scaled:  # checked against the study's scale by the answer service
-            out[f.name] = serializers.IntegerField(
-                required=False, allow_null=True, default=None, help_text=CONFIDENCE_HELP
-            )
+            out[f.name] = ConfidenceInput(help_text=CONFIDENCE_HELP)
         elif f.choices is None:
             out[f.name] = serializers.CharField(
                 required=f.required, allow_blank=True, max_length=f.max_length, default=""
@@ -175,6 +196,15 @@ class AnswerInputSerializer(serializers.Serializer):
         max_length=64,
         help_text="The case's `words` as shown: the answer is recorded against that version "
         "of the question (empty: the current one).",
+    )
+    scale = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=16,
+        help_text="The confidence scale the rating was given on (the case's `confidence.scale`; "
+        "`none` when the study asked none): refused (409) if the PI changed the scale since, "
+        "as the same number would mean something else (empty: not checked).",
     )
 
     def get_fields(self):

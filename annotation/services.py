@@ -25,7 +25,15 @@ from readerstudy.models import ReaderStudy, StudyQuestion
 from readerstudy.question_versions import QuestionVersion
 from readerstudy.services.versions import ensure_first_version
 from readerstudy.signals import data_changed
-from readerstudy.vocabulary import ANSWER_FIELD_NAMES, ANSWER_FIELDS, AidMode, AnswerField, Scale
+from readerstudy.vocabulary import (
+    ANSWER_FIELD_NAMES,
+    ANSWER_FIELDS,
+    AidMode,
+    AnswerField,
+    ConfidenceScale,
+    Scale,
+    confidence_scale,
+)
 
 
 class AnswerRejected(ValueError):
@@ -85,6 +93,29 @@ def layout_check(reading: Reading, layout: str | None) -> None:
             "The study's design was changed since this page was shown: its case numbers or "
             "option letters may now stand for others. Reload the page; nothing was saved."
         )
+
+
+def scale_check(study: ReaderStudy, asked: str | None) -> None:
+    """Refuse (WrongArm) an answer from a page that asked for the rating on another scale than
+    the study's now (`asked`: the page's `scale`; None is not checked). The scale moves no case
+    and no letter, so the layout stamp leaves it out; but a PI may change it until the first
+    answer, and a 4 rated on 1-5 ("Confident") would be stored as 4 % on 0-100."""
+    if asked is None or asked == study.confidence_scale:
+        return
+
+    def words(name: str, verb: str) -> str:
+        if name not in ConfidenceScale.values:
+            return f"{verb} for your confidence on another scale"
+        scale = confidence_scale(name)
+        if scale is None:
+            return f"{verb} for no confidence rating"
+        return f"{verb} for your confidence on the {scale.lowest}–{scale.highest} scale"
+
+    now = words(study.confidence_scale, "asks").replace("asks for your confidence", "asks it")
+    raise WrongArm(
+        f"This page {words(asked, 'asked')}; the study now {now}, so the rating would mean "
+        "something else. Reload the page; nothing was saved."
+    )
 
 
 def _check_reading(
@@ -172,6 +203,7 @@ def answer_submit(
     stage: str | None = None,
     layout: str | None = None,
     words: str | None = None,
+    scale: str | None = None,
     **values: str | int | None,
 ) -> AnswerOutcome:
     """Save `reader`'s answer to `item`: `values` are the answer's fields (`choice`,
@@ -185,7 +217,9 @@ def answer_submit(
     page was a second read before the AI was shown: a repeat of that submit (double click,
     second tab) never becomes the final answer. `words`: the stamp of the question's words the
     page showed (QuestionVersion.words_stamp); the answer is recorded against the version with
-    those words (None: the current version, for API clients).
+    those words (None: the current version, for API clients). `scale`: the confidence scale the
+    page asked the rating on (ReaderStudy.confidence_scale); a page of another scale is refused
+    (None: not checked, API clients).
 
     A second read (aided arm, aid mode second-read) takes two submits: the first stores the
     unaided answer, fixed from then on, and the page shows the AI; the second is the final
@@ -194,7 +228,16 @@ def answer_submit(
         raise TypeError(f"not answer fields: {sorted(unknown)}")
     spent = clamp_time(time_ms)
     outcome = _answer_save(
-        item, reader, values, spent, base, session=session, stage=stage, layout=layout, words=words
+        item,
+        reader,
+        values,
+        spent,
+        base,
+        session=session,
+        stage=stage,
+        layout=layout,
+        words=words,
+        scale=scale,
     )
     if outcome.created or outcome.revised:
         data_changed(item.study)  # the analysis is computed again (debounced)
@@ -222,10 +265,21 @@ def shown_version(item: StudyQuestion, words: str | None) -> QuestionVersion:
 
 
 def _answer_save(
-    item, reader, values: dict, spent: int, base: dict | None, *, session, stage, layout, words
+    item,
+    reader,
+    values: dict,
+    spent: int,
+    base: dict | None,
+    *,
+    session,
+    stage,
+    layout,
+    words,
+    scale,
 ) -> AnswerOutcome:
     with transaction.atomic():
         hold_design(item.study)  # never under a design a PI replaced meanwhile
+        scale_check(item.study, scale)  # before the rating is read on the scale of now
         values = _validate(values, item.study.scale)  # the scale as the design now has it
         shown = shown_version(item, words)
         return _answer_save_locked(
@@ -316,10 +370,14 @@ def _on_screen(answer: Answer, mapping: dict[str, str]) -> dict[str, str]:
 
 def _repeat_first(existing: Answer, values: dict, mapping: dict[str, str]) -> AnswerOutcome:
     """A second read's first answer sent again from a page that did not show the AI: a
-    repeat is harmless; anything else is refused, never taken as the final answer."""
-    if values["choice"] == existing.first_choice:
+    repeat is harmless; anything else (another choice, or another confidence) is refused,
+    never taken as the final answer nor dropped without a word."""
+    given = (values["choice"], values.get("confidence"))
+    if given == (existing.first_choice, existing.first_confidence):
         return AnswerOutcome(existing, created=False, revised=False, stage="first")
     first = to_screen(mapping, existing.first_choice)
+    if existing.first_confidence is not None:
+        first = f"{first} (confidence {existing.first_confidence})"
     then = "give your final answer" if not existing.choice else "see your final answer"
     raise AnswerConflict(
         f"your first answer to this case, {first}, is already saved and can no longer change; "

@@ -56,8 +56,9 @@ def layout_stamp(study: ReaderStudy, session: int, assignment: ReaderAssignment 
     order setting, the reader's assignment and session. A PI may change the design until
     the first answer (the Design page); a page, a draft or an unsent answer made under the
     old one would otherwise land on another case or another option. Not the washout nor the
-    confidence scale: they move no case and no letter (an answer without the rating the scale
-    now asks for is refused by the answer service, in words)."""
+    confidence scale: they move no case and no letter (the page says the scale it asked the
+    rating on apart, and an answer from another scale's page is refused in words:
+    annotation.services.scale_check)."""
     parts = (
         *(getattr(study, name) for name in READING_FIELDS if name not in UNSTAMPED),
         session,

@@ -30,6 +30,7 @@ from annotation.services import (
     answer_submit,
     layout_check,
     reader_finish,
+    scale_check,
 )
 from annotation.sessions import reading_of, washout_message
 from readerstudy.http import wants_json
@@ -213,6 +214,19 @@ def _page_session(request: HttpRequest) -> int | None:
     return int(value) if value in {"1", "2"} else None
 
 
+def _rejected(request, study, number: int, order, exc: AnswerRejected) -> HttpResponse:
+    """An answer the service refused (409): the reason in words, and for the page's script
+    the reader's own saved answer (a conflict) or when the session opens."""
+    if wants_json(request):
+        body = {"error": str(exc)}
+        if isinstance(exc, AnswerConflict):
+            body["saved"] = exc.saved  # the reader's own saved answer, shown beside the draft
+        if isinstance(exc, SessionNotOpen):
+            body["opens_at"] = exc.opens_at.isoformat()
+        return JsonResponse(body, status=409)
+    return _render_case(request, study, number, order=order, error=str(exc), status=409)
+
+
 @login_required
 @require_POST
 def case_answer(request: HttpRequest, slug: str, number: int) -> HttpResponse:
@@ -234,6 +248,12 @@ def case_answer(request: HttpRequest, slug: str, number: int) -> HttpResponse:
             return redirect("reader-start", slug=slug)
         raise Http404("No such case.")
     mapping = selectors.screen_letters(study, reading, item.question_id)
+    scale = request.GET.get("scale", "")[:16] or None
+    try:
+        # Before the form, which reads the rating on the study's scale of now.
+        scale_check(study, scale)
+    except AnswerRejected as exc:
+        return _rejected(request, study, number, order, exc)
     form = AnswerForm(request.POST, screen=mapping, scale=study.confidence_scale)
     if not form.is_valid():
         error = " ".join(e for errors in form.errors.values() for e in errors)
@@ -250,6 +270,7 @@ def case_answer(request: HttpRequest, slug: str, number: int) -> HttpResponse:
             stage="first" if request.GET.get("stage") == "first" else None,
             layout=request.GET.get("layout") or None,
             words=request.GET.get("words", "")[:64] or None,
+            scale=scale,
             **form.cleaned_data,
         )
     except InvalidAnswerValue as exc:  # as a form error: the reader corrects that field
@@ -259,14 +280,7 @@ def case_answer(request: HttpRequest, slug: str, number: int) -> HttpResponse:
             request, study, number, order=order, data=request.POST, error=str(exc), status=422
         )
     except AnswerRejected as exc:
-        if wants_json(request):
-            body = {"error": str(exc)}
-            if isinstance(exc, AnswerConflict):
-                body["saved"] = exc.saved  # the reader's own saved answer, shown beside the draft
-            if isinstance(exc, SessionNotOpen):
-                body["opens_at"] = exc.opens_at.isoformat()
-            return JsonResponse(body, status=409)
-        return _render_case(request, study, number, order=order, error=str(exc), status=409)
+        return _rejected(request, study, number, order, exc)
     if wants_json(request):
         return _saved(request, study, number, order, outcome, reading)
     if outcome.stage == "first":

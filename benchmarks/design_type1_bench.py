@@ -17,9 +17,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from analysis.stats.or_design import or_design
-from analysis.stats.power import Pilot, power
-from analysis.stats.simulate import LatentModel, simulate_cube
+from analysis.stats import LatentModel, Pilot, or_design, pilot_power, simulate_cube
 
 
 def rate(hits: int, n: int) -> str:
@@ -61,13 +59,13 @@ def main() -> int:
     effect = float(np.mean([p.random.estimate for p in pilots]))
     hits = sum(p.random.p_value < 0.05 for p in pilots)
     print(
-        f"power 6 x 50 (effect {effect:.4f}): predicted {power(pilot, effect, 6, 50):.3f}, "
+        f"power 6 x 50 (effect {effect:.4f}): predicted {pilot_power(pilot, effect, 6, 50):.3f}, "
         f"simulated {rate(hits, len(pilots))}"
     )
     larger = [or_design(*simulate_cube(rng, model, 10, 100, 4)[:2]) for _ in range(1000 // scale)]
     hits = sum(p.random.p_value < 0.05 for p in larger)
     print(
-        f"power 10 x 100: predicted {power(pilot, effect, 10, 100):.3f}, "
+        f"power 10 x 100: predicted {pilot_power(pilot, effect, 10, 100):.3f}, "
         f"simulated {rate(hits, len(larger))}"
     )
     print(f"{time.perf_counter() - start:.0f} s")

@@ -35,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from reader_bench import (  # the benchmarks folder is not a package: on sys.path above
+from reader_bench import (  # run as a script: its own folder is on sys.path above
     BASE,
     CHROMIUM,
     PASSWORD,

@@ -1,6 +1,6 @@
 """Coverage and type I error of the uncertainty methods at the ReXVQA reader study's scale.
 
-The long version of tests/analysis_tests/test_uncertainty.py's bounded simulations (fixed
+The long version of tests/stats_tests/test_uncertainty.py's bounded simulations (fixed
 seeds): accuracy-CI coverage (clustered Wilson and Clopper-Pearson on the effective sample
 size, and plain Wilson for contrast) over X-rays x questions per X-ray, accuracy and
 within-X-ray correlation; the clustered paired comparison's type I error; and the OR/Hillis
@@ -19,8 +19,11 @@ import numpy as np
 from scipy import stats as sps
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from analysis.stats import mrmc
-from analysis.stats.clustered import clustered_paired_difference, clustered_proportion_ci
+from analysis.stats import (
+    ai_versus_readers,
+    clustered_paired_difference,
+    clustered_proportion_ci,
+)
 
 
 def coverage(reps: int) -> None:
@@ -81,7 +84,7 @@ def readers(reps: int) -> None:
             readers_ = rng.random((r, 200)) < 1 / (1 + np.exp(-(1.0 + u + skill[:, None])))
             ai = rng.random(200) < 1 / (1 + np.exp(-(1.0 + u)))
             # centre the truth: the AI's expected accuracy equals the readers' average
-            result = mrmc.ai_versus_readers(readers_, ai, cases=np.repeat(np.arange(50), 4))
+            result = ai_versus_readers(readers_, ai, cases=np.repeat(np.arange(50), 4))
             random_rej += result.p_value < 0.05
             fixed_rej += result.p_fixed < 0.05
         print(f"{r:>2} readers: random {random_rej / reps:.3f}  fixed {fixed_rej / reps:.3f}")

@@ -59,9 +59,24 @@ def _number(value) -> float | None:
     return number
 
 
+def unread_names(names, *, known=COLUMNS) -> list[str]:
+    """The names among `names` (a CSV header's columns, a JSON record's keys) that look like a
+    probability but are not one of `known`, or repeat one: read as "no probabilities", the
+    model's calibration and ROC would be missing from the analysis without a word."""
+    seen: set[str] = set()
+    unread = []
+    for name in names:
+        if name.strip().lower().startswith(CHOSEN) and (name not in known or name in seen):
+            unread.append(name)
+        seen.add(name)
+    return unread
+
+
 def parse(chosen, options: dict) -> Probabilities:
     """The probabilities of one row from its cells (`options`: letter -> cell); ValueError
     with the reason in words when they are not probabilities."""
+    if strange := [str(letter) for letter in options if letter not in LETTERS]:
+        raise ValueError(f"no option {', '.join(strange)}: the options are A-D")
     given = {letter: p for letter, cell in options.items() if (p := _number(cell)) is not None}
     if given and len(given) != len(LETTERS):
         missing = ", ".join(letter for letter in LETTERS if letter not in given)

@@ -3,7 +3,7 @@ answer) and the difference with its CI, from the two-arm OR/Hillis result itself
 
 The accuracies are the analysis's figures of merit (the questions every reader of the group
 read in both arms); the difference's CI is the fixed-readers, reader-specific comparison
-MRMCaov reports (`or_design.reader_differences`). The aided-vs-unaided figure draws this
+MRMCaov reports (`or_accuracy.reader_differences`). The aided-vs-unaided figure draws this
 table, so the figure and the CSV show the same numbers.
 """
 
@@ -13,7 +13,7 @@ import pandas as pd
 
 from analysis.stats.bounded import difference_note
 from analysis.stats.design_frame import DesignTable
-from analysis.stats.or_design import reader_differences
+from analysis.stats.or_accuracy import reader_differences
 
 COLUMNS = [
     "reader",

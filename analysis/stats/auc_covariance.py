@@ -26,6 +26,7 @@ from typing import Literal
 import numpy as np
 
 from analysis.stats.frame import AnalysisInputError
+from analysis.stats.jackknife import leave_one_out_covariance
 from analysis.stats.roc import psi
 from analysis.stats.roc_frame import RatingsCube
 
@@ -80,8 +81,7 @@ def jackknife(cube: RatingsCube) -> tuple[np.ndarray, np.ndarray]:
                     "jackknife needs at least two X-rays with positives and two with negatives"
                 )
             pseudo[:, i * r + j] = (total - rows - cols + both) / (n_pos * n_neg)
-    centred = pseudo - pseudo.mean(axis=0)
-    return fom, (k - 1) / k * (centred.T @ centred)
+    return fom, leave_one_out_covariance(pseudo.T)
 
 
 def _one_question_per_case(cube: RatingsCube, method: str) -> None:

@@ -8,6 +8,8 @@ reaches past it ("83.3%, 95% CI 47.5% - 119.2%"), which a reader of a paper cann
   the Hillis df, or normal), transformed back: it lies strictly inside (0, 1) and is asymmetric
   where it should be. This is how survey software gives a proportion's interval from a
   design-based SE (e.g. Stata's `proportion`, Korn & Graubard 1998 on small proportions).
+- `no_interval_note`: the words beside an estimate whose standard error is 0, which has no
+  interval (a zero-width one would claim certainty the data do not give).
 - `range_note` (`difference_note` for a difference, -1 to 1; `auc_note` for an AUC, 0 to 1):
   the words said beside an interval that passes its statistic's range, which is then not
   informative on that side.
@@ -60,6 +62,17 @@ def range_note(
     return (
         f"the interval passes the possible range of {what} ({span}): uninformative "
         "beyond it (too few readers or X-rays); shown as computed"
+    )
+
+
+def no_interval_note(se: float) -> str:
+    """Words for an estimate whose standard error is 0 or not a number (empty otherwise): its
+    interval is left empty rather than shown with no width, and the row says why."""
+    if math.isfinite(se) and se > 0:
+        return ""
+    return (
+        "no interval: the standard error is 0 (the estimate does not change when an X-ray is "
+        "left out: every rating the same, or the two groups perfectly apart)"
     )
 
 

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.stats.auc_covariance import jackknife
+from analysis.stats.bounded import no_interval_note
 from analysis.stats.clustered import CLUSTER_CI_METHOD, clustered_proportion_ci
 from analysis.stats.distributions import norm_ppf
 from analysis.stats.frame import AnalysisInputError
@@ -94,21 +95,6 @@ def accuracy_by_confidence(
     return pd.DataFrame(rows, columns=LEVEL_COLUMNS)
 
 
-def _not_estimable(part: pd.DataFrame, right: int, wrong: int) -> str:
-    """Why one rater's right-against-wrong AUC has no jackknife interval, in this table's
-    words (its answers, right or wrong), or "" when it is not one of these reasons."""
-    if not right or not wrong:
-        return "all answers right or all wrong"
-    for outcome, word in ((0, "wrong"), (1, "right")):
-        xrays = part.loc[part["correct"] == outcome, "case_id"].unique()
-        if len(xrays) == 1:
-            return (
-                f"every {word} answer is on X-ray {xrays[0]}; the jackknife (leaving out one "
-                "X-ray at a time) needs right and wrong answers on at least two X-rays each"
-            )
-    return ""
-
-
 def confidence_discrimination(frame: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     """Per rater: the AUC of confidence for right against wrong answers with its jackknife
     (by X-ray) normal interval; `note` says why a rater has none (all right, all wrong, or
@@ -131,30 +117,29 @@ def confidence_discrimination(frame: pd.DataFrame, alpha: float = 0.05) -> pd.Da
         )
         try:
             auc, cov = jackknife(ratings_cube(ratings))
-        except AnalysisInputError as error:
-            nan = float("nan")
-            why = _not_estimable(part, right, wrong) or str(error)
-            rows.append(
-                row
-                | {
-                    "auc": nan,
-                    "se": nan,
-                    "ci_low": nan,
-                    "ci_high": nan,
-                    "note": f"not estimable: {why}",
-                }
+        except AnalysisInputError:
+            # The jackknife's own words name the cube's placeholder reader and modality.
+            why = (
+                "all answers right or all wrong"
+                if not right or not wrong
+                else f"{right} right and {wrong} wrong answer(s) on "
+                f"{part['case_id'].nunique()} X-ray(s): the jackknife by X-ray needs at least "
+                "two X-rays with a right answer and two with a wrong one"
             )
+            rows.append(row | dict.fromkeys(("auc", "se", "ci_low", "ci_high"), float("nan")))
+            rows[-1]["note"] = f"not estimable: {why}"
             continue
         se = float(np.sqrt(cov[0, 0]))
         estimate = float(auc[0, 0])
+        half = z * se if se > 0 else float("nan")  # no zero-width interval (no_interval_note)
         rows.append(
             row
             | {
                 "auc": estimate,
                 "se": se,
-                "ci_low": estimate - z * se,
-                "ci_high": estimate + z * se,
-                "note": "",
+                "ci_low": estimate - half,
+                "ci_high": estimate + half,
+                "note": no_interval_note(se),
             }
         )
     return pd.DataFrame(rows, columns=DISCRIMINATION_COLUMNS)

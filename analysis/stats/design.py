@@ -23,12 +23,11 @@ from analysis.stats.design_frame import (
     DesignTable,
     check_canonical,
     is_second_read,
-    is_split_plot,
     modality_cube,
 )
 from analysis.stats.distributions import norm_sf, t_sf
-from analysis.stats.frame import ACCEPTED, ALL, AnalysisInputError, Missing, right
-from analysis.stats.or_design import Comparison, Components, ORDesignResult, or_design
+from analysis.stats.frame import ALL, AnalysisInputError, Missing, right
+from analysis.stats.or_accuracy import Comparison, Components, ORDesignResult, or_design
 
 
 @dataclass(frozen=True)
@@ -477,21 +476,6 @@ def design_results(frame: pd.DataFrame, policy: DesignPolicy | None = None) -> d
         "result": result,
         "cube": cube,
     }
-
-
-def agreement_frames(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Per arm, the stats long frame (question_id, rater, answer, correct_answer, task,
-    case_id) for agreement (κ): the anchor X-rays in a split-plot design (the only ones every
-    reader read), else every X-ray. Letters are canonical, so κ compares the same options."""
-    check_canonical(frame)
-    rows = frame[frame["case_group"] == ANCHOR] if is_split_plot(frame) else frame
-    out = {}
-    for arm, part in rows.groupby("arm"):
-        columns = ["question_id", "rater", "answer", "correct_answer", "task", "case_id"]
-        out[str(arm)] = part.rename(columns={"reader": "rater"})[
-            columns + ([ACCEPTED] if ACCEPTED in part else [])
-        ].reset_index(drop=True)
-    return out
 
 
 def power_table(

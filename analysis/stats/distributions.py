@@ -4,7 +4,7 @@ they call, with their answers at the edges (q = 0 or 1, x <= 0, undefined argume
 
 Importing scipy.stats (statsmodels imports it too) costs a process about 50 MB and half a
 second, a sixth of what an analysis worker or `export_analysis` may hold at ReXVQA's size,
-for these few functions. tests/analysis_tests/test_distributions.py checks them
+for these few functions. tests/stats_tests/test_distributions.py checks them
 against scipy.stats and statsmodels, value for value.
 
 Rarer needs import scipy.stats where they are (the Clopper-Pearson interval, power, the

@@ -46,34 +46,11 @@ def analysed_rows(
     return responses if keep.all() else responses[keep]
 
 
-def too_fast(time_ms: int | None, fast_ms: int | None) -> bool:
-    """One human answer given in less visible time than `fast_ms`: the rule `fast_mask`
-    applies to a whole frame, for the pages and exports that look at one answer at a time (the
-    dashboard, the answers export). A time of 0 or none is "not recorded", not fast."""
-    return bool(fast_ms) and time_ms is not None and 0 < time_ms < fast_ms
-
-
-def fast_mask(responses: pd.DataFrame, fast_ms: int | None) -> pd.Series:
-    """Human answers given in less visible time than `fast_ms` (the reading policy's minimum:
-    a key burst or a guess, not a reading of the image). Models have no reading time; without
-    a `time_ms` column or a threshold nothing is fast; a time of 0 is "not recorded" (an
-    import, the API without a time), not fast."""
-    if not fast_ms or "time_ms" not in responses:
-        return pd.Series(False, index=responses.index)
-    human = (
-        responses["rater_kind"].eq("human")
-        if "rater_kind" in responses
-        else pd.Series(True, index=responses.index)
-    )
-    time = pd.to_numeric(responses["time_ms"], errors="coerce")
-    return human & responses["answer"].notna() & (time > 0) & (time < fast_ms)
-
-
-def drop_fast(responses: pd.DataFrame, fast_ms: int | None) -> pd.DataFrame:
-    """The policy `exclude_fast`: a too-fast answer is left out of that reader's n (as a
-    question not presented, so neither "missing = wrong" nor "exclude" counts it), and out
-    of the reading times."""
-    fast = fast_mask(responses, fast_ms)
+def drop_fast(responses: pd.DataFrame, fast: pd.Series) -> pd.DataFrame:
+    """The policy `exclude_fast`: the answers `fast` marks (a boolean mask of `responses`:
+    too fast to be a reading, by the reading rule the caller applies) are left out of that
+    reader's n (as a question not presented, so neither "missing = wrong" nor "exclude" counts
+    them), and out of the reading times."""
     if not fast.any():
         return responses
     out = responses.copy()
@@ -89,6 +66,7 @@ def flow_tables(
     *,
     include_excluded: bool,
     exclude_rejected: bool = True,
+    fast: pd.Series | None = None,
     fast_ms: int | None = None,
     exclude_fast: bool = False,
     questions: pd.DataFrame | None = None,
@@ -99,8 +77,10 @@ def flow_tables(
 
     "no_answer" is a reader's missing answer or a model's failed extraction; "not_predicted"
     a question the model was never run on (or, split-plot, never shown to the reader).
-    "too_fast": answers faster than `fast_ms` (`fast_mask`), counted in every case; with
-    `exclude_fast` they are not in "answered" (nor in any n), and a stage row says so.
+    "too_fast": the answers `fast` marks (a boolean mask of `responses`: faster than
+    `fast_ms` by the reading rule the caller applies), counted in every case; with
+    `exclude_fast` they are not in "answered" (nor in any n), and a stage row (when `fast_ms`
+    is set) says so.
     `questions` (one row per sampled question, the same question columns): what was sampled
     when nobody has answered yet; by default the responses' questions.
     """
@@ -168,10 +148,15 @@ def flow_tables(
             "x_rays": case[keep].nunique(),
         }
     )
-    analysed = analysed_rows(
+    kept = analysed_mask(
         responses, include_excluded=include_excluded, exclude_rejected=exclude_rejected
     )
-    fast = fast_mask(analysed, fast_ms)
+    everything = bool(kept.all())
+    analysed = responses if everything else responses[kept]
+    if fast is None:
+        fast = pd.Series(False, index=analysed.index)
+    elif not everything:
+        fast = fast[kept]
     if fast_ms:
         fast_rows = analysed[fast]
         readers = fast_rows["rater"].nunique()

@@ -47,6 +47,9 @@ import pandas as pd
 
 from analysis.stats.frame import LETTERS, prepare
 
+# What item analysis measures, in the words of this docstring (the triage API serves them).
+DEFINITION = __doc__.strip()
+
 # The platform's vocabulary for readers' votes; a test pins them to readerstudy.vocabulary.
 DIFFICULTY_LEVELS: tuple[str, ...] = ("easy", "medium", "hard")
 FIT_LEVELS: tuple[str, ...] = ("yes", "partly", "no")

@@ -9,13 +9,11 @@ and PABAK (prevalence- and bias-adjusted kappa, (K p_o - 1) / (K - 1) with K cat
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 import pandas as pd
 
-from analysis.stats.distributions import norm_ppf
 from analysis.stats.frame import (
     ALL,
     LETTERS,
@@ -59,62 +57,6 @@ def _pair_tables(codes: np.ndarray, levels: int) -> np.ndarray:
     return counts.reshape(r, r, levels, levels).astype(np.float64)
 
 
-@dataclass(frozen=True)
-class KappaResult:
-    kappa: pd.DataFrame
-    se: pd.DataFrame
-    ci_low: pd.DataFrame
-    ci_high: pd.DataFrame
-    n: pd.DataFrame
-
-
-def _kappa_from_tables(tables: np.ndarray, with_se: bool, alpha: float):
-    n = tables.sum(axis=(2, 3))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        probs = tables / n[:, :, None, None]
-        row = probs.sum(axis=3)  # rater r's marginals, on the questions both answered
-        col = probs.sum(axis=2)
-        p_o = np.trace(probs, axis1=2, axis2=3)
-        p_e = (row * col).sum(axis=2)
-        kappa = (p_o - p_e) / (1.0 - p_e)
-        kappa[(n == 0) | np.isclose(p_e, 1.0)] = np.nan
-        self_pairs = np.eye(len(kappa), dtype=bool) & ~np.isnan(kappa)
-        kappa[self_pairs] = 1.0  # exactly, not 0.9999999999999999
-        if not with_se:
-            return kappa, n, None
-        # Fleiss, Cohen & Everitt (1969) asymptotic variance, as statsmodels' cohens_kappa.
-        diag = np.diagonal(probs, axis1=2, axis2=3)
-        k = kappa[:, :, None]
-        term_a = (diag * (1 - (row + col) * (1 - k)) ** 2).sum(axis=2)
-        spread = (col[:, :, :, None] + row[:, :, None, :]) ** 2  # cell (k, l): col_k + row_l
-        off = probs * spread
-        off_sum = off.sum(axis=(2, 3)) - np.trace(off, axis1=2, axis2=3)
-        term_b = (1 - kappa) ** 2 * off_sum
-        term_c = (kappa - p_e * (1 - kappa)) ** 2
-        var = (term_a + term_b - term_c) / (1 - p_e) ** 2 / n
-        se = np.sqrt(np.clip(var, 0, None))
-    return kappa, n, se
-
-
-def kappa_matrix_ci(
-    df: pd.DataFrame | Prepared,
-    task: str | None = None,
-    scale: Literal["answer", "correct"] = "answer",
-    alpha: float = 0.05,
-) -> KappaResult:
-    """Kappa for every pair with the asymptotic SE and a Wald (1 - alpha) interval."""
-    codes, raters, levels = _codes(prepare(df), scale, task)
-    kappa, n, se = _kappa_from_tables(_pair_tables(codes, levels), True, alpha)
-    z = norm_ppf(1 - alpha / 2)
-
-    def frame(values):
-        return pd.DataFrame(values, index=raters, columns=raters)
-
-    return KappaResult(
-        frame(kappa), frame(se), frame(kappa - z * se), frame(kappa + z * se), frame(n.astype(int))
-    )
-
-
 def kappa_matrix(
     df: pd.DataFrame | Prepared,
     task: str | None = None,
@@ -124,7 +66,9 @@ def kappa_matrix(
     scale="answer" compares the A-D answers; scale="correct" compares correct/incorrect.
     """
     codes, raters, levels = _codes(prepare(df), scale, task)
-    kappa, _, _ = _kappa_from_tables(_pair_tables(codes, levels), False, 0.05)
+    kappa, _, _ = _kappa_batch(_pair_tables(codes, levels))
+    self_pairs = np.eye(len(kappa), dtype=bool) & ~np.isnan(kappa)
+    kappa[self_pairs] = 1.0  # exactly, not 0.9999999999999999
     return pd.DataFrame(kappa, index=raters, columns=raters)
 
 

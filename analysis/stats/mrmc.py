@@ -1,9 +1,10 @@
-"""Obuchowski-Rockette analysis with Hillis denominator degrees of freedom, on percent correct.
-
-Random readers and random cases. The figure of merit (FOM) is each reader's accuracy; its
-covariances over cases come from the jackknife. References: Obuchowski & Rockette (1995);
-Hillis (2007) "A comparison of denominator degrees of freedom methods..."; the R package
-MRMCaov, whose results on the Van Dyke data the tests reproduce.
+"""One set of readers' accuracy (the panel's mean, or the readers' mean difference from an AI
+model on the same questions) with the Obuchowski-Rockette single-modality interval: random
+readers with Hillis' df, and fixed readers beside it. The figure of merit (FOM) is each
+reader's accuracy; its covariances over cases come from the accuracy jackknife
+(`jackknife.py`) and the interval from the OR/Hillis core (`or_core.or_single`).
+References: Obuchowski & Rockette (1995); Hillis (2007) "A comparison of denominator degrees
+of freedom methods...".
 
 The case is the X-ray. When several questions are asked about one X-ray, pass per-X-ray sums
 of the 0/1 scores and the number of questions per X-ray (`sizes`): the FOM is then total
@@ -17,88 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analysis.stats.distributions import f_sf, norm_ppf, norm_sf, t_ppf, t_sf
-
-
-@dataclass(frozen=True)
-class ORCovariances:
-    var: float
-    cov1: float  # same reader, different treatments
-    cov2: float  # different readers, same treatment
-    cov3: float  # different readers, different treatments
-
-
-@dataclass(frozen=True)
-class ORResult:
-    fom: np.ndarray  # treatments x readers
-    covariances: ORCovariances
-    f: float
-    df1: float
-    df2: float
-    p_value: float
-    difference: float  # treatment 1 minus treatment 2 (reader-averaged)
-    ci_low: float
-    ci_high: float
-
-
-def jackknife_covariances(
-    scores: np.ndarray, sizes: np.ndarray | None = None
-) -> tuple[np.ndarray, ORCovariances]:
-    """scores: treatments x readers x cases, each cell the sum of 0/1 correctness over the
-    case's `sizes[k]` questions (1 when omitted). Returns FOMs and jackknife covariances."""
-    t, r, c = scores.shape
-    if c < 2:
-        raise ValueError("needs at least two cases")
-    sizes = np.ones(c) if sizes is None else np.asarray(sizes, dtype=float)
-    total = scores.sum(axis=2)
-    fom = total / sizes.sum()
-    jack = (total[:, :, None] - scores) / (sizes.sum() - sizes)  # FOM with case k left out
-    flat = jack.reshape(t * r, c)
-    centred = flat - flat.mean(axis=1, keepdims=True)
-    cov = (c - 1) / c * (centred @ centred.T)
-    ti, ri = np.divmod(np.arange(t * r), r)
-    same_t = ti[:, None] == ti[None, :]
-    same_r = ri[:, None] == ri[None, :]
-
-    def mean_of(mask):
-        return float(cov[mask].mean()) if mask.any() else float("nan")
-
-    return fom, ORCovariances(
-        var=mean_of(same_t & same_r),
-        cov1=mean_of(~same_t & same_r),
-        cov2=mean_of(same_t & ~same_r),
-        cov3=mean_of(~same_t & ~same_r),
-    )
-
-
-def or_two_treatments(scores: np.ndarray, alpha: float = 0.05) -> ORResult:
-    """Test equal reader-averaged FOM across treatments (random readers, random cases)."""
-    t, r, _ = scores.shape
-    if t < 2 or r < 2:
-        raise ValueError("needs at least two treatments and two readers")
-    fom, covs = jackknife_covariances(scores)
-    t_means, r_means, grand = fom.mean(axis=1), fom.mean(axis=0), fom.mean()
-    ms_t = r * ((t_means - grand) ** 2).sum() / (t - 1)
-    ms_tr = ((fom - t_means[:, None] - r_means[None, :] + grand) ** 2).sum() / ((t - 1) * (r - 1))
-    denominator = ms_tr + r * max(covs.cov2 - covs.cov3, 0.0)
-    f = ms_t / denominator
-    df1 = t - 1
-    df2 = denominator**2 / (ms_tr**2 / ((t - 1) * (r - 1)))
-    p = float(f_sf(f, df1, df2))
-    difference = float(t_means[0] - t_means[1])
-    se = np.sqrt(2 / r * denominator)
-    half = t_ppf(1 - alpha / 2, df2) * se
-    return ORResult(
-        fom,
-        covs,
-        float(f),
-        float(df1),
-        float(df2),
-        p,
-        difference,
-        difference - half,
-        difference + half,
-    )
+from analysis.stats.jackknife import jackknife_covariance
+from analysis.stats.or_core import interval, or_single
 
 
 @dataclass(frozen=True)
@@ -144,42 +65,48 @@ def or_single_treatment(
     the test is anti-conservative (10% type I error with 2 readers in an audit).
 
     Fixed readers (FRRC, generalises to cases for these readers only): the jackknife
-    variance of the reader mean, (Var + (r - 1) Cov2) / r, with a normal reference
-    (Obuchowski & Rockette 1995; as MRMCaov's fixed-reader analysis).
+    variance of the reader mean, (Var + (r - 1) max(Cov2, 0)) / r, with a normal reference
+    (Obuchowski & Rockette 1995; MRMCaov's `summary.mrmc_tests_frrc`, whose Cov2 is floored
+    at 0 as the random-readers SE's is).
     """
-    r, _ = fom_scores.shape
+    r, c = fom_scores.shape
     if r < 2:
         raise ValueError("needs at least two readers")
-    fom, covs = jackknife_covariances(fom_scores[None, :, :], sizes)
-    theta = fom[0]
-    mean = float(theta.mean())
-    ms_r = float(((theta - mean) ** 2).sum() / (r - 1))
-    denominator = ms_r + r * max(covs.cov2, 0.0)
-    se = float(np.sqrt(denominator / r))
-    df = denominator**2 / (ms_r**2 / (r - 1)) if ms_r > 0 else float("inf")
-    fixed_var = (covs.var + (r - 1) * covs.cov2) / r
+    if c < 2:
+        raise ValueError("needs at least two cases")
+    sizes = np.ones(c) if sizes is None else np.asarray(sizes, dtype=float)
+    fom, cov = jackknife_covariance(
+        fom_scores[None, :, :],
+        np.broadcast_to(sizes, (1, r, c)),
+        np.zeros(c, dtype=int),
+        np.zeros(r, dtype=int),
+    )
+    single = or_single(fom[0], cov, alpha=alpha, null=null)
+    random = single.random
+    mean = single.estimate
+    fixed_var = (single.var + (r - 1) * max(single.cov2, 0.0)) / r
     se_fixed = float(np.sqrt(fixed_var)) if fixed_var > 0 else 0.0
-    nan = float("nan")
-    extra = {"ms_r": ms_r, "var": covs.var, "cov2": covs.cov2, "se_fixed": se_fixed}
+    extra = {"ms_r": single.ms_r, "var": single.var, "cov2": single.cov2, "se_fixed": se_fixed}
     if se_fixed > 0:
-        z = (mean - null) / se_fixed
-        half = float(norm_ppf(1 - alpha / 2)) * se_fixed
-        extra |= {
-            "p_fixed": float(2 * norm_sf(abs(z))),
-            "ci_low_fixed": mean - half,
-            "ci_high_fixed": mean + half,
-        }
-    if not se_fixed > 0:
+        _, p_fixed, _, _ = interval(mean - null, se_fixed, float("inf"), alpha)
+        _, _, low, high = interval(mean, se_fixed, float("inf"), alpha)
+        extra |= {"p_fixed": p_fixed, "ci_low_fixed": low, "ci_high_fixed": high}
+    else:
         extra["note"] = "fixed-readers interval not estimable: no variance between X-rays"
-    if not se > 0:
+    if not random.se > 0:
         extra.pop("note", None)
         why = "not estimable: every reader and every X-ray give the same result (no variance)"
-        return SingleResult(mean, se, float(df), nan, nan, nan, nan, **extra, note=why)
-    t = (mean - null) / se
-    p = float(2 * t_sf(abs(t), df))
-    half = t_ppf(1 - alpha / 2, df) * se
+        nan = float("nan")
+        return SingleResult(mean, random.se, random.df, nan, nan, nan, nan, **extra, note=why)
     return SingleResult(
-        mean, se, float(df), float(t), p, float(mean - half), float(mean + half), **extra
+        mean,
+        random.se,
+        random.df,
+        random.statistic,
+        random.p_value,
+        random.ci_low,
+        random.ci_high,
+        **extra,
     )
 
 

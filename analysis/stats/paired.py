@@ -61,42 +61,6 @@ def mcnemar_test(
     )
 
 
-@dataclass(frozen=True)
-class BootstrapResult:
-    difference: float
-    ci_low: float
-    ci_high: float
-    n_boot: int
-
-
-def bootstrap_accuracy_difference(
-    df: pd.DataFrame,
-    a: str,
-    b: str,
-    n_boot: int = 2000,
-    seed: int = 0,
-    alpha: float = 0.05,
-    missing: Missing = "wrong",
-) -> BootstrapResult:
-    """Percentile bootstrap CI of accuracy(a) - accuracy(b), resampling cases.
-
-    Questions on the same case (X-ray) move together when a `case_id` column is present.
-    """
-    data = prepare(df)
-    wide = correct_wide(data, missing)
-    if "case_id" in data.attributes:
-        wide.index = pd.Index(data.attributes["case_id"])
-    wide = wide[[a, b]].dropna()
-    clusters = pd.Series(wide.index, index=wide.index)
-    diff = (wide[a] - wide[b]).groupby(clusters.to_numpy()).agg(["sum", "size"])
-    sums, sizes = diff["sum"].to_numpy(), diff["size"].to_numpy()
-    rng = np.random.default_rng(seed)
-    picks = rng.integers(0, len(sums), size=(n_boot, len(sums)))
-    boots = sums[picks].sum(axis=1) / sizes[picks].sum(axis=1)
-    low, high = np.quantile(boots, [alpha / 2, 1 - alpha / 2])
-    return BootstrapResult(float(sums.sum() / sizes.sum()), float(low), float(high), n_boot)
-
-
 # Bootstrap replicates drawn at a time (the generator gives the same picks either way).
 REPLICATE_BLOCK = 64
 

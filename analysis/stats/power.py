@@ -31,7 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analysis.stats.or_design import Components
+from analysis.stats.or_accuracy import Components
+from analysis.stats.or_core import Components as CoreComponents
 
 ANALYSES = ("random", "fixed-readers", "fixed-cases")
 NOT_REACHABLE = "not reachable: reader variability dominates"
@@ -50,18 +51,27 @@ class Pilot:
     questions_per_case: float = 1.0
 
     @classmethod
-    def from_components(cls, components: Components, questions: int | None = None) -> Pilot:
+    def from_components(
+        cls,
+        components: Components | CoreComponents,
+        questions: int | None = None,
+        *,
+        cases: int | None = None,
+    ) -> Pilot:
         """The pilot as RJafroc takes it from a dataset: Var(T×R) by HOB 2011 eq. 9 (with
-        max(Cov2 - Cov3, 0)), which differs from MRMCaov's when Cov2 < Cov3."""
-        per_case = questions / components.cases if questions else 1.0
+        max(Cov2 - Cov3, 0)), which differs from MRMCaov's when Cov2 < Cov3. `components`:
+        the accuracy analysis' (which know their X-rays) or the OR/Hillis core's of any
+        figure of merit (`cases` then given); `questions`: all the pilot's questions."""
         c = components
+        cases = c.cases if cases is None else cases
+        per_case = questions / cases if questions else 1.0
         return cls(
             c.ms_tr - c.var + c.cov1 + max(c.cov2 - c.cov3, 0.0),
-            components.var,
-            components.cov1,
-            components.cov2,
-            components.cov3,
-            components.cases,
+            c.var,
+            c.cov1,
+            c.cov2,
+            c.cov3,
+            cases,
             per_case,
         )
 

@@ -32,7 +32,9 @@ import pandas as pd
 from analysis.stats.clustered import clustered_paired_difference, clustered_proportion_ci
 from analysis.stats.design_frame import DesignTable
 from analysis.stats.frame import ACCEPTED, right
-from analysis.stats.or_design import jackknife_covariance, modality_mean, or_design
+from analysis.stats.jackknife import jackknife_covariance
+from analysis.stats.or_accuracy import or_design
+from analysis.stats.or_core import or_single
 
 POOLED = "All readers (mean of readers)"
 RATE_METHOD = (
@@ -151,9 +153,7 @@ def readers_mean_rate(y: np.ndarray, m: np.ndarray, alpha: float) -> tuple[float
     fom, cov = jackknife_covariance(y[None], m[None], np.zeros(c, int), np.zeros(r, int))
     if not np.isfinite(cov).all():  # a reader's reads all on one X-ray: no jackknife
         return float(rates.mean()), nan, nan
-    mean = modality_mean(
-        fom[0], cov, np.ones(r, bool), np.arange(r), np.zeros(r, int), float(r), alpha
-    )
+    mean = or_single(fom[0], cov, alpha=alpha).random
     return mean.estimate, _clip(mean.ci_low, 0.0, 1.0), _clip(mean.ci_high, 0.0, 1.0)
 
 

@@ -17,9 +17,9 @@ import numpy as np
 import pandas as pd
 
 from analysis.stats.auc_covariance import METHOD_WORDS, CovarianceMethod, auc_covariance
-from analysis.stats.bounded import auc_note
+from analysis.stats.bounded import auc_note, no_interval_note
 from analysis.stats.frame import AnalysisInputError
-from analysis.stats.or_hillis import (
+from analysis.stats.or_core import (
     FIXED_READERS,
     RANDOM,
     ORHillisResult,
@@ -136,7 +136,7 @@ def auc_panel(
 ) -> pd.DataFrame:
     """Per modality, with no comparison (a study of one modality too): each reader's AUC with
     a normal interval from its variance over X-rays (by `cov`), then the readers' mean AUC for
-    random readers and cases (Hillis df) and for fixed readers (`or_hillis.or_single`, the
+    random readers and cases (Hillis df) and for fixed readers (`or_core.or_single`, the
     per-modality means MRMCaov prints). Intervals are not clipped to [0, 1]; the `note` says
     where one passes it."""
     cube = ratings if isinstance(ratings, RatingsCube) else ratings_cube(ratings, modalities)
@@ -162,7 +162,7 @@ def auc_panel(
                     float("inf"),
                     low,
                     high,
-                    auc_note(low, high),
+                    auc_note(low, high) or no_interval_note(se),
                 )
             )
         if r < 2:
@@ -182,7 +182,7 @@ def auc_panel(
                     estimate.df,
                     estimate.ci_low,
                     estimate.ci_high,
-                    auc_note(estimate.ci_low, estimate.ci_high),
+                    auc_note(estimate.ci_low, estimate.ci_high) or no_interval_note(estimate.se),
                 )
             )
     return pd.DataFrame(rows, columns=PANEL_COLUMNS)

@@ -22,7 +22,7 @@ import pandas as pd
 
 from analysis.stats import power
 from analysis.stats.frame import AnalysisInputError
-from analysis.stats.or_hillis import ORHillisResult
+from analysis.stats.or_core import ORHillisResult
 from analysis.stats.roc_mrmc import AucMrmc
 
 
@@ -42,11 +42,8 @@ def auc_pilot(pilot: AucMrmc) -> AucPilot:
         )
     if len(result.modalities) != 2:
         raise AnalysisInputError("power is for a comparison of two modalities")
-    c = result.components
-    var_tr = c.ms_tr - c.var + c.cov1 + max(c.cov2 - c.cov3, 0.0)
-    cases = len(pilot.cube.case_ids)
-    planned = power.Pilot(
-        var_tr, c.var, c.cov1, c.cov2, c.cov3, cases, len(pilot.cube.question_ids) / cases
+    planned = power.Pilot.from_components(
+        result.components, len(pilot.cube.question_ids), cases=len(pilot.cube.case_ids)
     )
     return AucPilot(planned, power.truncation_notes(planned))
 

@@ -27,7 +27,7 @@ from analysis.stats.auc_covariance import METHOD_WORDS, CovarianceMethod, auc_co
 from analysis.stats.bounded import difference_note
 from analysis.stats.comparisons import DEFAULT_MIN_READERS, few_readers_warning
 from analysis.stats.frame import AnalysisInputError
-from analysis.stats.or_hillis import SingleModality, or_single
+from analysis.stats.or_core import SingleModality, or_single
 from analysis.stats.roc_frame import ratings_cube
 
 VS_MODEL_COLUMNS = [

@@ -16,7 +16,15 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from readerstudy.prediction_probabilities import CHOSEN, PER_OPTION, Probabilities, parse
+from readerstudy.prediction_probabilities import (
+    CHOSEN,
+    COLUMNS,
+    JSON_KEYS,
+    PER_OPTION,
+    Probabilities,
+    parse,
+    unread_names,
+)
 from readerstudy.storable import unstorable_text
 
 MAX_ROWS_SHOWN = 30  # rows named per kind of problem (the count says how many there are)
@@ -99,6 +107,11 @@ def _rows_from_json(text: str) -> PredictionFile:
         raw = str(resp) if resp not in (None, "") else str(pred or "")
         options = record.get("probabilities") or {}
         try:
+            if unread := unread_names(record, known=JSON_KEYS):
+                raise ValueError(
+                    f"key {unread[0]!r} is not read: give 'probability' (the answer's) or "
+                    '\'probabilities\' ({"A": ..., "D": ...})'
+                )
             if not isinstance(options, dict):
                 raise ValueError("'probabilities' must map options A-D to numbers")
             probabilities = parse(record.get(CHOSEN), options)
@@ -130,6 +143,11 @@ def _read_csv(reader) -> PredictionFile:
         raise PredictionImportError(
             "CSV needs a header with question_id,prediction[,raw_response]; "
             f"got {','.join(columns) or 'nothing'}"
+        )
+    if unread := unread_names(columns):
+        raise PredictionImportError(
+            f"column(s) {', '.join(map(repr, unread))} not read (misspelt or given twice): "
+            f"the probability columns are {', '.join(COLUMNS)}, each at most once"
         )
     at_qid, at_pred = columns.index("question_id"), columns.index("prediction")
     at_raw = columns.index("raw_response") if "raw_response" in columns else None

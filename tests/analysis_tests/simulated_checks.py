@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from analysis.pipeline import AnalysisResult, AnalysisSettings
-from analysis.stats.bounded import auc_note, difference_note
+from analysis.stats import auc_note, difference_note
 from annotation.models import Answer, ExpertReview
 from readerstudy.models import ReaderAssignment, ReaderStudy
 from readerstudy.predictions.models import Prediction
@@ -320,7 +320,7 @@ def interval_problems(tables: dict[str, pd.DataFrame]) -> list[str]:
 
 def zip_problems(body: bytes, result: AnalysisResult, figures: list[str]) -> list[str]:
     """Every table, figure and package file in the ZIP, every CSV read by pandas."""
-    from analysis.stats.figure_formats import FORMATS
+    from analysis.figure_formats import FORMATS
 
     archive = zipfile.ZipFile(io.BytesIO(body))
     names = set(archive.namelist())

@@ -17,10 +17,9 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from analysis import downloads, preparation
+from analysis import downloads, plots, preparation
 from analysis.cache import StudyAnalysis
 from analysis.pipeline import AnalysisSettings
-from analysis.stats import plots
 from annotation.services import answer_submit
 from readerstudy.jobs import run_queue_until_empty
 from readerstudy.models import BackgroundJob, JobStatus
@@ -125,6 +124,8 @@ def test_a_figure_shows_as_drawing_until_the_worker_has_drawn_it(client, answere
     run_db_worker()
     drawn = client.get(slot, {"v": analysis.version})
     assert b"<img" in drawn.content and b"Drawing" not in drawn.content
+    unknown = reverse("analysis-figure-slot", args=[answered.slug, "no_such_figure"])
+    assert client.get(unknown, {"v": analysis.version}).status_code == 404
 
 
 def test_the_zip_asked_for_early_shows_progress_and_then_downloads(

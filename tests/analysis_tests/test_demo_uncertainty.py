@@ -17,8 +17,8 @@ from scipy import stats as sps
 
 from readerstudy.models import Role
 from tests.analysis_tests.export_readme import about_tables
-from tests.analysis_tests.test_uncertainty import Z, wilson
 from tests.factories import MembershipFactory, UserFactory
+from tests.stats_tests.test_uncertainty import Z, wilson
 
 pytestmark = pytest.mark.django_db
 

@@ -17,13 +17,11 @@ import pandas as pd
 import pytest
 from django.urls import reverse
 
+from analysis import plots
 from analysis.cache import StudyAnalysis
 from analysis.exports import analysis_files, write_files
 from analysis.pipeline import AnalysisSettings
-from analysis.stats import plots
-from analysis.stats.clustered import clustered_proportion_ci
-from analysis.stats.distributions import norm_ppf, wilson_interval
-from analysis.stats.timing import accuracy_by_time
+from analysis.stats import accuracy_by_time, clustered_proportion_ci, norm_ppf, wilson_interval
 from readerstudy.models import BackgroundJob, JobStatus
 from tests.analysis_tests.test_analysis_downloads import download_zip, page, run_db_worker
 

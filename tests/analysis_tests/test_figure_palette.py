@@ -3,7 +3,7 @@
 import matplotlib.colors as mcolors
 import pandas as pd
 
-from analysis.stats.plots import accuracy_figure, time_figure
+from analysis.plots import accuracy_figure, time_figure
 
 READERS = [f"Reader {k}" for k in range(1, 13)]
 

@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 from matplotlib.text import Text
 
-from analysis.stats import ALL, plots
+from analysis import plots
+from analysis.stats import ALL
 
 READERS = ["Reader 1", "Reader 2", "Reader 3"]
 MODELS = ["MedGemma-demo", "WWWWWWWWWWWWWWWWWW", "Qwen2.5-VL-72B-Instruct", "m"]

@@ -21,7 +21,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from analysis.stats.items import DIFFICULTY_LEVELS, FIT_LEVELS, item_analysis
+from analysis.stats import DIFFICULTY_LEVELS, FIT_LEVELS, item_analysis
 from readerstudy.vocabulary import Alignment, Difficulty
 
 KEYS = {"q1": "A", "q2": "B", "q3": "C", "q4": "D"}

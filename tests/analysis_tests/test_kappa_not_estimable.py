@@ -5,9 +5,8 @@ estimable, and the legend says why (issue 32)."""
 import pandas as pd
 from matplotlib.text import Text
 
-from analysis import stats
+from analysis import plots, stats
 from analysis.figures import kappa_counts, kappa_spans
-from analysis.stats import plots
 
 
 def _responses() -> pd.DataFrame:

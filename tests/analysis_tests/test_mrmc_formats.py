@@ -9,23 +9,26 @@ import pandas as pd
 import pytest
 from openpyxl import load_workbook
 
-from analysis.stats.design import DesignPolicy, design_results
-from analysis.stats.design_frame import CROSSOVER, Modalities
-from analysis.stats.frame import AnalysisInputError
-from analysis.stats.mrmc_formats import (
+from analysis.package_files import (
     R_BLOCK,
     id_map,
     package_files,
-    read_imrmc,
-    read_mrmcaov,
-    read_rjafroc,
     readme_lines,
     to_imrmc,
     to_mrmcaov,
     to_rjafroc,
 )
-from analysis.stats.or_design import or_design
-from analysis.stats.simulate import LatentModel, simulate_frame
+from analysis.stats import (
+    CROSSOVER,
+    AnalysisInputError,
+    DesignPolicy,
+    LatentModel,
+    Modalities,
+    design_results,
+    or_design,
+    simulate_frame,
+)
+from tests.analysis_tests.package_readers import read_imrmc, read_mrmcaov, read_rjafroc
 
 ORACLES = Path(__file__).resolve().parents[1] / "resources" / "oracles"
 

@@ -11,10 +11,15 @@ import json
 import numpy as np
 import pytest
 
-from analysis.stats.design import design_results
-from analysis.stats.design_frame import CROSSOVER, SECOND_READ, Modalities
-from analysis.stats.mrmc_formats import package_files, package_names
-from analysis.stats.simulate import LatentModel, simulate_frame
+from analysis.package_files import package_files, package_names
+from analysis.stats import (
+    CROSSOVER,
+    SECOND_READ,
+    LatentModel,
+    Modalities,
+    design_results,
+    simulate_frame,
+)
 from tests import roracle
 
 pytestmark = pytest.mark.roracle

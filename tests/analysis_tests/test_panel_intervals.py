@@ -15,8 +15,7 @@ import pytest
 import scipy.stats as sps
 from django.urls import reverse
 
-from analysis.stats import mrmc
-from analysis.stats.bounded import difference_note, logit_interval
+from analysis.stats import difference_note, logit_interval, panel_accuracy
 from annotation.services import answer_submit
 from tests.analysis_tests.conftest import readers
 from tests.factories import MembershipFactory, UserFactory, build_study
@@ -49,7 +48,7 @@ def test_the_panel_interval_cannot_leave_0_to_100_percent(client, two_close_read
     study, pi = two_close_readers
     # Independently: reader accuracies 12/12 and 8/12, each question its own X-ray.
     scores = np.array([[1] * 12, [0 if i % 3 == 0 else 1 for i in range(12)]], dtype=float)
-    plain = mrmc.panel_accuracy(scores)
+    plain = panel_accuracy(scores)
     mean = (12 / 12 + 8 / 12) / 2
     assert plain.mean == pytest.approx(mean)
     assert plain.ci_high > 1  # the defect: the untransformed interval reaches past 100%

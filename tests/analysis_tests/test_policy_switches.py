@@ -11,7 +11,7 @@ from statsmodels.stats.multitest import multipletests
 from analysis import stats
 from analysis.pipeline import AnalysisSettings, analyse
 from analysis.reporting import methods_markdown
-from analysis.stats.kappa import kappa_caveat
+from analysis.stats import kappa_caveat
 
 RATERS = [("Reader 1", "human"), ("Reader 2", "human"), ("Model", "model")]
 

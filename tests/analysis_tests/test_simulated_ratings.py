@@ -16,7 +16,7 @@ from django.urls import reverse
 from analysis.cache import StudyAnalysis
 from analysis.pipeline import AnalysisSettings
 from analysis.simulation import Simulation, simulate
-from analysis.stats.roc import empirical_auc
+from analysis.stats import empirical_auc
 from readerstudy.vocabulary import ConfidenceScale
 from tests import roracle
 from tests.analysis_tests.simulated_checks import interval_problems

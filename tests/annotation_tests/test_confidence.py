@@ -241,3 +241,44 @@ def test_no_answer_key_does_two_things_under_any_scale(scale):
     keys = [k for values in answer_shortcuts(scale).values() for ks in values.values() for k in ks]
     keys += PAGE_SHORTCUTS.values()
     assert len(keys) == len(set(keys)), sorted(k for k in keys if keys.count(k) > 1)
+
+
+@pytest.mark.parametrize("sent", ["3.5", "true", '"three"', "[3]", '{"c": 3}', '"٣"'])
+@pytest.mark.parametrize(
+    ("scale", "words"),
+    [
+        (ConfidenceScale.FIVE, "Rate your confidence with a whole number from 1 to 5."),
+        (ConfidenceScale.NONE, "This study asks for no confidence rating."),
+    ],
+)
+def test_the_api_refuses_any_value_that_is_not_a_point_in_the_scales_words(
+    study, reader, scale, words, sent
+):
+    """A fraction, a boolean, text or a list is refused as an off-scale number is: the one
+    rule's words, in the documented shape, the reader's other fields not stored half."""
+    rated(study, scale)
+    client = APIClient()
+    client.force_authenticate(reader)
+    url = f"/api/v1/studies/{study.slug}/cases/1/answer/"
+    body = f'{{"choice": "A", "comment": "kept", "confidence": {sent}}}'
+    refused = client.put(url, body, content_type="application/json")
+    assert refused.status_code == 400
+    assert refused.json() == {"confidence": [words]}
+    assert not Answer.objects.exists()
+
+
+def test_an_api_rating_given_on_a_scale_the_study_no_longer_has_is_refused(study, reader):
+    """An API client that read the case's scale (1-5) before the PI moved it to 0-100 says so
+    with `scale`: its 4 is refused (409), not stored as 4 %."""
+    rated(study, ConfidenceScale.FIVE)
+    client = APIClient()
+    client.force_authenticate(reader)
+    shown = client.get(f"/api/v1/studies/{study.slug}/cases/1/").json()["confidence"]["scale"]
+    rated(study, ConfidenceScale.PERCENT)
+    url = f"/api/v1/studies/{study.slug}/cases/1/answer/"
+    refused = client.put(url, {"choice": "A", "confidence": 4, "scale": shown}, format="json")
+    assert refused.status_code == 409
+    assert "on the 1–5 scale" in refused.json()["detail"]
+    assert not Answer.objects.exists()
+    saved = client.put(url, {"choice": "A", "confidence": 40, "scale": "0-100"}, format="json")
+    assert saved.status_code == 201

@@ -5,8 +5,9 @@ import re
 import pytest
 from django.urls import reverse
 
+from analysis.agreement import expert_agreement
 from annotation.models import ExpertReview, ReviewFlag
-from annotation.reviews import ReviewRejected, expert_agreement, review_submit
+from annotation.reviews import ReviewRejected, review_submit
 from annotation.services import answer_submit
 from readerstudy.models import Case, Question, Role
 from readerstudy.question_versions import QuestionVersion

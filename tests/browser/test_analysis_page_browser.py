@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from django.urls import reverse
 
-from analysis.stats.reliance import AGREEMENT_RATES
+from analysis.stats import AGREEMENT_RATES
 from tests.browser.helpers import contents_reach_every_section, sign_in, wait_image_loaded
 from tests.browser.test_friction_walk import LAPTOP, shots
 from tests.design_tests.test_design_analysis import two_arm  # noqa: F401 (a fixture)

@@ -14,7 +14,7 @@ from django.urls import reverse
 from analysis.design_frame import design_frame
 from annotation.models import Answer
 from annotation.selectors import item_at
-from annotation.services import InvalidAnswerValue, answer_submit
+from annotation.services import AnswerConflict, InvalidAnswerValue, answer_submit
 from annotation.sessions import reading_of
 from readerstudy.design.rules import Design, DesignError
 from readerstudy.design.services import study_design_set
@@ -115,6 +115,88 @@ def test_a_second_read_keeps_the_first_answers_confidence_beside_the_final_one(d
     row = design_frame(study).query("question_id == @item.question.source_id").iloc[0]
     assert (row["first_answer"], row["first_confidence"]) == ("A", 2)
     assert (row["answer"], row["confidence"]) == ("D", 5)
+
+
+def test_a_second_reads_first_confidence_sent_again_changed_is_refused_not_dropped(db, set_design):
+    """A second tab (or a replayed outbox entry) that never showed the AI sends the first
+    answer again with another confidence: the first answer is fixed, so this is refused in
+    words, as a changed first choice is; it is never silently kept as it was."""
+    study = build_study(3)
+    add_model(study)
+    reader = add_readers(study, 1)[0]
+    set_design(study, crossover(arms="aided", aid_mode="second-read", confidence_scale="1-5"))
+    item = item_at(study, reader, 1)
+    answer_submit(reader=reader, item=item, choice="A", confidence=2)
+    same = answer_submit(reader=reader, item=item, choice="A", confidence=2, stage="first")
+    assert not same.revised and same.stage == "first"
+    with pytest.raises(AnswerConflict, match=r"first answer to this case, A \(confidence 2\)"):
+        answer_submit(reader=reader, item=item, choice="A", confidence=5, stage="first")
+    stored = Answer.objects.get(item=item, reader=reader)
+    assert (stored.first_choice, stored.first_confidence, stored.choice) == ("A", 2, "")
+
+
+def test_a_rating_from_a_page_made_under_another_scale_is_refused_not_reread(client, design_study):
+    """Before anyone answered, the PI moves the scale from 1-5 to 0-100 while a reader has the
+    case open: the page's "4" (Confident) would be stored as 4 % on the new scale. The page
+    says the scale it asked on; an answer from another scale's page is refused in words (the
+    outbox keeps it as a draft), and the reloaded page rates on the new scale."""
+    reader = add_readers(design_study, 1)[0]
+    study_design_set(study=design_study, design=Design(confidence_scale="1-5"))
+    client.force_login(reader)
+    page = client.get(reverse("reader-case", args=[design_study.slug, 1])).content.decode()
+    action = re.search(r'id="answer-form"[^>]*action="([^"]+)"', page).group(1)
+    action = action.replace("&amp;", "&")
+    assert "scale=1-5" in action
+    study_design_set(study=design_study, design=Design(confidence_scale="0-100"))
+    refused = client.post(
+        action, {"choice": "A", "confidence": "4"}, HTTP_ACCEPT="application/json"
+    )
+    assert refused.status_code == 409
+    assert "asked for your confidence on the 1–5 scale" in refused.json()["error"]
+    assert "now asks it on the 0–100 scale" in refused.json()["error"]
+    assert not Answer.objects.exists()
+    page = client.get(reverse("reader-case", args=[design_study.slug, 1])).content.decode()
+    action = re.search(r'id="answer-form"[^>]*action="([^"]+)"', page).group(1)
+    saved = client.post(
+        action.replace("&amp;", "&"),
+        {"choice": "A", "confidence": "80"},
+        HTTP_ACCEPT="application/json",
+    )
+    assert saved.status_code == 200 and Answer.objects.get().confidence == 80
+
+
+def test_a_page_that_asked_a_rating_is_refused_once_the_study_asks_none(client, design_study):
+    reader = add_readers(design_study, 1)[0]
+    study_design_set(study=design_study, design=Design(confidence_scale="0-100"))
+    client.force_login(reader)
+    page = client.get(reverse("reader-case", args=[design_study.slug, 1])).content.decode()
+    action = re.search(r'id="answer-form"[^>]*action="([^"]+)"', page).group(1)
+    study_design_set(study=design_study, design=Design(confidence_scale="none"))
+    refused = client.post(
+        action.replace("&amp;", "&"),
+        {"choice": "A", "confidence": "70"},
+        HTTP_ACCEPT="application/json",
+    )
+    assert (
+        refused.status_code == 409
+        and "now asks for no confidence rating" in (refused.json()["error"])
+    )
+    assert not Answer.objects.exists()
+
+
+def test_a_fine_scales_rating_on_a_page_now_of_five_points_is_refused_as_a_scale_change(
+    client, design_study
+):
+    reader = add_readers(design_study, 1)[0]
+    study_design_set(study=design_study, design=Design(confidence_scale="0-100"))
+    client.force_login(reader)
+    page = client.get(reverse("reader-case", args=[design_study.slug, 1])).content.decode()
+    action = re.search(r'id="answer-form"[^>]*action="([^"]+)"', page).group(1)
+    study_design_set(study=design_study, design=Design(confidence_scale="1-5"))
+    refused = client.post(action.replace("&amp;", "&"), {"choice": "A", "confidence": "80"})
+    assert refused.status_code == 409
+    assert "asked for your confidence on the 0–100 scale" in refused.content.decode()
+    assert not Answer.objects.exists()
 
 
 def test_a_second_read_shows_the_reader_their_first_rating_beside_their_first_answer(

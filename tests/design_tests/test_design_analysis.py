@@ -18,10 +18,9 @@ from django.urls import reverse
 from analysis.cache import StudyAnalysis
 from analysis.design_frame import design_frame
 from analysis.exports import table_about
+from analysis.package_files import readme_lines
 from analysis.pipeline import AnalysisSettings
-from analysis.stats.design import DesignPolicy, conclusions, design_results, power_table
-from analysis.stats.mrmc_formats import read_mrmcaov, readme_lines
-from analysis.stats.or_design import or_design
+from analysis.stats import DesignPolicy, conclusions, design_results, or_design, power_table
 from annotation import selectors
 from annotation.reviews import review_submit
 from annotation.services import answer_submit, reader_finish
@@ -30,6 +29,7 @@ from readerstudy.design.services import study_design_set
 from readerstudy.models import ReaderStudy, Role
 from readerstudy.services.studies import membership_add
 from tests.analysis_tests.export_readme import about_tables
+from tests.analysis_tests.package_readers import read_mrmcaov
 from tests.design_tests.conftest import add_model, add_readers, crossover
 from tests.factories import UserFactory, build_study
 

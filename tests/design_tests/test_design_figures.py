@@ -17,10 +17,14 @@ from django.urls import reverse
 from analysis.cache import StudyAnalysis
 from analysis.figures import FIGURES, arm_comparison, figure_builders
 from analysis.pipeline import AnalysisSettings
-from analysis.stats.arm_readers import reader_arms_table
-from analysis.stats.bounded import difference_note, logit_interval
-from analysis.stats.or_design import or_design, reader_differences
-from analysis.stats.or_hillis import or_hillis
+from analysis.stats import (
+    difference_note,
+    logit_interval,
+    or_design,
+    or_hillis,
+    reader_arms_table,
+    reader_differences,
+)
 from annotation.models import Answer
 from annotation.services import answer_submit
 from tests.design_tests.test_design_analysis import two_arm  # noqa: F401 (a fixture)

@@ -130,7 +130,7 @@ def test_the_feedback_export_says_arm_and_session_in_canonical_letters(read_cros
 def test_an_accepted_correction_rescores_both_arms(read_crossover):
     """Issue 35: the design frame scores by the adjudicated key (and accepted letters) too:
     per-arm accuracy moves by each reader's answers to the corrected question, by hand."""
-    from analysis.stats.design import arm_accuracy
+    from analysis.stats import arm_accuracy
     from readerstudy.services.versions import version_create
 
     study, _readers = read_crossover

@@ -13,8 +13,7 @@ import pytest
 from django.urls import reverse
 
 from analysis.design_frame import design_frame
-from analysis.stats import reliance
-from analysis.stats.reliance import LABELS, POOLED
+from analysis.stats import AGREEMENT_CHANGES, RELIANCE_LABELS, RELIANCE_POOLED
 from tests.design_tests.test_design_analysis import two_arm  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db
@@ -45,8 +44,8 @@ def test_reliance_on_the_same_reads_reaches_the_zip_and_the_page(client, two_arm
         io.BytesIO(client.get(reverse("analysis-zip", args=[study.slug])).content)
     )
     table = pd.read_csv(io.BytesIO(archive.read("reliance_agreement.csv")))
-    assert set(table.columns) <= set(LABELS)
-    pooled = table.set_index("reader").loc[POOLED]
+    assert set(table.columns) <= set(RELIANCE_LABELS)
+    pooled = table.set_index("reader").loc[RELIANCE_POOLED]
     for label, ai_right in (("wrong", False), ("right", True)):
         counts = independent_counts(study, ai_right)
         rate = f"agree_when_ai_{label}"
@@ -60,5 +59,5 @@ def test_reliance_on_the_same_reads_reaches_the_zip_and_the_page(client, two_arm
         assert table[bound].dropna().between(0, 1).all()
     html = unescape(client.get(reverse("analysis", args=[study.slug])).content.decode())
     # The page heads its columns in the words declared beside them (the CSV keeps the names).
-    assert reliance.AGREEMENT_CHANGES["agree_when_ai_wrong_change"] in html and POOLED in html
+    assert AGREEMENT_CHANGES["agree_when_ai_wrong_change"] in html and RELIANCE_POOLED in html
     assert "only reads answered in both arms" in html

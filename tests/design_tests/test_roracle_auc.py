@@ -24,7 +24,6 @@ from annotation.sessions import reading_of
 from readerstudy.design.services import study_design_set
 from readerstudy.vocabulary import ConfidenceScale
 from tests import roracle
-from tests.analysis_tests.roc.mrmcaov_reference import compare
 from tests.design_tests.conftest import add_model, add_readers, crossover
 from tests.design_tests.roracle_zip import r_commands, with_pi
 from tests.factories import (
@@ -34,6 +33,7 @@ from tests.factories import (
     ReaderStudyFactory,
     StudyQuestionFactory,
 )
+from tests.stats_tests.mrmcaov_reference import compare
 
 pytestmark = pytest.mark.django_db
 VANDYKE = pd.read_csv(roracle.ROC_RESULTS / "vandyke.csv")

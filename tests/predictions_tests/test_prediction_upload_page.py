@@ -122,6 +122,8 @@ def test_confirm_imports_the_previewed_file_and_names_the_changed_studies(client
         (b" \n", "the file is empty"),
         (b"id,answer\nq1,A\n", "CSV needs a header with question_id,prediction"),
         (b"\xff\xfe\x00binary", "the file is not UTF-8 text"),
+        (b"question_id,prediction,Probability\nq1,A,0.9\n", "not read (misspelt or given twice)"),
+        (b"question_id,prediction,probability\nq1,A,1.5\n", "is not a probability from 0 to 1"),
     ],
 )
 def test_a_bad_file_gives_a_clear_error_and_writes_nothing(client, study, pi, content, message):

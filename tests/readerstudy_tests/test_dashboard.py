@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.urls import reverse
 
-from analysis.stats.flow import fast_mask
+from analysis.pipeline import fast_mask
 from annotation.reviews import review_submit
 from annotation.services import answer_submit, reader_finish
 from readerstudy.models import AuditEvent, Membership, ReaderStudy, Role

@@ -10,8 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 from analysis.design_frame import design_frame
 from analysis.forms import PowerForm
 from analysis.policy import AnalysisSettings
-from analysis.stats import AnalysisInputError
-from analysis.stats.design import DesignPolicy, design_results, power_table
+from analysis.stats import AnalysisInputError, DesignPolicy, design_results, power_table
 from analysis.switches import add_flags
 from readerstudy.models import ReaderStudy
 from readerstudy.spreadsheets import frame_csv

@@ -1,5 +1,5 @@
 """Confidence scales for the statistics' own tests, which run without Django: the shape of
-readerstudy.vocabulary.Scale (what `analysis.stats.roc_ratings.RatingScale` reads), with a
+readerstudy.vocabulary.Scale (what `analysis.stats.confidence_ratings.RatingScale` reads), with a
 rule the tests choose. The study-level tests use the platform's own scales."""
 
 from __future__ import annotations

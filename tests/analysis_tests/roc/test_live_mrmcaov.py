@@ -9,10 +9,9 @@ import json
 import numpy as np
 import pytest
 
-from analysis.stats.roc_mrmc import auc_mrmc
-from analysis.stats.roc_simulate import RoeMetz, simulate_ratings
+from analysis.stats import RoeMetz, auc_mrmc, simulate_ratings
 from tests import roracle
-from tests.analysis_tests.roc.mrmcaov_reference import compare
+from tests.stats_tests.mrmcaov_reference import compare
 
 pytestmark = pytest.mark.roracle
 

@@ -8,12 +8,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.stats.roc_mrmc import auc_mrmc
-from analysis.stats.roc_power import auc_pilot, auc_power
-from analysis.stats.roc_simulate import RoeMetz, model_probabilities, simulate_ratings
-from analysis.stats.roc_vs_models import readers_vs_model
+from analysis.stats import (
+    RoeMetz,
+    auc_mrmc,
+    auc_pilot,
+    auc_power,
+    model_probabilities,
+    readers_vs_model,
+    simulate_ratings,
+)
 from tests import roracle
-from tests.analysis_tests.roc.test_auc_rjafroc import ANALYSES, negative_pilot
+from tests.stats_tests.test_auc_rjafroc import ANALYSES, negative_pilot
 
 pytestmark = pytest.mark.roracle
 

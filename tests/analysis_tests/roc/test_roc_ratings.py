@@ -11,11 +11,9 @@ import pandas as pd
 import pytest
 
 from analysis.confidence_analysis import POOLED, confidence_results
-from analysis.stats.frame import AnalysisInputError
-from analysis.stats.roc import empirical_auc
-from analysis.stats.roc_ratings import confidence_answers, roc_ratings
-from tests.analysis_tests.roc.mrmcaov_reference import compare
+from analysis.stats import AnalysisInputError, confidence_answers, empirical_auc, roc_ratings
 from tests.analysis_tests.roc.scales import FIVE, PERCENT
+from tests.stats_tests.mrmcaov_reference import compare
 
 RESULTS = Path(__file__).parent / "results"
 REFERENCE = json.loads((RESULTS / "mrmcaov_vandyke.json").read_text())
@@ -218,8 +216,7 @@ def test_models_probabilities_are_their_ratings_beside_the_readers(vandyke_resul
 def test_readers_against_a_model_in_a_split_plot_study_are_analysed_by_group():
     """Six readers in two groups reading their own X-rays: the readers' differences from the
     model vary within groups only (MS(R) on 6 − 2 df), as the accuracy analysis does it."""
-    from analysis.stats.roc_simulate import model_probabilities, simulate_ratings
-    from analysis.stats.roc_vs_models import readers_vs_model
+    from analysis.stats import model_probabilities, readers_vs_model, simulate_ratings
 
     rng = np.random.default_rng(5)
     ratings = simulate_ratings(rng, readers=6, xrays=60, design="split-plot", groups=2)

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from analysis.stats.or_hillis import Analysis, ORHillisResult
+from analysis.stats.or_core import Analysis, ORHillisResult
 
 KINDS = {"mrmc_rrrc": "random", "mrmc_frrc": "fixed_readers", "mrmc_rrfc": "fixed_cases"}
 COMPARISON = {"random": "t", "fixed_readers": "z", "fixed_cases": "t"}

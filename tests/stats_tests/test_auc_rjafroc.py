@@ -6,7 +6,6 @@ SsPowerGivenJK with MRMCaov's VanDyke data as the pilot.
 """
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -17,8 +16,9 @@ from analysis.stats.roc_mrmc import auc_mrmc
 from analysis.stats.roc_power import auc_pilot, auc_power, auc_sample_size_table
 from analysis.stats.roc_simulate import RoeMetz, simulate_ratings
 from analysis.stats.roc_vs_models import auc_vs_models_table, readers_vs_model
+from tests.roracle import ROC_RESULTS
 
-RESULTS = Path(__file__).parent / "results"
+RESULTS = ROC_RESULTS
 NO_INTERACTION = RoeMetz(reader=0.2, modality_reader=0.0)
 REFERENCE = json.loads((RESULTS / "rjafroc.json").read_text())
 ANALYSES = {"RRRC": "random", "FRRC": "fixed-readers", "RRFC": "fixed-cases"}

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from analysis.stats.frame import AnalysisInputError
-from analysis.stats.or_design import jackknife_covariance, or_design
-from analysis.stats.or_hillis import or_hillis
+from analysis.stats.jackknife import jackknife_covariance
+from analysis.stats.or_accuracy import or_design
+from analysis.stats.or_core import or_hillis
 from analysis.stats.simulate import LatentModel, simulate_cube
 
 FIELDS = ("estimate", "se", "df", "ci_low", "ci_high", "p_value")

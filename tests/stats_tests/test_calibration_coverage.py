@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from scipy.special import expit, ndtr
 
-from analysis.stats.calibration import Binning, assign_bins, calibration
+from analysis.stats.probability_calibration import Binning, assign_bins, calibration
 
 STUDIES, XRAYS, PER_XRAY, BOOT = 200, 60, 4, 400
 

@@ -15,14 +15,12 @@ from scipy import stats as sps
 
 from analysis.stats.design import (
     DesignPolicy,
-    agreement_frames,
     as_json,
     design_results,
     power_table,
 )
 from analysis.stats.frame import AnalysisInputError
-from analysis.stats.kappa import kappa_matrix
-from analysis.stats.or_design import or_design
+from analysis.stats.or_accuracy import or_design
 from analysis.stats.simulate import LatentModel, simulate_cube, simulate_frame
 
 ORACLES = Path(__file__).resolve().parents[1] / "resources" / "oracles"
@@ -238,17 +236,13 @@ def split_plot_frame():
     return frame[own].reset_index(drop=True)
 
 
-def test_split_plot_frame_leaves_anchors_to_agreement():
+def test_split_plot_frame_leaves_anchors_out_of_the_comparison():
     frame = split_plot_frame()
     results = design_results(frame)
     cube = results["cube"]
     assert cube.split_plot and len(cube.case_ids) == 10  # 12 X-rays minus 2 anchors
     assert "split-plot in 2 groups" in results["design"] and "2 anchor" in results["design"]
     assert "split-plot" in results["tables"]["mrmc_difference"].method
-    agreement = agreement_frames(frame)
-    assert set(agreement) == {"unaided", "aided"}
-    assert set(agreement["aided"]["case_id"]) == {"x001", "x002"}
-    assert agreement["aided"]["rater"].nunique() == 4
 
 
 def test_second_read_compares_first_with_final_answers():
@@ -308,7 +302,7 @@ def test_non_inferiority_conclusion_in_words():
 )
 def test_each_conclusion_says_the_difference_its_ci_and_only_what_the_ci_shows(low, high, says):
     from analysis.stats.design import non_inferiority
-    from analysis.stats.or_design import Comparison
+    from analysis.stats.or_accuracy import Comparison
 
     mid = (low + high) / 2
     comparison = Comparison(
@@ -400,7 +394,7 @@ def test_power_section_from_the_study_as_pilot():
 def test_design_modules_import_without_django():
     code = (
         "import sys\n"
-        "import analysis.stats.design, analysis.stats.power, analysis.stats.mrmc_formats\n"
+        "import analysis.stats.design, analysis.stats.power, analysis.package_files\n"
         "import analysis.stats.reliance, analysis.stats.simulate\n"
         "print(','.join(m for m in sys.modules if m == 'django' or m.startswith('django.')))\n"
     )
@@ -425,17 +419,6 @@ def test_split_plot_variance_matches_the_spread_of_the_estimate(readers, groups)
         estimates.append(result.estimate)
         variances.append(result.se**2)
     assert np.mean(variances) / np.var(estimates) == pytest.approx(1.0, abs=0.15)
-
-
-def test_kappa_on_anchor_frames_compares_canonical_letters():
-    """The anchor frames hand κ the canonical letters unchanged (whatever order each reader
-    saw): a reader given another's anchor answers agrees with them perfectly."""
-    frame = split_plot_frame()
-    anchors = agreement_frames(frame)["unaided"]
-    first, second = sorted(anchors["rater"].unique())[:2]
-    same = anchors[anchors["rater"] == first].assign(rater=second)
-    both = pd.concat([anchors[anchors["rater"] == first], same], ignore_index=True)
-    assert kappa_matrix(both).loc[first, second] == pytest.approx(1.0)
 
 
 def test_json_is_plain_data():
@@ -470,19 +453,6 @@ def test_session_table_shows_accuracy_by_arm_and_session():
     assert got == pytest.approx(expected)
 
 
-def test_factorial_one_question_per_xray_agrees_with_the_existing_or_module():
-    """With one question per X-ray the design path is the classic analysis of `mrmc.py`
-    (whose difference is modality 1 minus modality 2)."""
-    from analysis.stats import mrmc
-
-    correct, counted, _, _ = simulate_cube(np.random.default_rng(4), LatentModel(), 5, 40, 1)
-    old = mrmc.or_two_treatments(correct)
-    new = or_design(correct, counted).random
-    assert new.f == pytest.approx(old.f, abs=1e-12)
-    assert new.p_value == pytest.approx(old.p_value, abs=1e-12)
-    assert (new.ci_low, new.ci_high) == pytest.approx((-old.ci_high, -old.ci_low), abs=1e-12)
-
-
 @pytest.mark.parametrize(
     ("low", "shown", "says"),
     [
@@ -501,7 +471,7 @@ def test_factorial_one_question_per_xray_agrees_with_the_existing_or_module():
 )
 def test_a_lower_bound_next_to_0_or_the_margin_is_shown_on_its_side(low, shown, says):
     from analysis.stats.design import non_inferiority
-    from analysis.stats.or_design import Comparison
+    from analysis.stats.or_accuracy import Comparison
 
     comparison = Comparison(
         "random readers, random X-rays", 0.03, 0.02, 10.0, 0, 0.5, low, 0.09, 0, 1, 10, 0.05

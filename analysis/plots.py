@@ -31,7 +31,7 @@ from matplotlib.textpath import text_to_path
 from matplotlib.ticker import LogFormatter
 from matplotlib.transforms import offset_copy
 
-from analysis.stats.figure_formats import FORMATS
+from analysis.figure_formats import FORMATS
 
 KAPPA_RANGES = {"-1,1": (-1.0, 1.0), "0,1": (0.0, 1.0)}
 DPI = 300

@@ -25,6 +25,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from analysis.stats.distributions import norm_ppf, t_ppf
+from analysis.stats.jackknife import jackknife_covariance
+from analysis.stats.or_core import (
+    fixed_readers_test,
+    interval,
+    mean_squares,
+    or_covariances,
+    or_single,
+    random_readers_test,
+)
+
 
 @dataclass(frozen=True)
 class Components:
@@ -88,41 +99,6 @@ class ORDesignResult:
     means: tuple[ModalityMean, ModalityMean]
 
 
-def jackknife_covariance(
-    correct: np.ndarray, counted: np.ndarray, case_groups: np.ndarray, reader_groups: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """FOMs (t x r) and their jackknife covariance matrix ((t*r) x (t*r), modality-major).
-
-    Within each group g, X-ray k of the group is left out in turn and every FOM of the group's
-    readers recomputed: (C - s_k) / (N - n_k). Cov = (c_g - 1)/c_g * sum (pseudo - mean)^2
-    over the group's c_g X-rays; pairs of readers in different groups get 0.
-    """
-    t, r, _ = correct.shape
-    total, n = correct.sum(axis=2), counted.sum(axis=2)
-    fom = total / n
-    cov = np.zeros((t * r, t * r))
-    for g in np.unique(reader_groups):
-        cases = np.flatnonzero(case_groups == g)
-        readers = np.flatnonzero(reader_groups == g)
-        c = len(cases)
-        if c < 2:
-            raise ValueError(f"group {g} needs at least two X-rays")
-        s = correct[:, readers][:, :, cases]
-        k = counted[:, readers][:, :, cases]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            jack = (total[:, readers, None] - s) / (n[:, readers, None] - k)
-        flat = jack.reshape(t * len(readers), c)
-        centred = flat - flat.mean(axis=1, keepdims=True)
-        block = (c - 1) / c * (centred @ centred.T)
-        index = (np.arange(t)[:, None] * r + readers[None, :]).ravel()
-        cov[np.ix_(index, index)] = block
-    return fom, cov
-
-
-def _average(cov: np.ndarray, mask: np.ndarray) -> float:
-    return float(cov[mask].mean()) if mask.any() else 0.0
-
-
 def or_design(
     correct: np.ndarray,
     counted: np.ndarray,
@@ -135,6 +111,8 @@ def or_design(
 
     correct, counted: 2 x readers x X-rays sums of correct answers and questions counted.
     reader_groups / case_groups: split-plot group of each reader / X-ray (None: factorial).
+    The mean squares, covariance averages, tests and intervals are the OR/Hillis core's
+    (`or_hillis`), fed this accuracy jackknife by X-ray.
     """
     t, r, c = correct.shape
     if t != 2:
@@ -144,39 +122,18 @@ def or_design(
     rg = np.zeros(r, dtype=int) if reader_groups is None else np.asarray(reader_groups)
     cg = np.zeros(c, dtype=int) if case_groups is None else np.asarray(case_groups)
     fom, cov = jackknife_covariance(correct, counted, cg, rg)
-    ti, ri = np.divmod(np.arange(t * r), r)
-    same_t = ti[:, None] == ti[None, :]
-    same_r = ri[:, None] == ri[None, :]
-    same_g = rg[ri][:, None] == rg[ri][None, :]
-    var = _average(cov, same_t & same_r)
-    cov1 = _average(cov, ~same_t & same_r)
-    cov2 = _average(cov, same_t & ~same_r & same_g)
-    cov3 = _average(cov, ~same_t & ~same_r & same_g)
-
-    groups = np.unique(rg)
-    sizes = np.array([(rg == g).sum() for g in groups])
+    var, cov1, cov2, cov3 = or_covariances(cov, t, rg, design=1)
+    ms_t, ms_r, ms_tr, df_r, df_tr = mean_squares(fom, rg)
+    sizes = np.array([(rg == g).sum() for g in np.unique(rg)])
     r_tilde = float((sizes**2).sum() / r)
-    t_means = fom.mean(axis=1)
-    grand = fom.mean()
-    group_t = np.stack([fom[:, rg == g].mean(axis=1) for g in groups], axis=1)  # t x G
-    group_all = group_t.mean(axis=0)  # G
-    own_t = group_t[:, np.searchsorted(groups, rg)]  # t x r
-    own_all = group_all[np.searchsorted(groups, rg)]  # r
-    r_means = fom.mean(axis=0)
-    df_r = int((sizes - 1).sum())
-    df_tr = (t - 1) * df_r
-    ms_t = r * ((t_means - grand) ** 2).sum() / (t - 1)
-    ms_r = t * ((r_means - own_all) ** 2).sum() / df_r if df_r else float("nan")
-    resid = fom - own_t - r_means[None, :] + own_all[None, :]
-    ms_tr = (resid**2).sum() / df_tr if df_tr else float("nan")
     components = Components(
         var,
         cov1,
         cov2,
         cov3,
-        float(ms_t),
-        float(ms_r),
-        float(ms_tr),
+        ms_t,
+        ms_r,
+        ms_tr,
         df_r,
         df_tr,
         float((ms_r - ms_tr) / t - cov1 + cov3),
@@ -185,91 +142,49 @@ def or_design(
         c,
         r_tilde,
     )
+    t_means = fom.mean(axis=1)
     difference = float(t_means[1] - t_means[0])
 
-    # Random readers, random X-rays (Hillis df).
-    denominator = ms_tr + r_tilde * max(cov2 - cov3, 0.0)
-    se = float(np.sqrt(2 / r * denominator))
-    df2 = denominator**2 / (ms_tr**2 / df_tr) if ms_tr > 0 else float("inf")
+    random_test = random_readers_test(ms_t, ms_tr, t - 1, df_tr, cov2, cov3, r_tilde)
     random = _comparison(
         "random readers, random X-rays (OR/Hillis)",
         difference,
-        se,
-        float(df2),
+        float(np.sqrt(2 / r * random_test.denominator)),
+        random_test.df2,
         alpha,
-        f=float(ms_t / denominator) if denominator > 0 else float("nan"),
+        f=random_test.statistic,
     )
-    # Fixed readers, random X-rays: normal reference (as MRMCaov and RJafroc).
-    fixed_den = var - cov1 + (r_tilde - 1) * (cov2 - cov3)
-    fixed_se = float(np.sqrt(2 / r * fixed_den)) if fixed_den > 0 else float("nan")
+    fixed_test = fixed_readers_test(ms_t, t - 1, var, cov1, cov2, cov3, r_tilde)
+    fixed_den = fixed_test.denominator
     fixed = _comparison(
         "fixed readers, random X-rays (OR, normal reference)",
         difference,
-        fixed_se,
+        float(np.sqrt(2 / r * fixed_den)) if fixed_den > 0 else float("nan"),
         float("inf"),
         alpha,
-        f=float((t - 1) * ms_t / fixed_den) if fixed_den > 0 else float("nan"),
+        f=fixed_test.statistic,
     )
-    means = tuple(modality_mean(fom[i], cov, ti == i, ri, rg, r_tilde, alpha) for i in range(t))
-    return ORDesignResult(fom, cov, components, random, fixed, means)
+    means = []
+    for i in range(t):
+        block = cov[i * r : (i + 1) * r, i * r : (i + 1) * r]
+        one = or_single(fom[i], block, alpha=alpha, groups=rg).random
+        means.append(ModalityMean(one.estimate, one.se, one.df, one.ci_low, one.ci_high))
+    return ORDesignResult(fom, cov, components, random, fixed, tuple(means))
 
 
 def _comparison(
     name: str, estimate: float, se: float, df: float, alpha: float, f: float
 ) -> Comparison:
+    statistic, p, low, high = interval(estimate, se, df, alpha)
     if not se > 0:
         nan = float("nan")
         return Comparison(name, estimate, nan, df, nan, nan, nan, nan, nan, 1.0, df, alpha)
-    statistic = estimate / se
-    p = 2 * _upper_tail(abs(statistic), df)
-    half = _quantile(1 - alpha / 2, df) * se
-    return Comparison(
-        name, estimate, se, df, statistic, p, estimate - half, estimate + half, f, 1.0, df, alpha
-    )
-
-
-def modality_mean(
-    theta: np.ndarray,
-    cov: np.ndarray,
-    in_t: np.ndarray,
-    ri: np.ndarray,
-    rg: np.ndarray,
-    r_tilde: float,
-    alpha: float,
-) -> ModalityMean:
-    """Var(mean FOM) = (MS_R + r~ max(Cov2, 0)) / r; df (Hillis) with MS_R's df (MRMCaov's
-    single-test summary with r~ for split-plot)."""
-    r = len(theta)
-    groups = np.unique(rg)
-    own = np.array([theta[rg == g].mean() for g in groups])[np.searchsorted(groups, rg)]
-    df_r = int(sum((rg == g).sum() - 1 for g in groups))
-    ms_r = float(((theta - own) ** 2).sum() / df_r)
-    block = cov[np.ix_(in_t, in_t)]
-    rr = ri[in_t]
-    pairs = (rr[:, None] != rr[None, :]) & (rg[rr][:, None] == rg[rr][None, :])
-    cov2 = _average(block, pairs)
-    denominator = ms_r + r_tilde * max(cov2, 0.0)
-    mean = float(theta.mean())
-    se = float(np.sqrt(denominator / r))
-    df = denominator**2 / (ms_r**2 / df_r) if ms_r > 0 else float("inf")
-    if not se > 0:
-        return ModalityMean(mean, se, df, float("nan"), float("nan"))
-    q = _quantile(1 - alpha / 2, df)
-    return ModalityMean(mean, se, float(df), mean - q * se, mean + q * se)
+    return Comparison(name, estimate, se, df, statistic, p, low, high, f, 1.0, df, alpha)
 
 
 def _quantile(level: float, df: float) -> float:
-    """t (normal when df is infinite) quantile; scipy.special, as scipy.stats' per-call
-    overhead dominates the simulations that run this thousands of times."""
-    from scipy import special
-
-    return float(special.ndtri(level) if np.isinf(df) else special.stdtrit(df, level))
-
-
-def _upper_tail(x: float, df: float) -> float:
-    from scipy import special
-
-    return float(special.ndtr(-x) if np.isinf(df) else special.stdtr(df, -x))
+    """t (normal when df is infinite) quantile."""
+    return float(norm_ppf(level) if np.isinf(df) else t_ppf(level, df))
 
 
 def reader_differences(result: ORDesignResult, alpha: float = 0.05) -> np.ndarray:

@@ -6,7 +6,6 @@ ratings, with its codings of the nested designs) and `results/mrmcaov_vandyke.js
 """
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -15,9 +14,10 @@ import pytest
 from analysis.stats.frame import AnalysisInputError
 from analysis.stats.roc import auc_table, empirical_auc, roc_curves
 from analysis.stats.roc_mrmc import auc_mrmc
-from tests.analysis_tests.roc.mrmcaov_reference import compare
+from tests.roracle import ROC_RESULTS
+from tests.stats_tests.mrmcaov_reference import compare
 
-RESULTS = Path(__file__).parent / "results"
+RESULTS = ROC_RESULTS
 REFERENCE = json.loads((RESULTS / "mrmcaov_vandyke.json").read_text())
 DESIGNS = {"factorial": "case", "cases_within_readers": "case2", "cases_within_tests": "case3"}
 

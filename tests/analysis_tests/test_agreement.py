@@ -1,12 +1,12 @@
-"""One Fleiss' kappa (issue 21): the experts' agreement in the review queue counts the same
-questions as the analysis's Fleiss table, those every member of the panel rated, whichever
-subsets of the questions the experts happened to review."""
+"""One Fleiss' kappa: the experts' agreement in the review queue counts the same questions as
+the analysis's Fleiss table, those every member of the panel rated, whichever subsets of the
+questions the experts happened to review."""
 
 import pandas as pd
 import pytest
 
 from analysis import stats
-from annotation.agreement import panel_agreement
+from analysis.agreement import panel_agreement
 
 # Three experts; "c" reviewed only the first four questions, so most questions have two
 # ratings and four have three.

@@ -20,9 +20,9 @@ Differences are first minus second in the order of `modalities`, every pair. Int
 clipped to the FOM's range (MRMCaov truncates the modality and reader means' intervals to [0,
 1]); an interval past 1 says how little the data pin the AUC down.
 
-The project's accuracy analyses (`or_design`, `mrmc`) compute the same statistics from their
-own jackknife; this core is where they can move (a jackknife of accuracy by X-ray is one more
-covariance estimate).
+The accuracy analyses (`or_design`, `mrmc`, `reliance`) use this core's mean squares,
+covariance averages, tests and intervals on the accuracy jackknife by X-ray
+(`jackknife.jackknife_covariance`): one more covariance estimate.
 """
 
 from __future__ import annotations
@@ -147,6 +147,43 @@ class ORHillisResult:
         return (self.random, self.fixed_readers, self.fixed_cases)
 
 
+def random_readers_test(
+    ms_t: float,
+    ms_tr: float,
+    df_t: int,
+    df_tr: int,
+    cov2: float,
+    cov3: float,
+    r_tilde: float,
+) -> GlobalTest:
+    """Random readers, random cases: F = MS(T) / [MS(T×R) + r~ max(Cov2 - Cov3, 0)] on df_t
+    and Hillis' df2 = denominator^2 / [MS(T×R)^2 / df_tr] (r~ = r without split-plot groups).
+    The difference of two modalities' means has SE sqrt(2/r * denominator) on df2."""
+    den = ms_tr + r_tilde * max(cov2 - cov3, 0.0)
+    df2 = den**2 / (ms_tr**2 / df_tr) if ms_tr > 0 else float("inf")
+    f = ms_t / den if den > 0 else float("nan")
+    p = float(f_sf(f, df_t, df2)) if den > 0 else float("nan")
+    return GlobalTest("F", f, df_t, df2, p, den)
+
+
+def fixed_readers_test(
+    ms_t: float,
+    df_t: int,
+    var: float,
+    cov1: float,
+    cov2: float,
+    cov3: float,
+    r_tilde: float,
+) -> GlobalTest:
+    """Fixed readers, random cases (Hillis et al. 2005): chi-square df_t MS(T) / [Var - Cov1 +
+    (r~ - 1)(Cov2 - Cov3)] on df_t; the difference of two modalities' means has SE
+    sqrt(2/r * denominator), normal reference."""
+    den = var - cov1 + (r_tilde - 1) * (cov2 - cov3)
+    x2 = df_t * ms_t / den if den > 0 else float("nan")
+    p = _chi2_sf(x2, df_t) if den > 0 else float("nan")
+    return GlobalTest("X2", x2, df_t, float("inf"), p, den)
+
+
 def interval(
     estimate: float, se: float, df: float, alpha: float
 ) -> tuple[float, float, float, float]:
@@ -177,7 +214,7 @@ def _mean_of(cov: np.ndarray, mask: np.ndarray) -> float:
     return float(cov[mask].mean()) if mask.any() else float("nan")
 
 
-def _covariances(
+def or_covariances(
     cov: np.ndarray,
     t: int,
     groups: np.ndarray,
@@ -226,9 +263,10 @@ def mean_squares(fom: np.ndarray, groups: np.ndarray | None = None) -> tuple[flo
     grand = fom.mean()
     t_means, r_means = fom.mean(axis=1), fom.mean(axis=0)
     ms_t = r * ((t_means - grand) ** 2).sum() / (t - 1) if t > 1 else float("nan")
-    own_all = _own(r_means, groups)
+    own_t = _own(fom, groups)  # each modality's mean over the reader's group
+    own_all = own_t.mean(axis=0)
     ms_r = t * ((r_means - own_all) ** 2).sum() / df_r if df_r else float("nan")
-    resid = fom - _own(fom, groups) - r_means[None, :] + own_all[None, :]
+    resid = fom - own_t - r_means[None, :] + own_all[None, :]
     ms_tr = (resid**2).sum() / df_tr if df_tr else float("nan")
     return float(ms_t), float(ms_r), float(ms_tr), df_r, df_tr
 
@@ -331,7 +369,7 @@ def or_hillis(
         raise AnalysisInputError("every split-plot group needs at least two readers")
     r_tilde = float((sizes**2).sum() / r)
     ms_t, ms_r, ms_tr, df_r, df_tr = mean_squares(fom, groups)
-    var, cov1, cov2, cov3 = _covariances(cov, t, groups, design)
+    var, cov1, cov2, cov3 = or_covariances(cov, t, groups, design)
     components = Components(
         var_r=(ms_r - ms_tr) / t - cov1 + cov3,
         var_tr=ms_tr - var + cov1 + (cov2 - cov3),
@@ -363,16 +401,13 @@ def or_hillis(
     notes = []
 
     # Random readers, random cases.
-    den = ms_tr + r_tilde * max(cov2 - cov3, 0.0)
-    df2 = den**2 / (ms_tr**2 / components.df_tr) if ms_tr > 0 else float("inf")
-    f = ms_t / den if den > 0 else float("nan")
+    random_test = random_readers_test(ms_t, ms_tr, t - 1, df_tr, cov2, cov3, r_tilde)
+    den, df2 = random_test.denominator, random_test.df2
     if not den > 0:
         notes.append("random readers: not estimable, the FOMs vary neither over readers nor cases")
     random = Analysis(
         RANDOM,
-        GlobalTest(
-            "F", f, t - 1, df2, float(f_sf(f, t - 1, df2)) if den > 0 else float("nan"), den
-        ),
+        random_test,
         tuple(
             _difference(
                 modalities[i],
@@ -388,16 +423,15 @@ def or_hillis(
     )
 
     # Fixed readers, random cases.
-    fixed_den = var - cov1 + (r_tilde - 1) * (cov2 - cov3)
+    fixed_test = fixed_readers_test(ms_t, t - 1, var, cov1, cov2, cov3, r_tilde)
+    fixed_den = fixed_test.denominator
     if not fixed_den > 0:
         notes.append("fixed readers: not estimable, the FOMs do not vary over cases")
-    x2 = (t - 1) * ms_t / fixed_den if fixed_den > 0 else float("nan")
-    fixed_p = _chi2_sf(x2, t - 1) if fixed_den > 0 else float("nan")
     reader_differences = []
     for j, reader in enumerate(readers):
         own = np.zeros(t * r, dtype=bool)
         own[np.arange(t) * r + j] = True
-        var_j, cov1_j, _, _ = _covariances(cov, t, groups, design, keep=own)
+        var_j, cov1_j, _, _ = or_covariances(cov, t, groups, design, keep=own)
         se_j = _sqrt(2 * (var_j - cov1_j))
         reader_differences += [
             _difference(
@@ -421,7 +455,7 @@ def or_hillis(
             )
     fixed_readers = Analysis(
         FIXED_READERS,
-        GlobalTest("X2", x2, t - 1, float("inf"), fixed_p, fixed_den),
+        fixed_test,
         tuple(
             _difference(
                 modalities[i],

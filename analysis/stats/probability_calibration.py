@@ -22,7 +22,7 @@ not independent):
 
 - Brier: percentile bootstrap resampling X-rays, the same draws for every rater so raters stay
   paired. A nominal 95% interval covered the true Brier score in about 95% of simulated
-  studies (tests/analysis_tests/roc/test_calibration_coverage.py).
+  studies (tests/stats_tests/test_calibration_coverage.py).
 - ECE: the plug-in ECE is biased upward in small samples (each bin's |gap| adds its noise;
   with 200 questions in ten bins it was 1.7 times the true value), so the table gives it
   beside the bootstrap bias-corrected ECE (2 ECE - mean of the replicates, at least 0) and the basic
@@ -135,20 +135,6 @@ def _events(frame: pd.DataFrame) -> pd.DataFrame:
     if bad.any():
         raise AnalysisInputError(f"{int(bad.sum())} outcome value(s) not 0 or 1")
     return frame.assign(probability=probability.astype(float), outcome=outcome.astype(float))
-
-
-def brier_score(outcome, probability) -> float:
-    """Mean squared difference between probability and outcome (binary)."""
-    outcome, probability = np.asarray(outcome, float), np.asarray(probability, float)
-    return float(np.mean((probability - outcome) ** 2))
-
-
-def expected_calibration_error(outcome, probability, binning: Binning = Binning()) -> float:
-    """ECE on `binning`'s bins: sum_b |sum of probabilities_b - sum of outcomes_b| / N."""
-    outcome, probability = np.asarray(outcome, float), np.asarray(probability, float)
-    bins = assign_bins(probability, binning.edges(probability))
-    gap = np.bincount(bins, probability - outcome, minlength=binning.bins)
-    return float(np.abs(gap).sum() / len(probability))
 
 
 @dataclass(frozen=True)

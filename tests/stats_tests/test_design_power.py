@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from analysis.stats.design import design_results, power_table
-from analysis.stats.or_design import or_design
+from analysis.stats.or_accuracy import or_design
 from analysis.stats.power import (
     Pilot,
     cases_needed,
@@ -150,7 +150,7 @@ def test_power_from_a_negative_pilot_is_rjafrocs_on_the_exported_file(tmp_path):
     """RJafroc on the pilot's exported rjafroc.xlsx (St's OR components with AFROC1 =
     proportion correct, jackknife by X-ray, then SsPowerGivenJK) gives our powers for every
     analysis, and our Var(T×R) (RJafroc's MS(T×R) − Var + Cov1 + max(Cov2 − Cov3, 0))."""
-    from analysis.stats.mrmc_formats import to_rjafroc
+    from analysis.package_files import to_rjafroc
     from tests import roracle as r_oracle
 
     r_oracle.require("RJafroc")

@@ -8,7 +8,8 @@ rule (`RatingScale.roc_rating`, declared once with the scale: readerstudy.vocabu
 its words (`RatingScale.rule`) go into every output that rests on it. Any rule that orders
 the questions as the reader's answer and confidence do gives the same empirical AUC (a rank
 statistic). A question's truth is 1 when its key (the question's key under the key policy,
-one truth for every reader) is the positive option.
+one truth for every reader) is the positive option; a key accepting both the positive option
+and another (several valid answers) gives none, and the question is left out of the ROC.
 
 Input is long, one row per (reader, arm, question), as the design frame gives it:
 
@@ -31,21 +32,10 @@ from typing import Protocol
 import numpy as np
 import pandas as pd
 
-from analysis.stats.frame import LETTERS, AnalysisInputError, right
+from analysis.stats.frame import ACCEPTED, LETTERS, AnalysisInputError, right
 
 PRESENT_OPTION = "present_option"  # a binary question's option saying the finding is present
 ANSWER_COLUMNS = ("reader", "arm", "case_id", "question_id", "answer", "correct_answer")
-# `roc_frame`'s columns, and `present`: 1 where the answer was the positive option (the
-# answers' own operating point).
-RATING_FRAME_COLUMNS = [
-    "reader",
-    "modality",
-    "case_id",
-    "question_id",
-    "truth",
-    "rating",
-    "present",
-]
 COUNT_COLUMNS = [
     "reader",
     "arm",
@@ -55,6 +45,7 @@ COUNT_COLUMNS = [
     "negatives",
     "no_answer",
     "no_confidence",
+    "no_truth",
 ]
 CONFIDENCE_COLUMNS = ["rater", "arm", "case_id", "question_id", "confidence", "correct"]
 PROBABILITY_COLUMNS = ["rater", "arm", "case_id", "question_id", "probability", "outcome"]
@@ -142,18 +133,37 @@ def _positive(frame: pd.DataFrame) -> pd.Series:
     return positive
 
 
-def is_binary(frame: pd.DataFrame) -> np.ndarray:
-    """Per row, whether its question is declared binary."""
-    return _positive(frame).notna().to_numpy()
+def _no_truth(rows: pd.DataFrame, positive: pd.Series) -> pd.Series:
+    """Per binary row, whether its key accepts both the 'present' option and an 'absent' one
+    (an expert's 'several valid answers'): the finding is then neither present nor absent."""
+    if ACCEPTED not in rows.columns:
+        return pd.Series(False, index=rows.index)
+    accepted = rows[ACCEPTED].fillna("").astype(str)
+    return pd.Series(
+        [
+            p in letters and any(other != p for other in letters)
+            for letters, p in zip(accepted, positive, strict=True)
+        ],
+        index=rows.index,
+        dtype=bool,
+    )
 
 
 def operating_points(ratings: pd.DataFrame) -> pd.DataFrame:
     """Per modality and rater, the operating point of the answers themselves ('present'
     answered): sensitivity (tpr) over the rated positives, 1 - specificity (fpr) over the
-    rated negatives."""
+    rated negatives; `note` says which of them a rater without positives or negatives lacks."""
     rows = []
     for (modality, reader), part in ratings.groupby(["modality", "reader"], sort=False):
         positive = part["truth"] == 1
+        lacking = [
+            why
+            for found, why in (
+                (positive.any(), "no positive question rated: no sensitivity"),
+                ((~positive).any(), "no negative question rated: no false-positive rate"),
+            )
+            if not found
+        ]
         rows.append(
             {
                 "modality": modality,
@@ -162,9 +172,10 @@ def operating_points(ratings: pd.DataFrame) -> pd.DataFrame:
                 "negatives": int((~positive).sum()),
                 "tpr": part.loc[positive, "present"].mean() if positive.any() else np.nan,
                 "fpr": part.loc[~positive, "present"].mean() if (~positive).any() else np.nan,
+                "note": "; ".join(lacking),
             }
         )
-    columns = ["modality", "reader", "positives", "negatives", "tpr", "fpr"]
+    columns = ["modality", "reader", "positives", "negatives", "tpr", "fpr", "note"]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -172,14 +183,16 @@ def roc_ratings(frame: pd.DataFrame, scale: RatingScale) -> tuple[pd.DataFrame, 
     """(ratings, counts): the binary questions' ratings, long (reader, modality = arm,
     case_id, question_id, truth, rating: `roc_frame`'s input), and per reader and arm the
     binary questions, those rated (positives, negatives) and those left out (no answer; an
-    answer without a confidence). See the module docstring for the rule."""
+    answer without a confidence; a key accepting both 'present' and 'absent': no truth). See
+    the module docstring for the rule."""
     confidence = _check(frame, scale)
     positive = _positive(frame)
     binary = positive.notna()
     rows = frame[binary]
     confidence, positive = confidence[binary], positive[binary]
     answered = rows["answer"].notna() & (rows["answer"].astype(str) != "")
-    rated = answered & confidence.notna()
+    no_truth = _no_truth(rows, positive)
+    rated = answered & confidence.notna() & ~no_truth
     truth = (rows["correct_answer"] == positive).astype(int)
     ratings = pd.DataFrame(
         {
@@ -203,6 +216,7 @@ def roc_ratings(frame: pd.DataFrame, scale: RatingScale) -> tuple[pd.DataFrame, 
                 "negatives": (rated & (truth == 0)).astype(int),
                 "no_answer": (~answered).astype(int),
                 "no_confidence": (answered & confidence.isna()).astype(int),
+                "no_truth": (answered & confidence.notna() & no_truth).astype(int),
             }
         )
         .groupby(["reader", "arm"], sort=True)
