@@ -263,7 +263,7 @@ def test_the_api_refuses_any_value_that_is_not_a_point_in_the_scales_words(
     body = f'{{"choice": "A", "comment": "kept", "confidence": {sent}}}'
     refused = client.put(url, body, content_type="application/json")
     assert refused.status_code == 400
-    assert refused.json() == {"confidence": [words]}
+    assert refused.json() == {"detail": "Invalid input.", "errors": {"confidence": [words]}}
     assert not Answer.objects.exists()
 
 
