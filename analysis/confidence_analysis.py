@@ -211,6 +211,10 @@ def _comparison(ratings, frame, arms, policy, rule) -> tuple[dict, AucMrmc | Non
     tables: dict[str, DesignTable] = {}
     said = policy.describe()
     compared, groups = comparison_ratings(ratings, frame)
+    if compared.empty:  # mid-study: each reader has read one arm so far
+        why = "not estimable yet: no reader has rated binary questions in both arms"
+        tables["auc_difference"] = DesignTable(_empty(why), unit, "OR/Hillis on AUC", said)
+        return tables, None, {}
     order = [arms[1], arms[0]]  # test first: differences are test − reference
     made: dict[str, AucMrmc] = {}
     rows, components = [], []
@@ -261,23 +265,69 @@ def _power(pilot: AucMrmc, policy: ConfidencePolicy) -> DesignTable:
     )
 
 
-def _auc_table(ratings: pd.DataFrame, arms: list[str], policy: ConfidencePolicy) -> pd.DataFrame:
+LEFT_OUT = "left out of the mean of readers, the comparisons and the curves"
+
+
+def estimable(ratings: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The ratings of every reader (per arm) and model whose AUC has a jackknife interval, and
+    a row for each one left out with why. Mid-study a reader may have rated no positive or no
+    negative yet, or all of them on one X-ray: that reader is left out of every AUC table and
+    curve, so the rest of the panel keeps its AUCs, its mean and its comparisons."""
+    kept, left_out = [], []
+    for (modality, reader), own in ratings.groupby(["modality", "reader"], sort=False):
+        try:
+            auc_panel(own)  # the reader's own AUC and its jackknife by X-ray
+        except AnalysisInputError as error:
+            truth = own.loc[own["rating"].notna(), "truth"].astype(bool)
+            left_out.append(
+                {
+                    "modality": modality,
+                    "reader": reader,
+                    "positives": int(truth.sum()),
+                    "negatives": int((~truth).sum()),
+                    "note": f"not estimable: {error}; {LEFT_OUT}",
+                }
+            )
+        else:
+            kept.append(own)
+    columns = ["modality", "reader", "positives", "negatives", "note"]
+    return (
+        pd.concat(kept, ignore_index=True) if kept else ratings.iloc[:0],
+        pd.DataFrame(left_out, columns=columns),
+    )
+
+
+def stacked(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """The parts one under the other, a column of whole numbers in every part that has it
+    kept whole (a part without it, such as a note row, leaves it empty, not 6.0)."""
+    out = pd.concat(parts, ignore_index=True)
+    for column in out.columns:
+        kinds = [part[column].dtype for part in parts if column in part.columns and len(part)]
+        if kinds and all(pd.api.types.is_integer_dtype(kind) for kind in kinds):
+            out[column] = out[column].astype("Int64")
+    return out
+
+
+def _auc_table(
+    ratings: pd.DataFrame, left_out: pd.DataFrame, arms: list[str], policy: ConfidencePolicy
+) -> pd.DataFrame:
     """Per arm: each reader's AUC with a normal interval (jackknife by X-ray), then the mean
-    of readers (random readers with Hillis df; fixed readers); a `note` where an arm or a
-    reader has no AUC (no positive or no negative rated)."""
+    of readers (random readers with Hillis df; fixed readers), then a row for each reader
+    left out (`estimable`), its `note` saying why."""
     parts = []
     for arm in arms:
         own = ratings[ratings["modality"] == arm]
-        if own.empty:
-            continue
-        try:
-            table = auc_panel(own, alpha=policy.alpha)
+        if not own.empty:
+            try:
+                table = auc_panel(own, alpha=policy.alpha)
+            except AnalysisInputError as error:  # the panel's design, not one reader's ratings
+                table = pd.DataFrame({"modality": [arm], "note": [f"not estimable: {error}"]})
             if arm == MODELS:  # each model alone: no panel of models
-                table = table[table["reader"] != PANEL]
+                table = table[table["reader"] != PANEL] if "reader" in table else table
             parts.append(table)
-        except AnalysisInputError as error:
-            parts.append(pd.DataFrame({"modality": [arm], "note": [f"not estimable: {error}"]}))
-    return pd.concat(parts, ignore_index=True) if parts else _empty("no binary question rated")
+        parts.append(left_out[left_out["modality"] == arm])
+    parts = [part for part in parts if len(part)]
+    return stacked(parts) if parts else _empty("no binary question rated")
 
 
 def _models_vs_readers(ratings, frame, models, arms, policy) -> pd.DataFrame:
@@ -302,7 +352,7 @@ def _models_vs_readers(ratings, frame, models, arms, policy) -> pd.DataFrame:
             )
         except AnalysisInputError as error:
             parts.append(pd.DataFrame({"modality": [arm], "note": [f"not estimable: {error}"]}))
-    return pd.concat(parts, ignore_index=True)
+    return stacked(parts)
 
 
 def model_ratings(ratings: pd.DataFrame, models: pd.DataFrame | None) -> pd.DataFrame:
@@ -433,22 +483,26 @@ def confidence_results(
             said,
         )
         everyone = pd.concat([ratings, model_ratings(ratings, models)], ignore_index=True)
+        analysed, left_out = estimable(everyone)
+        readers = analysed[analysed["modality"] != MODELS]
         tables["auc"] = DesignTable(
-            _auc_table(everyone, [*arms, MODELS], policy),
+            _auc_table(analysed, left_out, [*arms, MODELS], policy),
             roc_unit,
             "empirical (trapezoidal, ties 1/2) AUC per reader with a normal interval from its "
             f"variance over X-rays ({AUC_COVARIANCE_WORDS['jackknife']}); the mean of readers: "
             f"{RANDOM} (OR/Hillis, Hillis df) and {FIXED_READERS} (normal), as MRMCaov's "
             "per-modality means; AI models (modality 'model'): each model's AUC over the binary "
             "questions the readers rated, its probability that the finding is present as its "
-            f"rating; intervals not clipped to [0, 1]; {rule}",
+            f"rating; intervals not clipped to [0, 1]; a reader whose AUC has no jackknife "
+            f"interval yet (no positive or no negative rated, or all on one X-ray) is {LEFT_OUT} "
+            f"(note); {rule}",
             said,
         )
-        if len(arms) == 2 and ratings["modality"].nunique() == 2:
-            made, mrmc, compared = _comparison(ratings, frame, arms, policy, rule)
+        if len(arms) == 2 and readers["modality"].nunique() == 2:
+            made, mrmc, compared = _comparison(readers, frame, arms, policy, rule)
             tables.update(made)
         tables["auc_vs_models"] = DesignTable(
-            _models_vs_readers(ratings, frame, models, arms, policy),
+            _models_vs_readers(readers, frame, models, arms, policy),
             roc_unit,
             auc_vs_models_method("jackknife")
             + f"; per arm; split-plot: by the study's groups, anchor X-rays left out (as the "
@@ -456,7 +510,7 @@ def confidence_results(
             said,
         )
         tables["roc_points"] = DesignTable(
-            _curves(everyone),
+            _curves(analysed),
             "operating point of a reader (per arm) or a model",
             "empirical ROC points, one per distinct rating t ('present' when rating ≥ t), "
             "from (0, 0) to (1, 1), as MRMCaov's empirical curve; a model's rating is its "

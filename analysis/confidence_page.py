@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
+
 from analysis.reporting import table_arm
 
 # Page title per table (analysis.confidence_analysis.CONFIDENCE_TABLES), and the columns shown:
@@ -108,7 +110,7 @@ NOT_SHOWN = ("roc_points", "calibration_bins")
 
 
 def cell(value) -> str:
-    if value is None:
+    if value is None or value is pd.NA:  # pd.NA: an empty cell of a column of whole numbers
         return "–"
     if isinstance(value, bool):
         return "yes" if value else "no"
@@ -132,9 +134,9 @@ def _value(row: dict, spec) -> str:
     return f"{shown} {interval}".strip() or "–"
 
 
-def page_table(name: str, table, facts: dict, key_version: str) -> dict:
+def page_table(name: str, table, facts: dict, key_version: str, fast: str = "") -> dict:
     """One table for the page: title, labels, rows of text, what it rests on (unit, method,
-    policy, key version, arm)."""
+    policy, key version, arm, and `fast`: how too-fast answers were treated)."""
     data = table.data
     spec = COLUMNS.get(name)
     if spec is None or ("note" in data.columns and len(data.columns) == 1):
@@ -158,6 +160,7 @@ def page_table(name: str, table, facts: dict, key_version: str) -> dict:
             *table.header_lines(),
             f"key_version: {key_version}",
             *([f"arm: {arm}"] if arm else []),
+            *([fast] if fast else []),
         ],
     }
 
@@ -178,8 +181,12 @@ def confidence_section(result) -> dict:
             "scale": describe_scale(confidence["scale"]),
             "rule": confidence["rule"],
             "binary": "auc" in tables,
+            # The ZIP's mrmc/ folder holds the ratings of a comparison of two arms only.
+            "packaged": bool(confidence.get("compared")),
             "tables": {
-                name: page_table(name, table, result.facts, result.key_version)
+                name: page_table(
+                    name, table, result.facts, result.key_version, result.confidence_fast_line()
+                )
                 for name, table in tables.items()
                 if name not in NOT_SHOWN
             },

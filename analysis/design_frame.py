@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.key_scoring import KeyColumns
-from analysis.rater_names import display_names, reader_key, study_labels
+from analysis.rater_names import display_names, joined_readers, reader_key, study_labels
 from analysis.selectors import RATING_COLUMNS
 from annotation.models import Answer
 from readerstudy.models import ItemAid, ReaderAssignment, ReaderStudy, Task
@@ -102,7 +102,8 @@ def design_frame(
     # Readers by the names the rest of the analysis gives them ("Reader 1", or the PI's
     # labels): a design table beside the accuracy table never names a reader by username.
     names = {
-        r.rater_id: r.name for r in display_names(set(readers.items()), (), study_labels(study))
+        r.rater_id: r.name
+        for r in display_names(set(readers.items()), (), study_labels(study), joined_readers(study))
     }
     for reader_id in sorted(readers):  # the order of their names' numbers
         assignment = assignments.get(reader_id)

@@ -36,7 +36,7 @@ from analysis.package_files import id_map, package_files, readme_lines
 from analysis.pipeline import AnalysisResult, fast_mask
 from analysis.reporting import counted_arm, methods_markdown, table_arm
 from analysis.roc_package_files import auc_package_files, auc_readme_lines
-from analysis.selectors import COLUMNS, RATING_COLUMNS
+from analysis.selectors import COLUMNS, FIRST_ANSWER_COLUMNS, RATING_COLUMNS
 from analysis.stats import conclusions, describe_scale, power_table, right
 from readerstudy.downloads import export_filename
 from readerstudy.spreadsheets import frame_csv, write_frame_csv, write_sheet, xlsx_writer
@@ -76,10 +76,6 @@ DESIGN_FAST_LINE = (
     "too_fast_answers: kept in the aided-vs-unaided tables (exclude_fast applies to the "
     "single-arm tables only)"
 )
-CONFIDENCE_FAST_LINE = (
-    "too_fast_answers: kept (these tables read every arm's answers, as the aided-vs-unaided "
-    "tables do; exclude_fast applies to the single-arm tables only)"
-)
 QUESTION_COLUMNS = [
     "question_id",
     "case_id",
@@ -103,7 +99,7 @@ RESPONSE_COLUMNS = [
 
 
 # Which reading an answer belongs to: every answer of every arm is a row of the export.
-ARM_COLUMNS = ["arm", "session", "first_answer", "ai_answer"]
+ARM_COLUMNS = ["arm", "session", *FIRST_ANSWER_COLUMNS, "ai_answer"]
 
 
 def responses_table(result: AnalysisResult) -> pd.DataFrame:
@@ -111,8 +107,9 @@ def responses_table(result: AnalysisResult) -> pd.DataFrame:
     it was too fast (policy). A two-arm study's analysis reads the counted arm (the unaided
     one in a crossover) and compares the arms on the design frame; this export holds both:
     the counted arm's rows (every question and rater, models included) and, for each other
-    arm, a row per reader and question of their group. `first_answer`: a second read's
-    answer before the AI was shown; `ai_answer`: the AI's answer shown in the aided arm."""
+    arm, a row per reader and question of their group. `first_answer`, `first_confidence`: a
+    second read's answer before the AI was shown and its rating; `ai_answer`: the AI's answer
+    shown in the aided arm."""
     r = _with_arm(result, result.responses)
     r = pd.concat([r, _other_arms(result, r)], ignore_index=True)
     out = r.assign(
@@ -135,7 +132,7 @@ def _with_arm(result: AnalysisResult, responses: pd.DataFrame) -> pd.DataFrame:
         return out.assign(session=pd.Series(1, index=out.index).where(human, None))
     own = frame[frame["arm"] == counted].set_index(["reader", "question_id"])
     keys = pd.MultiIndex.from_arrays([out["rater"], out["question_id"]])
-    for column in ("session", "first_answer", "ai_answer"):
+    for column in ARM_COLUMNS[1:]:
         values = own[column].reindex(keys).to_numpy(dtype=object)
         out[column] = pd.Series(values, index=out.index).where(human, None)
     return out
@@ -223,11 +220,7 @@ def table_about(result: AnalysisResult, name: str) -> list[str]:
             f"key_version: {result.key_version}",
             f"confidence_scale: {describe_scale(result.confidence['scale'])}",
         ]
-        lines.append(
-            CONFIDENCE_FAST_LINE
-            if result.design_frame is not None
-            else f"fast_answers: {policy['fast_answers']}"
-        )
+        lines.append(result.confidence_fast_line())
     elif design is not None:
         policy = result.settings.policy()
         keys = (f"{key}: {policy[key]}" for key in DESIGN_POLICY_KEYS)

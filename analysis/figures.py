@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from analysis.confidence_analysis import POOLED
+from analysis.confidence_analysis import LEFT_OUT, POOLED
 from analysis.pipeline import AnalysisResult
 from analysis.reporting import counted_arm
 from analysis.stats import logit_interval
@@ -210,8 +210,19 @@ def roc_note(result: AnalysisResult) -> str:
         "rating t) with straight lines: the area under it is the empirical AUC (legend; per "
         "arm, unaided first). Large markers: the answers' own operating point. AI models: "
         "their probability that the finding is present as the rating. A question a reader did "
-        "not rate is left out of their curve."
+        "not rate is left out of their curve." + _not_drawn(tables["auc"].data)
     )
+
+
+def _not_drawn(auc: pd.DataFrame) -> str:
+    """The raters the curves leave out (confidence_analysis.estimable), in words, or ""."""
+    if "note" not in auc.columns or "reader" not in auc.columns:
+        return ""
+    out = auc[auc["note"].fillna("").str.endswith(LEFT_OUT)]
+    if out.empty:
+        return ""
+    names = ", ".join(f"{r} ({m})" for r, m in zip(out["reader"], out["modality"], strict=True))
+    return f" Not drawn (no AUC interval yet: auc table's note): {names}."
 
 
 def calibration_note(result: AnalysisResult) -> str:

@@ -24,7 +24,7 @@ from analysis.confidence_analysis import (
     single_arm_frame,
 )
 from analysis.policy import AnalysisSettings
-from analysis.reporting import methods_table, table_description
+from analysis.reporting import CONFIDENCE_FAST_LINE, methods_table, table_description
 from analysis.stats import (
     PANEL_COLUMNS,
     AnalysisInputError,
@@ -92,6 +92,8 @@ def records(frame: pd.DataFrame) -> list[dict]:
 
 def clean(value):
     """One cell as `records` gives it (JSON has no NaN or infinity)."""
+    if value is pd.NA:  # an empty cell of a column of whole numbers
+        return None
     if hasattr(value, "item"):
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
@@ -237,6 +239,14 @@ class AnalysisResult:
         }
         optional = (*DESIGN_TABLES, *CONFIDENCE_TABLES)
         return [name for name in TABLES if name not in optional or name in given]
+
+    def confidence_fast_line(self) -> str:
+        """Whether the confidence, ROC and calibration tables left too-fast answers out, as
+        README.txt, the XLSX about sheet and the page say it: a study with an aided arm reads
+        every arm's answers (kept); a single-arm study its analysed answers (the policy's)."""
+        if self.design_frame is not None:
+            return CONFIDENCE_FAST_LINE
+        return f"fast_answers: {self.settings.policy()['fast_answers']}"
 
     def design_table(self, name: str):
         """The DesignTable `name` (data with its unit, method and policy), or None: the

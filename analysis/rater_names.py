@@ -16,7 +16,7 @@ from django.db import transaction
 
 from analysis.confidence_analysis import PANEL, POOLED
 from analysis.models import RaterLabel
-from readerstudy.models import AuditEvent, ReaderStudy
+from readerstudy.models import AuditEvent, Membership, ReaderStudy, Role
 from readerstudy.signals import data_changed
 
 HUMAN, MODEL = "human", "model"
@@ -51,13 +51,21 @@ def display_names(
     readers: Iterable[tuple[int, str]],
     models: Iterable[tuple[int, str]],
     labels: dict[str, str],
+    joined: Iterable[int] = (),
 ) -> list[Rater]:
     """Readers (user id, username) then models (id, name), each with a unique display name.
 
     The PI's labels win; defaults that would collide with a name already taken, or with what
     the tables call their rows of several raters (RESERVED), get a suffix (" (model)", then
-    " (2)", ...), compared without regard to case.
+    " (2)", ...), compared without regard to case. `joined`: the user ids of the study's
+    readers who have not started yet; they hold their numbers, so a reader who joined early
+    and starts late does not renumber the others.
     """
+    readers = sorted(readers)
+    numbers: dict[int, int] = {}
+    for user_id in sorted({user_id for user_id, _ in readers} | set(joined)):
+        if reader_key(user_id) not in labels:
+            numbers[user_id] = len(numbers) + 1
     taken = {label.casefold() for label in labels.values()} | RESERVED
     out: list[Rater] = []
 
@@ -73,14 +81,12 @@ def display_names(
         taken.add(f"{wanted} ({n})".casefold())
         return f"{wanted} ({n})"
 
-    number = 0
-    for user_id, username in sorted(readers):
+    for user_id, username in readers:
         key = reader_key(user_id)
         if key in labels:
             out.append(Rater(key, HUMAN, username, labels[key]))
             continue
-        number += 1
-        out.append(Rater(key, HUMAN, username, unique(f"Reader {number}", [""])))
+        out.append(Rater(key, HUMAN, username, unique(f"Reader {numbers[user_id]}", [""])))
     for model_id, name in sorted(models, key=lambda m: (m[1].casefold(), m[0])):
         key = model_key(model_id)
         if key in labels:
@@ -88,6 +94,13 @@ def display_names(
             continue
         out.append(Rater(key, MODEL, name, unique(name, ["", " (model)"])))
     return out
+
+
+def joined_readers(study: ReaderStudy) -> set[int]:
+    """The user ids of the study's readers (members), started or not: what numbers them."""
+    return set(
+        Membership.objects.filter(study=study, role=Role.READER).values_list("user_id", flat=True)
+    )
 
 
 def study_labels(study: ReaderStudy) -> dict[str, str]:

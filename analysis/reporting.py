@@ -168,7 +168,8 @@ def table_description(settings: AnalysisSettings, table: str) -> tuple[str, str,
             "reader's group in the other arm, answer empty where not given yet)",
             "raw data; no statistics; `arm` (unaided / aided; empty for models) and `session` "
             "(the reader's session, 1 or 2, in which that arm was read) say which reading an "
-            "answer is; `first_answer`: a second read's answer before the AI was shown; "
+            "answer is; `first_answer`, `first_confidence`: a second read's answer before the AI "
+            "was shown and its rating; "
             "`ai_answer`: the AI's answer shown in the aided arm; `correct` is scored against "
             "`accepted` (the version `key_version`; `shown_version`: the words the rater saw; "
             "`original_accepted` / `adjudicated_accepted`: under each key policy); "
@@ -246,6 +247,12 @@ def counted_arm(facts: dict | None) -> str | None:
     design = _design(facts)
     arms = list(design.get("arms") or [])
     return design.get("counted_arm") or (arms[0] if arms else None)
+
+
+CONFIDENCE_FAST_LINE = (
+    "too_fast_answers: kept (these tables read every arm's answers, as the aided-vs-unaided "
+    "tables do; exclude_fast applies to the single-arm tables only)"
+)
 
 
 def table_arm(facts: dict | None, table: str) -> str:

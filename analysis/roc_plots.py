@@ -117,7 +117,9 @@ def roc_figure(
         handles.append(Line2D([], [], color=MODEL_COLOUR, ls=MODEL_STYLES[k % 4], lw=1.3))
         labels.append(f"{model} (AI; AUC {auc.get(('model', model), float('nan')):.3f})")
     handles.append(Line2D([], [], color="#666", marker="o", ms=8, mec="black", ls="none"))
-    labels.append("the answers' operating point ('present' answered); AI: ★")
+    labels.append(
+        "the answers' operating point ('present' answered)" + ("; AI: ★" if models else "")
+    )
     if title:
         fig.suptitle(title, fontsize=11)
     bottom = _footnote(fig, note)

@@ -8,7 +8,14 @@ from django.db.models import Count, Q
 
 from analysis.key_scoring import ROW_COLUMNS as KEY_COLUMNS
 from analysis.key_scoring import KeyColumns, study_key_facts
-from analysis.rater_names import Rater, display_names, model_key, reader_key, study_labels
+from analysis.rater_names import (
+    Rater,
+    display_names,
+    joined_readers,
+    model_key,
+    reader_key,
+    study_labels,
+)
 from annotation.models import Answer, ExpertReview
 from annotation.sessions import counted_answers, counted_arm
 from readerstudy.models import (
@@ -53,6 +60,9 @@ COLUMNS = [
 # `confidence`: a point of the study's confidence scale (ReaderStudy.confidence_scale), None
 # when it has none or the answer gave none.
 RATING_COLUMNS = ("difficulty", "alignment", "confidence")
+# A second read's first answer (before the AI was shown) and the rating given with it: every
+# frame and export that carries the first answer carries its rating beside it from here.
+FIRST_ANSWER_COLUMNS = ("first_answer", "first_confidence")
 ANSWER_COLUMNS = ("answer", *RATING_COLUMNS, "time_ms")
 QUESTION_COLUMNS = (
     "question_id",
@@ -182,7 +192,7 @@ def study_raters(study: ReaderStudy) -> list[Rater]:
         .values_list("id", "name")
         .distinct()
     )
-    return display_names(set(readers), set(models), study_labels(study))
+    return display_names(set(readers), set(models), study_labels(study), joined_readers(study))
 
 
 def study_responses(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import status
+from rest_framework import serializers, status
 from rest_framework.generics import GenericAPIView, ListAPIView, ListCreateAPIView
 from rest_framework.response import Response
 
@@ -125,8 +125,9 @@ class AnswerView(GenericAPIView):
             values["words"] = values["words"] or None
             values["scale"] = values["scale"] or None
             outcome = answer_submit(reader=request.user, item=item, **values)
-        except InvalidAnswerValue as exc:  # a value its rule refuses: that field's error
-            return Response({exc.field: [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
+        except InvalidAnswerValue as exc:  # a value its rule refuses: that field's error,
+            # in the API's one shape of a refused input (readerstudy.api_errors)
+            raise serializers.ValidationError({exc.field: [str(exc)]}) from exc
         except AnswerRejected as exc:
             body = {"detail": str(exc)}
             if isinstance(exc, SessionNotOpen):
@@ -146,6 +147,7 @@ class AnswerView(GenericAPIView):
         if study.designed:
             result.update(
                 first_choice=selectors.to_screen(mapping, answer.first_choice),
+                first_confidence=answer.first_confidence,
                 stage=outcome.stage,
                 session=answer.session,
                 arm=answer.arm,

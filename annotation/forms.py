@@ -144,6 +144,21 @@ class AnswerForm(type("AnswerFields", (forms.Form,), _answer_fields())):
             if name != "choice" and isinstance(field.widget, ShortcutRadioSelect)
         ]
 
+    def saved_ratings(self) -> list[tuple[str, str]]:
+        """The saved answer's ratings in words, each named by its field's noun (a locked
+        case's summary: "Confidence: 2 Unsure", "Fits the image: No", "Confidence: 73 %")."""
+        nouns = {field.name: field.noun for field in ANSWER_FIELDS}
+        said = [
+            (nouns[field.name], radio.choice_label)
+            for field in self.rating_fields()
+            for radio in field
+            if radio.data["selected"]
+        ]
+        fine = self.initial.get("confidence") if self.fine_scale() is not None else None
+        if fine not in (None, ""):
+            said.insert(0, (nouns["confidence"], f"{fine} %"))
+        return said
+
     def fine_scale(self) -> forms.BoundField | None:
         """The confidence box of a fine scale (0-100), shown with its slider; else None."""
         if self.scale is None or self.scale.ordinal:

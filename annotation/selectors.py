@@ -118,6 +118,7 @@ class ReaderCase:
     aid_mode: str = ""
     aid: ReaderAid | None = None
     first_choice: str = ""
+    first_confidence: int | None = None  # the rating given with first_choice (rated studies)
     store_key: str = ""
     designed: bool = False
     layout: str = ""  # sessions.layout_stamp: the answer is refused if the design changed
@@ -443,6 +444,7 @@ def _build_case(
         aid_mode=reading.aid_mode,
         aid=_aid_view(study, item, mapping) if show_aid else None,
         first_choice=first_choice,
+        first_confidence=mine.first_confidence if mine else None,
         store_key=reading.store_key,
         designed=study.designed,
         layout=reading.layout,

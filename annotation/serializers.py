@@ -140,6 +140,11 @@ class ReaderCaseSerializer(serializers.Serializer):
         required=False,
         help_text="Second read: your answer before the AI was shown.",
     )
+    first_confidence = serializers.IntegerField(
+        allow_null=True,
+        required=False,
+        help_text="Second read on a rated study: your confidence with that first answer.",
+    )
 
     # Only in a practice set: right or wrong, the key and the explanation, once answered.
     feedback = FeedbackSerializer(allow_null=True, required=False)
@@ -148,7 +153,7 @@ class ReaderCaseSerializer(serializers.Serializer):
         source="confidence_scale", allow_null=True, required=False
     )
 
-    DESIGN_FIELDS = ("session", "arm", "aid", "first_choice")
+    DESIGN_FIELDS = ("session", "arm", "aid", "first_choice", "first_confidence")
 
     def to_representation(self, instance):
         data = super().to_representation(instance)
@@ -157,8 +162,9 @@ class ReaderCaseSerializer(serializers.Serializer):
                 data.pop(name, None)
         if not instance.practice:  # a research study's case has no feedback field at all
             data.pop("feedback", None)
-        if data.get("confidence") is None:
+        if data.get("confidence") is None:  # a study without a scale: no rating of any kind
             data.pop("confidence", None)
+            data.pop("first_confidence", None)
         return data
 
     def get_options(self, case) -> list[dict[str, str]]:
@@ -211,6 +217,7 @@ class AnswerResultSerializer(serializers.Serializer):
     # Designed studies only (absent for a study read in one unaided arm); a second read's
     # first submit leaves `choice` empty until the final answer.
     first_choice = serializers.CharField(allow_blank=True, required=False)
+    first_confidence = serializers.IntegerField(allow_null=True, required=False)
     stage = serializers.CharField(allow_blank=True, required=False)
     session = serializers.IntegerField(required=False)
     arm = serializers.CharField(required=False)

@@ -491,8 +491,14 @@ def parse_present_option(value: Any, question: ParsedQuestion) -> str:
     """A question's binary declaration (`present_option`): a letter A-D (that option means the
     finding is present), "none" (not binary) or empty (detected: yes_no_present)."""
     text = "" if value is None else str(value).strip()
-    if not text:  # the options and key readers are shown now (a corrected bank's last version)
-        return yes_no_present(question.options, question.correct, question.task)
+    if not text:
+        # The options as released (a correction of their words keeps each letter's meaning,
+        # so rewording cannot clear the declaration), else as shown now (a correction that
+        # made them yes/no); the key as it is now either way (a key corrected to an option
+        # that is neither yes nor no leaves no truth for present/absent).
+        return yes_no_present(
+            question.first.options, question.correct, question.task
+        ) or yes_no_present(question.options, question.correct, question.task)
     if text.casefold() == NOT_BINARY:
         return ""
     if text.upper() in LETTERS and len(text) == 1:

@@ -245,6 +245,8 @@ class AnswerField:
     """One field of a reader's answer, described once: the reading page's form, the API's
     serializers, the answer service's checks and the answers export are built from these.
 
+    `noun`: what the field is called where an answer is summed up ("Confidence: 2 Unsure"),
+    as `label` may be the question the reader answers;
     `choices`: the allowed values (None: free text of at most `max_length` characters);
     `error`: what a reader is told when a value is refused; `clean`: how a submitted value is
     normalised before it is checked (the letter, typed in either case). `scaled`: a point of
@@ -259,6 +261,7 @@ class AnswerField:
     max_length: int = 10_000
     clean: Callable[[str], Any] = _same
     scaled: bool = False
+    noun: str = ""
 
 
 ANSWER_FIELDS: tuple[AnswerField, ...] = (
@@ -276,13 +279,17 @@ ANSWER_FIELDS: tuple[AnswerField, ...] = (
         label="Confidence",
         clean=_whole,
         scaled=True,
+        noun="Confidence",
     ),
-    AnswerField("difficulty", Difficulty, "Difficulty must be easy, medium or hard."),
+    AnswerField(
+        "difficulty", Difficulty, "Difficulty must be easy, medium or hard.", noun="Difficulty"
+    ),
     AnswerField(
         "alignment",
         Alignment,
         "Image alignment must be yes, partly or no.",
         label="Does the question fit this image?",
+        noun="Fits the image",
     ),
     AnswerField(
         "comment",

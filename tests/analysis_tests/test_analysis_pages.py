@@ -413,3 +413,22 @@ def test_the_readme_pandas_recipe_runs_on_an_export(tmp_path, analysed_study, mo
     exec(compile(block, "docs/guide/pis.md", "exec"), namespace)
     assert set(namespace["readers"]) == {"Reader 1", "Reader 2"}
     assert namespace["models"] == ["model-x"]
+
+
+def test_a_readers_number_does_not_move_when_an_earlier_member_starts(analysed_study):
+    """Readers are numbered in the order they joined, members who have not started included:
+    a colleague who joined first and starts last does not renumber the others."""
+    first, late = UserFactory(username="first"), UserFactory(username="late")
+    for user in (first, late):
+        MembershipFactory(study=analysed_study, user=user, role=Role.READER)
+
+    def shown() -> dict[str, str]:
+        frame = study_responses(analysed_study).drop_duplicates("rater_id")
+        return dict(zip(frame["rater_id"], frame["rater"], strict=True))
+
+    answer_submit(reader=late, item=analysed_study.items.first(), choice="B")
+    before = shown()
+    assert before[f"reader:{late.id}"] == "Reader 4"  # first, who joined before, is Reader 3
+    answer_submit(reader=first, item=analysed_study.items.first(), choice="C")
+    after = shown()
+    assert after == {**before, f"reader:{first.id}": "Reader 3"}

@@ -12,6 +12,7 @@ import pytest
 from django.urls import reverse
 from django.utils.html import escape
 
+from analysis.pipeline import records
 from annotation.services import answer_submit
 from readerstudy.models import Role
 from readerstudy.predictions.services import predictions_import
@@ -181,3 +182,55 @@ def test_the_demos_rated_study_shows_roc_curves_aucs_and_calibration(client, dem
         other = ReaderStudy.objects.get(slug=slug)
         html = client.get(reverse("analysis", args=[other.slug])).content.decode()
         assert 'id="confidence"' not in html and not figure_on(html, other, "roc_curves")
+
+
+def test_a_reader_just_started_leaves_the_others_aucs_and_curves_standing(client):
+    """Mid-study: a fourth reader has rated two binary questions, on two X-rays, so their AUC
+    has no jackknife interval. The other readers' AUCs, their mean, the comparison with the
+    model and every curve stay; the new reader has a row saying why they are left out; the
+    counts stay whole numbers."""
+    study, pi = make_study(ConfidenceScale.FIVE)
+    late = UserFactory(username=f"{study.slug}-late")
+    membership_add(study=study, user=late, role=Role.READER)
+    for item in study.items.select_related("question").order_by("position")[:4]:
+        answer_submit(reader=late, item=item, choice=item.question.correct, confidence=4)
+    page, api, archive = outputs(client, study, pi)
+    auc = pd.read_csv(io.BytesIO(archive.read("auc.csv")))
+    unaided = auc[auc["modality"] == "unaided"]
+    estimated = unaided.dropna(subset=["auc"])
+    assert len(estimated[estimated["analysis"] == "this reader (normal)"]) == 3
+    assert len(estimated[estimated["reader"] == "mean of readers"]) == 2
+    left_out = unaided[unaided["auc"].isna()]
+    assert left_out[["positives", "negatives"]].to_numpy().tolist() == [[1, 1]]
+    note = left_out["note"].iloc[0]
+    assert note.startswith("not estimable: leaving out X-ray ") and "left out of" in note
+    assert left_out["reader"].iloc[0] in note
+    assert [r["note"] for r in api["auc"] if r["auc"] is None] == [note]
+    vs_models = pd.read_csv(io.BytesIO(archive.read("auc_vs_models.csv")))
+    assert vs_models["readers"].tolist() == [3]
+    curves = pd.read_csv(io.BytesIO(archive.read("roc_points.csv")))
+    assert curves[curves["modality"] == "unaided"]["reader"].nunique() == 3
+    assert "Not drawn (no AUC interval yet" in archive.read("roc_curves.svg").decode()
+    shown = re.search(r'data-confidence-table="auc".*?</table>', page, re.S).group(0)
+    row = next(r for r in shown.split("<tr>") if "not estimable" in r)
+    assert "<td>1</td><td>1</td>" in row and "NA" not in row  # counts as counts
+    assert "<td>10</td><td>6</td>" in shown
+    counts = pd.DataFrame({"readers": pd.array([3, None], dtype="Int64")})
+    assert records(counts) == [{"readers": 3}, {"readers": None}]  # JSON: a count or null
+
+
+def test_the_page_says_what_the_zip_holds_and_how_too_fast_answers_were_treated(client):
+    """The page promises the mrmc/ package files only where the ZIP has them (a comparison of
+    two arms), and each confidence table says, as README.txt does, whether too-fast answers
+    were left out of it under the policy asked for."""
+    study, pi = make_study(ConfidenceScale.FIVE)
+    client.force_login(pi)
+    page = client.get(reverse("analysis", args=[study.slug]), {"fast": "drop"}).content.decode()
+    archive = client.get(reverse("analysis-zip", args=[study.slug]), {"fast": "drop"})
+    names = zipfile.ZipFile(io.BytesIO(archive.content)).namelist()
+    assert ("mrmc/" in page) == any(name.startswith("mrmc/") for name in names)
+    readme = zipfile.ZipFile(io.BytesIO(archive.content)).read("README.txt").decode()
+    said = re.search(r"^ *(fast_answers: .*)$", readme.split("auc.csv")[1], re.M).group(1)
+    assert "left out" in said
+    shown = re.search(r'data-confidence-table="auc".*?</table></div>(.*?)</p>', page, re.S).group(1)
+    assert escape(said) in shown

@@ -334,7 +334,7 @@ def test_simulated_study(case: Case, settings, tmp_path):
 def _reader_names(study) -> dict[str, str]:
     """Display name -> username of every reader who answered, as the design tables name
     them (analysis.rater_names, the one naming rule)."""
-    from analysis.rater_names import display_names, reader_key, study_labels
+    from analysis.rater_names import display_names, joined_readers, reader_key, study_labels
     from annotation.models import Answer
 
     readers = dict(
@@ -345,7 +345,7 @@ def _reader_names(study) -> dict[str, str]:
     by_key = {reader_key(pk): name for pk, name in readers.items()}
     return {
         r.name: by_key[r.rater_id]
-        for r in display_names(set(readers.items()), (), study_labels(study))
+        for r in display_names(set(readers.items()), (), study_labels(study), joined_readers(study))
     }
 
 

@@ -124,9 +124,12 @@ def test_the_api_takes_the_rating_and_refuses_one_off_the_scale_as_a_field_error
     url = f"/api/v1/studies/{study.slug}/cases/1/answer/"
     refused = client.put(url, {"choice": "A", "confidence": 140}, format="json")
     assert refused.status_code == 400
-    assert refused.json() == {
-        "confidence": ["Rate your confidence with a whole number from 0 to 100."]
+    assert refused.json() == {  # the API's one shape of a refused input (api_errors)
+        "detail": "Invalid input.",
+        "errors": {"confidence": ["Rate your confidence with a whole number from 0 to 100."]},
     }
+    not_a_number = client.put(url, {"choice": "A", "confidence": "high"}, format="json")
+    assert not_a_number.status_code == 400 and set(not_a_number.json()["errors"]) == {"confidence"}
     saved = client.put(url, {"choice": "A", "confidence": 85}, format="json")
     assert saved.status_code == 201 and saved.json()["confidence"] == 85
     case = client.get(f"/api/v1/studies/{study.slug}/cases/1/").json()
@@ -193,6 +196,26 @@ def test_the_saved_rating_is_shown_again_and_on_a_locked_case(reader_client, stu
     assert "Confidence: <strong>73 %</strong>" in case_html(reader_client, study, number)
 
 
+def test_the_list_of_cases_shows_each_answer_with_its_rating(reader_client, study, reader):
+    rated(study, ConfidenceScale.FIVE)
+    item = study.items.order_by("position").first()
+    number = ordered_item_ids(study, reader).index(item.id) + 1
+    answer_submit(reader=reader, item=item, choice="A", confidence=4)
+    html = reader_client.get(reverse("reader-review", args=[study.slug])).content.decode()
+    row = re.search(rf'<li class="answered" data-case="{number}".*?</li>', html, re.S).group(0)
+    assert re.search(r"A <span[^>]*>· 4</span>", row)
+
+
+def test_a_locked_case_names_a_five_point_rating_as_confidence(reader_client, study, reader):
+    rated(study, ConfidenceScale.FIVE)
+    item = study.items.order_by("position").first()
+    number = ordered_item_ids(study, reader).index(item.id) + 1
+    answer_submit(reader=reader, item=item, choice="A", confidence=2)
+    reader_finish(reader=reader, study=study)
+    html = case_html(reader_client, study, number)
+    assert "Confidence: <strong>2 Unsure</strong>" in html and "?:" not in html
+
+
 def test_the_instructions_say_how_to_rate(reader_client, study):
     rated(study, ConfidenceScale.FIVE)
     html = reader_client.get(reverse("reader-instructions", args=[study.slug])).content.decode()
@@ -240,7 +263,7 @@ def test_the_api_refuses_any_value_that_is_not_a_point_in_the_scales_words(
     body = f'{{"choice": "A", "comment": "kept", "confidence": {sent}}}'
     refused = client.put(url, body, content_type="application/json")
     assert refused.status_code == 400
-    assert refused.json() == {"confidence": [words]}
+    assert refused.json() == {"detail": "Invalid input.", "errors": {"confidence": [words]}}
     assert not Answer.objects.exists()
 
 

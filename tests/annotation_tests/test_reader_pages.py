@@ -357,7 +357,8 @@ def test_a_locked_case_shows_the_readers_own_answer_and_ratings(reader_client, s
     note = re.search(r"<p[^>]*data-locked-answer>(.*?)</p>", html, flags=re.S).group(1)
     text = re.sub(r"<[^>]+>", "", note)
     assert text.startswith("Your answer: C")
-    assert "Hard" in text and "No" in text and "“subtle”" in text
+    assert "Difficulty: Hard" in text and "Fits the image: No" in text and "“subtle”" in text
+    assert "?:" not in text  # each rating named by a noun, not by the question it answers
     assert "can no longer be changed" in text
     assert re.search(
         r'<input type="radio" name="difficulty" value="hard"[^>]*disabled checked', html

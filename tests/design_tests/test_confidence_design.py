@@ -1,9 +1,11 @@
 """A study's confidence scale is part of its design: chosen on the new-study form, the design
 page and `create_study`, said in the design sentence, and fixed once anyone has answered."""
 
+import io
 import re
 from io import StringIO
 
+import pandas as pd
 import pytest
 from django.contrib.auth.models import Permission
 from django.core.management import call_command
@@ -195,3 +197,49 @@ def test_a_fine_scales_rating_on_a_page_now_of_five_points_is_refused_as_a_scale
     assert refused.status_code == 409
     assert "asked for your confidence on the 0–100 scale" in refused.content.decode()
     assert not Answer.objects.exists()
+
+
+def test_a_second_read_shows_the_reader_their_first_rating_beside_their_first_answer(
+    db, client, set_design
+):
+    """Between the two answers of a second read the reader sees what they answered before the
+    AI, and how sure they were, on the page and in the API."""
+    from rest_framework.test import APIClient
+
+    study = build_study(3)
+    add_model(study)
+    reader = add_readers(study, 1)[0]
+    set_design(study, crossover(arms="aided", aid_mode="second-read", confidence_scale="1-5"))
+    item = item_at(study, reader, 1)
+    answer_submit(reader=reader, item=item, choice="A", confidence=2)  # before the AI
+    client.force_login(reader)
+    html = client.get(reverse("reader-case", args=[study.slug, 1])).content.decode()
+    said = re.search(r'<p class="first-answer"[^>]*>(.*?)</p>', html, re.S).group(1)
+    assert "Confidence: <strong>2</strong>" in said
+    api = APIClient()
+    api.force_authenticate(reader)
+    case = api.get(f"/api/v1/studies/{study.slug}/cases/1/").json()
+    assert case["first_confidence"] == 2
+
+
+def test_every_export_of_a_second_read_has_the_first_answers_confidence(db, client, set_design):
+    """responses.csv (as the feedback CSV) gives a second read's first rating beside its first
+    answer: without it the unaided reading of a second read cannot be re-analysed."""
+    study = build_study(3)
+    add_model(study)
+    reader = add_readers(study, 1)[0]
+    pi = UserFactory(username="boss")
+    MembershipFactory(study=study, user=pi, role=Role.PI)
+    set_design(study, crossover(arms="aided", aid_mode="second-read", confidence_scale="1-5"))
+    item = item_at(study, reader, 1)
+    answer_submit(reader=reader, item=item, choice="A", confidence=2)  # before the AI
+    answer_submit(reader=reader, item=item, choice="D", confidence=5)  # after it
+    client.force_login(pi)
+    url = reverse("analysis-table", args=[study.slug, "responses", "csv"])
+    responses = pd.read_csv(io.StringIO(client.get(url).content.decode()))
+    row = responses[responses["rater"] == "Reader 1"].dropna(subset=["answer"]).iloc[0]
+    assert (row["first_answer"], row["first_confidence"]) == ("A", 2)
+    assert (row["answer"], row["confidence"]) == ("D", 5)
+    feedback = client.get(reverse("pi-feedback-csv", args=[study.slug])).content.decode()
+    row = pd.read_csv(io.StringIO(feedback)).iloc[0]
+    assert (row["first_choice"], row["first_confidence"]) == ("A", 2)

@@ -14,6 +14,7 @@ import pytest
 from readerstudy import bank_export
 from readerstudy.models import Question, Task
 from readerstudy.rexvqa import RexvqaError, parse_record, yes_no_present
+from readerstudy.rexvqa_synthetic import labelled
 from readerstudy.services.importing import question_bank_import, rexvqa_import
 from tests.readerstudy_tests import rexvqa_builder as rb
 from tests.readerstudy_tests.test_import_questions import row, run, write_csv
@@ -114,3 +115,25 @@ def test_a_bad_declaration_is_said_in_words():
     record = {**rb.record(1), "present_option": "E"}
     with pytest.raises(RexvqaError, match="letter \\(A-D\\) of the option that means the finding"):
         parse_record("q1", record)
+
+
+def test_a_correction_that_only_rewords_keeps_the_question_binary(tmp_path):
+    """A corrected bank whose later version rewords the options ("Yes" -> "Effusion
+    present": the same letter, the same meaning) keeps the yes/no question binary, with the
+    option detected from the words it was released with; a re-import of the first release
+    then changes nothing."""
+    first = rb.record(1, "s1", correct_answer="B")
+    run_json(rb.write(tmp_path / "v1", {"q1": first}), "--dataset", "d1")
+    assert Question.objects.get(source_id="q1").present_option == "A"
+    v1 = {
+        "version": 1,
+        "question": first["question"],
+        "options": first["options"],
+        "correct_answer": "B",
+        "correct_answer_explanation": first["correct_answer_explanation"],
+    }
+    reworded = labelled(["Effusion present", "No effusion", "Maybe", "Not assessable"])
+    v2 = {**v1, "version": 2, "options": reworded, "error_type": "unclear_options"}
+    corrected = {**first, "options": reworded, "version": 2, "history": [v1, v2]}
+    run_json(rb.write(tmp_path / "v2", {"q1": corrected}), "--dataset", "d2")
+    assert Question.objects.get(dataset__name="d2", source_id="q1").present_option == "A"

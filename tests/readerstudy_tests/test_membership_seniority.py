@@ -34,4 +34,5 @@ def test_pi_sets_and_changes_a_readers_seniority_and_the_analysis_reports_it(
 
     answer_submit(reader=newcomer, item=study.items.first(), choice="A")
     facts = study_facts(study)
-    assert {"name": "Reader 1", "username": "resident7", "seniority": "PGY-4"} in facts["readers"]
+    # Reader 2: the study's `reader` joined first and holds Reader 1, started or not.
+    assert {"name": "Reader 2", "username": "resident7", "seniority": "PGY-4"} in facts["readers"]

@@ -192,6 +192,17 @@ def test_confidence_discrimination_is_the_auc_of_confidence_for_right_answers():
     assert confidence_discrimination(always_right)["note"].str.startswith("not estimable").all()
 
 
+def test_a_rater_with_wrong_answers_on_one_xray_is_told_so_in_the_tables_words():
+    """The note speaks of this rater's right and wrong answers, not of the placeholder reader
+    and modality the ROC computation is handed."""
+    data = answers().query("rater == 'reader 1'")
+    wrong_xray = data.loc[data["correct"] == 0, "case_id"].iloc[0]
+    data = data.assign(correct=(data["case_id"] != wrong_xray).astype(int))
+    note = confidence_discrimination(data).loc[0, "note"]
+    assert note.startswith("not estimable: ") and "wrong answer" in note
+    assert " r in m " not in note and "positive" not in note
+
+
 def test_a_question_twice_for_one_rater_is_refused():
     data = events().assign(question_id=lambda d: d.groupby("rater").cumcount())
     with pytest.raises(AnalysisInputError, match="more than one probability"):

@@ -53,6 +53,20 @@ def test_roc_figure_draws_readers_and_the_model_in_each_arm_within_the_page():
         assert len(ax.get_lines()) == 1 + 5 * 2 + 2
 
 
+def test_the_legend_names_the_ais_marker_only_where_an_ai_is_drawn():
+    for models, said in ((None, False), (with_model, True)):
+        tables = models() if models else confidence_results(vandyke_answers(), FIVE)["tables"]
+        aucs = tables["auc"].data
+        fig = roc_plots.roc_figure(
+            tables["roc_points"].data,
+            tables["roc_operating_points"].data,
+            aucs[aucs["analysis"] == "this reader (normal)"],
+            arms=["unaided", "aided"],
+        )
+        legend = " ".join(t.get_text() for t in fig.legends[0].get_texts())
+        assert ("AI: ★" in legend) is said, legend
+
+
 def test_calibration_figure_with_and_without_probabilities():
     tables = with_model()
     levels = tables["accuracy_by_confidence"].data

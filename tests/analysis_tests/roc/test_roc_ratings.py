@@ -230,3 +230,20 @@ def test_readers_against_a_model_in_a_split_plot_study_are_analysed_by_group():
     differences = np.array([counts["reader_aucs"][r] for r in sorted(groups)]) - counts["model_auc"]
     own = np.array([differences[[g == k for g in groups.values()]].mean() for k in groups.values()])
     assert grouped.ms_r == pytest.approx(((differences - own) ** 2).sum() / 4)
+
+
+def test_a_crossover_half_read_says_no_reader_has_rated_both_arms_yet():
+    """Half-way through session 1 each reader has read one arm: the AUC comparison says so,
+    not that there are no ratings (each arm's AUCs are there)."""
+    answers = vandyke_answers()
+    readers = sorted(answers["reader"].unique())
+    half = answers[
+        answers["reader"].isin(readers[::2]) & (answers["arm"] == "unaided")
+        | answers["reader"].isin(readers[1::2]) & (answers["arm"] == "aided")
+    ]
+    results = confidence_results(half, FIVE)
+    assert results["tables"]["auc_difference"].data["note"].tolist() == [
+        "not estimable yet: no reader has rated binary questions in both arms"
+    ]
+    auc = results["tables"]["auc"].data
+    assert set(auc.dropna(subset=["auc"])["modality"]) == {"aided", "unaided"}
