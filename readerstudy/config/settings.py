@@ -76,7 +76,7 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "axes.middleware.AxesMiddleware",
-    "readerstudy.middleware.JobRefusedMiddleware",
+    "readerstudy.middleware.TryLaterMiddleware",
 ]
 
 AUTHENTICATION_BACKENDS = [

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from readerstudy.errors import TryLater
 from readerstudy.jobs.engine import abandon_record, hand_over
 from readerstudy.jobs.progress import is_stale
 from readerstudy.models import BackgroundJob, JobKind, JobStatus, ReaderStudy
@@ -21,13 +22,9 @@ log = logging.getLogger(__name__)
 ACTIVE = (JobStatus.QUEUED, JobStatus.RUNNING)
 
 
-class JobRefused(Exception):
-    """New work refused for now, in words for the person who asked, with the seconds after
-    which asking again may succeed (a 429's Retry-After)."""
-
-    def __init__(self, message: str, retry_after: int):
-        super().__init__(message)
-        self.retry_after = max(1, int(retry_after))
+class JobRefused(TryLater):
+    """New background work refused for now (a 429 with Retry-After where a view lets it
+    through, readerstudy.middleware.TryLaterMiddleware)."""
 
 
 def _fair_priority(job: BackgroundJob) -> int:
