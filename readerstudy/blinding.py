@@ -59,8 +59,8 @@ from enum import StrEnum
 
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
-from readerstudy.errors import RefusedInWords
 from readerstudy.models import Case, Image, Membership, ReaderStudy, Role, StudyQuestion
+from readerstudy.platform.errors import RefusedInWords
 from readerstudy.vocabulary import ARM_LAYOUTS, Arm, ResultsVisibility, StudyKind
 
 SEEING = (Role.EXPERT, Role.PI)

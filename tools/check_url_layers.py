@@ -7,7 +7,7 @@ to analysis as surely as an import would. The layers are the import contract's (
 name every page. A URL name is owned by the layer whose view serves it (Django's own views,
 e.g. login, belong to no layer: anyone may link them). A lower layer reaches a higher layer's
 page through the composition root instead: `settings.SITE_LINKS` names those pages, and
-`readerstudy.links` (with its template tags) reverses them.
+`readerstudy.platform.links` (with its template tags) reverses them.
 
 Run: `python tools/check_url_layers.py` (make lint); exit status 1 with one line per link.
 """

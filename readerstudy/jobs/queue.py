@@ -12,10 +12,10 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from readerstudy.errors import TryLater
 from readerstudy.jobs.engine import abandon_record, hand_over
 from readerstudy.jobs.progress import is_stale
 from readerstudy.models import BackgroundJob, JobKind, JobStatus, ReaderStudy
+from readerstudy.platform.errors import TryLater
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +24,7 @@ ACTIVE = (JobStatus.QUEUED, JobStatus.RUNNING)
 
 class JobRefused(TryLater):
     """New background work refused for now (a 429 with Retry-After where a view lets it
-    through, readerstudy.middleware.TryLaterMiddleware)."""
+    through, readerstudy.platform.middleware.TryLaterMiddleware)."""
 
 
 def _fair_priority(job: BackgroundJob) -> int:

@@ -6,7 +6,7 @@ the reader is looking instead of swapping a whole page into the case.
 The error pages know no domain rule, so the domain raises one of these two when a refusal
 has words for the person: `RefusedInWords` (a 403 whose message the page shows, a
 blinding conflict) and `TryLater` (a 429 with Retry-After, background work refused for now,
-answered by readerstudy.middleware.TryLaterMiddleware).
+answered by readerstudy.platform.middleware.TryLaterMiddleware).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template import loader
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from readerstudy.http import is_script
+from readerstudy.platform.http import is_script
 
 MESSAGES = {
     400: "The request could not be understood.",
