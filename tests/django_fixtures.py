@@ -1,9 +1,13 @@
 """The Django fixtures every app's tests share (a plugin tests/conftest.py loads when
 pytest-django runs): isolated media, an empty cache, personas around one study, the demo
-seeded once per session."""
+seeded once per run."""
 
+import fcntl
 import io
+import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -48,6 +52,14 @@ def _no_background_downloads(settings):
     """The analysis downloads are drawn in the background only where a test asks for it
     (tests/analysis_tests/test_analysis_downloads.py): seconds of CPU per page view."""
     settings.ANALYSIS_PREPARE_DOWNLOADS = False
+
+
+@pytest.fixture
+def figures_unrendered(monkeypatch):
+    """Every figure is built but saved as a few placeholder bytes instead of PNG, SVG and PDF
+    (4-6 s per ZIP): for tests that fetch the ZIP for its tables and R files only and compare
+    numbers (the R-oracle tests). The figures' files are the figure tests' subject."""
+    monkeypatch.setattr("analysis.plots.figure_bytes", lambda fig, fmt: f"figure ({fmt})".encode())
 
 
 @pytest.fixture
@@ -103,18 +115,17 @@ def derive_once(monkeypatch):
 DEMO_TABLES = ("auth.user", "readerstudy", "predictions", "annotation", "analysis")
 
 
-@pytest.fixture(scope="session")
-def _demo_snapshot(django_db_setup, django_db_blocker, tmp_path_factory):
-    """`seed_demo --password PASSWORD` run once per session, in a transaction rolled back
-    afterwards: its rows as a loaddata fixture (users and permissions by natural key) and the
-    media folder it wrote. Seeding costs 30-50 s; loading the rows well under a second."""
+def _seed_snapshot(folder: Path, django_db_blocker) -> None:
+    """`seed_demo --password PASSWORD` in a transaction rolled back afterwards: its rows into
+    folder/demo.json (a loaddata fixture: users and permissions by natural key), its files
+    into folder/media."""
     from django.core.management import call_command
     from django.db import transaction
     from django.test.utils import override_settings
 
-    folder = tmp_path_factory.mktemp("demo")
     media, rows = folder / "media", folder / "demo.json"
     media.mkdir()
+    partial = folder / "demo.json.partial"
     with (
         django_db_blocker.unblock(),
         override_settings(MEDIA_ROOT=media),
@@ -128,11 +139,41 @@ def _demo_snapshot(django_db_setup, django_db_blocker, tmp_path_factory):
             *DEMO_TABLES,
             natural_foreign=True,
             use_base_manager=True,
-            output=str(rows),
+            output=str(partial),
             stdout=io.StringIO(),
         )
         transaction.set_rollback(True)
-    return rows, media
+    partial.rename(rows)  # complete or absent, for the workers that read it
+
+
+@contextmanager
+def _held(lock: Path) -> Iterator[None]:
+    """The run's exclusive lock `lock` (a file), held by one test process at a time."""
+    with lock.open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@pytest.fixture(scope="session")
+def _demo_snapshot(django_db_setup, django_db_blocker, tmp_path_factory):
+    """The demo's rows and files, seeded once per run: the first xdist worker to need them
+    seeds (3-8 s here, with the radiographs derived once), the others wait for it and load
+    the same rows and files (a quarter of a second per test). seed_demo draws from fixed
+    seeds, so every worker's own seeding gave the same demo."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        folder = tmp_path_factory.mktemp("demo")
+        _seed_snapshot(folder, django_db_blocker)
+    else:  # the run's temporary folder, shared by its workers
+        folder = tmp_path_factory.getbasetemp().parent / "demo"
+        with _held(folder.with_suffix(".lock")):
+            if not (folder / "demo.json").exists():
+                shutil.rmtree(folder, ignore_errors=True)  # a worker that failed half-way
+                folder.mkdir()
+                _seed_snapshot(folder, django_db_blocker)
+    return folder / "demo.json", folder / "media"
 
 
 @pytest.fixture

@@ -24,7 +24,11 @@ from tests import roracle
 from tests.design_tests.roracle_zip import check_packages, download, read_study
 from tests.factories import UserFactory
 
-pytestmark = [pytest.mark.django_db, pytest.mark.roracle]
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.roracle,
+    pytest.mark.usefixtures("figures_unrendered"),
+]
 
 
 @pytest.fixture(autouse=True)

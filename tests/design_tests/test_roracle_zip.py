@@ -31,7 +31,11 @@ from tests.design_tests.roracle_zip import (
     xray_study,
 )
 
-pytestmark = [pytest.mark.django_db, pytest.mark.roracle]
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.roracle,
+    pytest.mark.usefixtures("figures_unrendered"),
+]
 
 
 @pytest.fixture(autouse=True)
