@@ -7,7 +7,7 @@ values that apply) is written once per table in README.txt and in the XLSX's "ab
 the whole policy is policy.json and the XLSX's "settings" sheet.
 
 The same bytes go to `export_analysis`'s folder, the page's ZIP and the single downloads.
-Cells that a spreadsheet would run as a formula are neutralised (readerstudy.spreadsheets).
+Cells that a spreadsheet would run as a formula are neutralised (readerstudy.platform.spreadsheets).
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ from analysis.reporting import counted_arm, methods_markdown, table_arm
 from analysis.roc_package_files import auc_package_files, auc_readme_lines
 from analysis.selectors import COLUMNS, FIRST_ANSWER_COLUMNS, RATING_COLUMNS
 from analysis.stats import conclusions, describe_scale, power_table, right
-from readerstudy.downloads import export_filename
-from readerstudy.spreadsheets import frame_csv, write_frame_csv, write_sheet, xlsx_writer
+from readerstudy.platform.downloads import export_filename
+from readerstudy.platform.spreadsheets import frame_csv, write_frame_csv, write_sheet, xlsx_writer
 
 log = logging.getLogger(__name__)
 
@@ -204,7 +204,8 @@ class ExportInfo:
         return PRACTICE_WORDS if self.practice else ""
 
     def filename(self, stem: str, ext: str) -> str:
-        """`<slug>-<stem>-v<version>-<date>.<ext>` (readerstudy.downloads.export_filename)."""
+        """`<slug>-<stem>-v<version>-<date>.<ext>`
+        (readerstudy.platform.downloads.export_filename)."""
         return export_filename(self.slug, stem, ext, version=self.version, date=self.date)
 
 

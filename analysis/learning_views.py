@@ -19,12 +19,12 @@ from analysis import learning, progress
 from annotation.practice import plan_from, plan_state, practice_plan_create
 from annotation.selectors import case_images
 from annotation.sessions import moment_words
-from readerstudy.downloads import attachment, content_version, export_filename
 from readerstudy.models import Question, Role
+from readerstudy.platform.downloads import attachment, content_version, export_filename
+from readerstudy.platform.spreadsheets import csv_text
 from readerstudy.results import results_refusal
 from readerstudy.selectors import study_for_user
 from readerstudy.services.studies import StudyError
-from readerstudy.spreadsheets import csv_text
 from readerstudy.vocabulary import LETTERS, PRACTICE_INTERVALS
 
 

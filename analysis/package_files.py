@@ -85,7 +85,7 @@ def _rows(frame: pd.DataFrame, missing: Missing) -> tuple[Modalities, pd.DataFra
 
 def id_map(frame: pd.DataFrame, missing: Missing = "wrong") -> pd.DataFrame:
     """code -> id for the readers, X-rays and questions of the package files (kind, code, id).
-    Write it with `readerstudy.spreadsheets.frame_csv`: ids come from users and imports."""
+    Write it with `readerstudy.platform.spreadsheets.frame_csv`: ids come from users and imports."""
     _, rows, _, _ = comparison_rows(frame, missing)
     rows = rows[rows["counted"].astype(bool)]
     kinds = {"reader": "reader", "case_id": "X-ray", "question_id": "question"}

@@ -29,8 +29,8 @@ from annotation.models import Answer, ReaderCompletion
 from annotation.sessions import counted_arm
 from readerstudy.blinding import BlindingConflict, check_access
 from readerstudy.models import ReaderStudy, Role, Task
+from readerstudy.platform.spreadsheets import csv_text
 from readerstudy.results import results_refusal
-from readerstudy.spreadsheets import csv_text
 
 
 @dataclass(frozen=True)

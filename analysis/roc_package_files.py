@@ -167,7 +167,7 @@ def auc_id_map(ratings: pd.DataFrame) -> pd.DataFrame:
 
 def auc_package_files(ratings: pd.DataFrame, groups: dict) -> dict[str, bytes]:
     """The AUC files by name (RJafroc's replaced by a note where it cannot read the study)."""
-    from readerstudy.spreadsheets import frame_csv
+    from readerstudy.platform.spreadsheets import frame_csv
 
     files = {
         "mrmcaov_auc.csv": to_mrmcaov_auc(ratings, groups).encode(),

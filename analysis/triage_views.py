@@ -28,11 +28,11 @@ from analysis.triage import (
 )
 from annotation.correction_selectors import open_counts, proposal_rows, proposals_visible_to
 from annotation.reviews import REVIEWERS, may_see_others
-from readerstudy.downloads import attachment, export_filename
 from readerstudy.keys import current_versions
 from readerstudy.models import Role
+from readerstudy.platform.downloads import attachment, export_filename
+from readerstudy.platform.spreadsheets import XLSX, frame_csv, write_sheet, xlsx_writer
 from readerstudy.selectors import roles_of, study_for_user
-from readerstudy.spreadsheets import XLSX, frame_csv, write_sheet, xlsx_writer
 
 TEXT_COLUMNS = {"question_id", "task", "key", "modal_wrong"}
 

@@ -36,12 +36,12 @@ from analysis.rater_names import RaterLabelError, rater_labels_set, study_labels
 from analysis.reporting import methods_section, table_arm
 from analysis.selectors import readers_not_started, study_raters
 from analysis.stats import conclusions
-from readerstudy.downloads import attachment
 from readerstudy.jobs import ACTIVE, JobRefused, job_progress
 from readerstudy.models import JobStatus, Role
+from readerstudy.platform.downloads import attachment
+from readerstudy.platform.spreadsheets import XLSX
 from readerstudy.predictions.views import PredictionUploadForm
 from readerstudy.selectors import design_sentence, roles_of, study_for_user
-from readerstudy.spreadsheets import XLSX
 
 # The page's tables and figure links, cached as HTML under this template's content too.
 RESULTS_TEMPLATE = "analysis/_results.html"

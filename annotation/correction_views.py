@@ -35,12 +35,12 @@ from annotation.corrections import (
 )
 from annotation.reviews import REVIEWERS
 from readerstudy import bank_export
-from readerstudy.downloads import attachment, content_version, export_filename
 from readerstudy.keys import KeyBook
 from readerstudy.models import Role
+from readerstudy.platform.downloads import attachment, content_version, export_filename
+from readerstudy.platform.spreadsheets import XLSX
 from readerstudy.question_versions import QuestionVersion
 from readerstudy.selectors import roles_of, study_for_user
-from readerstudy.spreadsheets import XLSX
 from readerstudy.vocabulary import PROPOSAL_SHORTCUTS, AdjudicationRule, ProposalStatus
 
 

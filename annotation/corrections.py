@@ -25,6 +25,7 @@ from django.utils import timezone
 from annotation.correction_models import Correction, CorrectionVote
 from annotation.reviews import may_see_others, review_submit
 from readerstudy.models import AuditEvent, Membership, Question, ReaderStudy, Role, StudyQuestion
+from readerstudy.platform.storable import unstorable_text
 from readerstudy.question_versions import QuestionVersion
 from readerstudy.services.versions import (
     VersionError,
@@ -35,7 +36,6 @@ from readerstudy.services.versions import (
     version_create,
 )
 from readerstudy.signals import data_changed
-from readerstudy.storable import unstorable_text
 from readerstudy.vocabulary import (
     LETTERS,
     VERSION_FIELD_LABELS,

@@ -12,10 +12,10 @@ from annotation import dashboard
 from annotation.exports import feedback_csv, reviews_csv
 from annotation.reviews import audit_visible_to, reviews_hidden_from
 from annotation.sessions import counted_scope
-from readerstudy.downloads import attachment, content_version, export_filename
 from readerstudy.forms import MembershipForm
 from readerstudy.jobs import jobs_of_study
 from readerstudy.models import Membership, Role
+from readerstudy.platform.downloads import attachment, content_version, export_filename
 from readerstudy.selectors import design_sentence, roles_of, study_for_user
 
 

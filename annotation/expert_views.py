@@ -31,10 +31,10 @@ from annotation.reviews import (
     reviews_visible_to,
 )
 from annotation.selectors import case_images
-from readerstudy.http import wants_json
 from readerstudy.keys import current_versions
-from readerstudy.links import site_link
 from readerstudy.models import Role, StudyQuestion
+from readerstudy.platform.http import wants_json
+from readerstudy.platform.links import site_link
 from readerstudy.selectors import roles_of, study_for_user
 from readerstudy.vocabulary import (
     CORRECTION_PAGE_KEYS,

@@ -6,7 +6,7 @@ from annotation.dashboard import is_fast
 from annotation.models import Answer
 from annotation.reviews import reviews_visible_to
 from readerstudy.models import ReaderStudy
-from readerstudy.spreadsheets import csv_text
+from readerstudy.platform.spreadsheets import csv_text
 from readerstudy.vocabulary import ANSWER_FIELD_NAMES, RATING_FIELDS, ReviewFlag
 
 

@@ -1,6 +1,6 @@
 from django import forms
 
-from readerstudy import json_input
+from readerstudy.platform import json_input
 from readerstudy.vocabulary import (
     ANSWER_FIELD_NAMES,
     ANSWER_FIELDS,

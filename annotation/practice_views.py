@@ -13,8 +13,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import practice
 from annotation.practice_forms import PracticeSetForm
-from readerstudy.links import site_link
 from readerstudy.models import PracticePlan
+from readerstudy.platform.links import site_link
 from readerstudy.services.studies import StudyError
 
 

@@ -33,9 +33,9 @@ from annotation.services import (
     scale_check,
 )
 from annotation.sessions import reading_of, washout_message
-from readerstudy.http import wants_json
-from readerstudy.links import site_link
 from readerstudy.models import Role
+from readerstudy.platform.http import wants_json
+from readerstudy.platform.links import site_link
 from readerstudy.results import results_refusal
 from readerstudy.selectors import studies_of, study_for_user
 from readerstudy.vocabulary import ANSWER_FIELD_NAMES

@@ -1,2 +1,3 @@
-"""The domain, the bottom layer: datasets, X-rays, questions, studies, memberships, the
-vocabulary and the one access function. Sub-packages hold what grew past one module."""
+"""The domain, under the apps and above the web platform (`platform`): datasets, X-rays,
+questions, studies, memberships, the vocabulary and the one access function. Sub-packages hold
+what grew past one module."""

@@ -11,7 +11,7 @@ class ReaderStudyConfig(AppConfig):
         from django.db.models.signals import post_save
         from PIL import Image
 
-        from readerstudy.password_hooks import end_tokens_of_disabled_accounts
+        from readerstudy.platform.password_hooks import end_tokens_of_disabled_accounts
 
         # Pillow's decompression-bomb guard agrees with the pixel cap (it warns above the
         # limit and refuses above twice it; readerstudy.imaging turns the warning into a

@@ -26,9 +26,9 @@ from django.conf import settings
 from readerstudy.dicomweb import parse_resource
 from readerstudy.keys import KeyBook
 from readerstudy.models import Image, ReaderStudy, StudyQuestion, Task
+from readerstudy.platform.spreadsheets import frame_csv, write_sheet, xlsx_writer
 from readerstudy.question_versions import QuestionVersion
 from readerstudy.rexvqa import NOT_BINARY
-from readerstudy.spreadsheets import frame_csv, write_sheet, xlsx_writer
 from readerstudy.vocabulary import (
     OPTION_FIELDS,
     VERSION_FIELD_LABELS,

@@ -57,10 +57,10 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from readerstudy.models import Case, Image, Membership, ReaderStudy, Role, StudyQuestion
+from readerstudy.platform.errors import RefusedInWords
 from readerstudy.vocabulary import ARM_LAYOUTS, Arm, ResultsVisibility, StudyKind
 
 SEEING = (Role.EXPERT, Role.PI)
@@ -77,8 +77,9 @@ class Sight(StrEnum):
     AI = "ai"  # the AI's answers on it
 
 
-class BlindingConflict(PermissionDenied):
-    """A page or role would show this person the answers of an X-ray they read blind."""
+class BlindingConflict(RefusedInWords):
+    """A page or role would show this person the answers of an X-ray they read blind (the
+    error page says which studies conflict)."""
 
 
 def _reader_studies(user) -> QuerySet[ReaderStudy]:

@@ -4,7 +4,7 @@ from django.forms.models import fields_for_model
 from django.utils.text import slugify
 
 from readerstudy.models import ReaderStudy, Role
-from readerstudy.services.accounts import username_normalized
+from readerstudy.platform.accounts import username_normalized
 
 
 class ExclusionForm(forms.Form):

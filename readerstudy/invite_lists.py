@@ -26,7 +26,7 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 
-from readerstudy.services.accounts import username_normalized
+from readerstudy.platform.accounts import username_normalized
 
 MAX_PEOPLE = 500
 USERNAME_MAX = 150

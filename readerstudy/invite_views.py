@@ -19,10 +19,11 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
-from readerstudy.browser_storage import signed_in
-from readerstudy.downloads import export_filename
 from readerstudy.forms import InviteForm
 from readerstudy.models import Invitation, Role
+from readerstudy.platform.browser_storage import signed_in
+from readerstudy.platform.downloads import export_filename
+from readerstudy.platform.spreadsheets import csv_text
 from readerstudy.selectors import pending_invitations, study_for_user
 from readerstudy.services.invitations import (
     InvitationError,
@@ -33,7 +34,6 @@ from readerstudy.services.invitations import (
     people_invite,
     people_parse,
 )
-from readerstudy.spreadsheets import csv_text
 
 MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
 

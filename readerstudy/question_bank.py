@@ -15,8 +15,8 @@ import math
 from collections.abc import Iterable
 from typing import IO, Any
 
+from readerstudy.platform.spreadsheets import TRIGGERS
 from readerstudy.rexvqa import RawRecord, RexvqaError, parse_record, quote
-from readerstudy.spreadsheets import TRIGGERS
 from readerstudy.vocabulary import LETTERS, OPTION_FIELDS
 
 MAX_ROWS = 100_000  # questions; rows in the sheet, empty ones included, at most one more
@@ -228,7 +228,7 @@ def _csv_rows(handle: IO[bytes]) -> Iterable[tuple[int, list[str]]]:
 
 
 def _text_marker_dropped(text: str) -> str:
-    """A cell our CSV exports wrote as text ("'=..."; readerstudy.spreadsheets.neutralise,
+    """A cell our CSV exports wrote as text ("'=..."; readerstudy.platform.spreadsheets.neutralise,
     against formula injection) reads as what it holds, so an exported bank imports as it was."""
     if len(text) > 1 and text[0] == "'" and text[1] in TRIGGERS:
         return text[1:]

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from readerstudy.imaging import DEFAULT_MAX_PIXELS, ImagingError, check_source
 from readerstudy.models import Task
-from readerstudy.storable import unstorable_text
+from readerstudy.platform.storable import unstorable_text
 from readerstudy.vocabulary import LETTERS, ErrorType
 
 REQUIRED_FIELDS = ("question", "options", "correct_answer", "task_name", "study_id")
@@ -215,8 +215,8 @@ def load_json(path: Path) -> dict[str, Any]:
 
 def refuse_unstorable(record: dict[str, Any], qid: str) -> None:
     """Values nothing can store are refused wherever they occur: NaN, Infinity and 1e999
-    (which Python's json accepts), and text readerstudy.storable refuses (a NUL, an unpaired
-    surrogate: a SQLite import kept them; PostgreSQL's failed with a driver error)."""
+    (which Python's json accepts), and text readerstudy.platform.storable refuses (a NUL, an
+    unpaired surrogate: a SQLite import kept them; PostgreSQL's failed with a driver error)."""
     for key, value in record.items():
         stack = [value]
         while stack:

@@ -3,7 +3,7 @@ imports or names a page of a layer above the domain. (Creating a study and its d
 readerstudy.design.views.)
 
 The dashboard that summarises answers and reviews lives a layer up, in annotation: these views
-send the PI back to it through `readerstudy.links.site_link("pi-home", ...)`, which the
+send the PI back to it through `readerstudy.platform.links.site_link("pi-home", ...)`, which the
 composition root wires (settings.SITE_LINKS), and `tools/check_url_layers.py` keeps it so.
 """
 
@@ -20,7 +20,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from readerstudy.blinding import reading_done
-from readerstudy.downloads import attachment
 from readerstudy.forms import (
     CloseReadingForm,
     ExclusionForm,
@@ -28,8 +27,10 @@ from readerstudy.forms import (
     ReadingSettingsForm,
     ResultsSettingsForm,
 )
-from readerstudy.links import site_link
 from readerstudy.models import Membership, ReaderStudy, Role, StudyQuestion
+from readerstudy.platform.downloads import attachment
+from readerstudy.platform.links import site_link
+from readerstudy.platform.spreadsheets import XLSX
 from readerstudy.selectors import is_last_pi, study_for_user
 from readerstudy.services.studies import (
     StudyError,
@@ -40,7 +41,6 @@ from readerstudy.services.studies import (
     study_reading_set,
     study_results_set,
 )
-from readerstudy.spreadsheets import XLSX
 
 
 def _pi_study(request: HttpRequest, slug: str):

@@ -7,7 +7,7 @@ to analysis as surely as an import would. The layers are the import contract's (
 name every page. A URL name is owned by the layer whose view serves it (Django's own views,
 e.g. login, belong to no layer: anyone may link them). A lower layer reaches a higher layer's
 page through the composition root instead: `settings.SITE_LINKS` names those pages, and
-`readerstudy.links` (with its template tags) reverses them.
+`readerstudy.platform.links` (with its template tags) reverses them.
 
 Run: `python tools/check_url_layers.py` (make lint); exit status 1 with one line per link.
 """
@@ -79,12 +79,14 @@ def _sources(root: Path, layers: Sequence[str]) -> Iterator[tuple[str, str, re.P
                 continue
             module = ".".join(rel.with_suffix("").parts).removesuffix(".__init__")
             yield rel.as_posix(), layer_of(module, layers), PYTHON_LINK
+    # An app's templates are its layer's; the rest (the site's frame: base, errors, sign-in;
+    # the domain's own apps' folders) are the bottom app's: every page extends the frame. A
+    # layer inside an app's package (the platform under the domain) has no folder of its own.
+    bottom_app = next(layer for layer in reversed(layers) if "." not in layer)
     for path in sorted((root / "templates").rglob("*.html")):
         rel = path.relative_to(root).as_posix()
         folder = path.relative_to(root / "templates").parts[0]
-        # An app's templates are its layer's; the site's frame (base, errors, sign-in) is the
-        # bottom layer's: every page extends it.
-        yield rel, folder if folder in layers else layers[-1], TEMPLATE_LINK
+        yield rel, folder if folder in layers else bottom_app, TEMPLATE_LINK
 
 
 def upward_links(

@@ -3,7 +3,8 @@ them under [tool.importlinter] contract_types; `make lint` runs lint-imports).
 
 - `nested_layers`: layers that may sit inside one another. The composition root
   (readerstudy.config) is a sub-package of readerstudy, as `startproject` makes it, yet it is
-  the top layer while the rest of readerstudy is the bottom one. The stock `layers` contract
+  the top layer while the rest of readerstudy is the domain near the bottom, and another
+  sub-package (readerstudy.platform) the bottom layer under it. The stock `layers` contract
   refuses layers that share descendants, and ignoring the root's imports would hide any other
   import that matched the same patterns. Here a module belongs to the most specific layer that
   names it or a package above it, and no import may run from a lower layer to a higher one.

@@ -7,8 +7,8 @@ from analysis import learning_api, triage_api
 from annotation import api as annotation_api
 from annotation import correction_api
 from readerstudy import api as core_api
-from readerstudy.api_auth import obtain_auth_token
-from readerstudy.api_docs import docs_view, schema_view
+from readerstudy.platform.api_auth import obtain_auth_token
+from readerstudy.platform.api_docs import docs_view, schema_view
 from readerstudy.predictions import api as predictions_api
 
 v1 = [

@@ -64,19 +64,19 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "readerstudy.middleware.RejectNulMiddleware",
+    "readerstudy.platform.middleware.RejectNulMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "readerstudy.middleware.SessionEndedMiddleware",
+    "readerstudy.platform.middleware.SessionEndedMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "axes.middleware.AxesMiddleware",
-    "readerstudy.middleware.JobRefusedMiddleware",
+    "readerstudy.platform.middleware.TryLaterMiddleware",
 ]
 
 AUTHENTICATION_BACKENDS = [
@@ -97,7 +97,7 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked.html"
 AXES_VERBOSE = False
 # What axes records is cut to its column (a longer name would fail the write on PostgreSQL).
-AXES_USERNAME_CALLABLE = "readerstudy.login_limits.axes_username"
+AXES_USERNAME_CALLABLE = "readerstudy.platform.login_limits.axes_username"
 
 ROOT_URLCONF = "readerstudy.config.urls"
 WSGI_APPLICATION = "readerstudy.config.wsgi.application"
@@ -182,12 +182,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
     # Not a rule: the hook that ends API tokens whenever a password changes, however.
-    {"NAME": "readerstudy.password_hooks.EndApiTokensOnPasswordChange"},
+    {"NAME": "readerstudy.platform.password_hooks.EndApiTokensOnPasswordChange"},
 ]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 # Pages a lower layer links to that a higher layer serves: the composition root names them, and
-# readerstudy and annotation reach them through `readerstudy.links` (`site_link`), never by
+# readerstudy and annotation reach them through `readerstudy.platform.links` (`site_link`), never by
 # their URL names (tools/check_url_layers.py, run by `make lint`, fails on such a link).
 SITE_LINKS = {
     "home": "home",  # my studies (annotation)
@@ -203,7 +203,7 @@ SITE_LINKS = {
 }
 LOGOUT_REDIRECT_URL = "login"
 # A dark page in plain words for people; JSON with X-CSRF-Failed for the page's own script.
-CSRF_FAILURE_VIEW = "readerstudy.errors.csrf_failure"
+CSRF_FAILURE_VIEW = "readerstudy.platform.errors.csrf_failure"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -278,8 +278,8 @@ EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL") or "readerstudy@localhost"
 if EMAIL_HOST:
     EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-elif DEBUG:  # a file per e-mail under var/mail, one line on the console (readerstudy.mail)
-    EMAIL_BACKEND = "readerstudy.mail.DemoEmailBackend"
+elif DEBUG:  # a file per e-mail under var/mail, one line on the console (readerstudy.platform.mail)
+    EMAIL_BACKEND = "readerstudy.platform.mail.DemoEmailBackend"
     EMAIL_FILE_PATH = env_str("EMAIL_FILE_PATH") or str(BASE_DIR / "var" / "mail")
 else:
     EMAIL_BACKEND = "django.core.mail.backends.dummy.EmailBackend"
@@ -292,29 +292,30 @@ API_TOKEN_TTL_HOURS = env_int("API_TOKEN_TTL_HOURS", 0, minimum=0)
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "readerstudy.token_auth.ExpiringTokenAuthentication",
+        "readerstudy.platform.token_auth.ExpiringTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     # JSON only: the interactive API is the Swagger UI at /api/docs/. DRF's browsable renderer
     # builds forms from querysets our views do not declare (they authorise through
     # study_for_user) and would answer `Accept: text/html` with a 500; without it, a 406.
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    # Depth-bounded and text-checked JSON (readerstudy/json_input.py): `"[" * 5000` is a 400.
+    # Depth-bounded and text-checked JSON (readerstudy/platform/json_input.py): `"[" * 5000`
+    # is a 400.
     "DEFAULT_PARSER_CLASSES": [
-        "readerstudy.json_input.BoundedJSONParser",
+        "readerstudy.platform.json_input.BoundedJSONParser",
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
-    "DEFAULT_METADATA_CLASS": "readerstudy.api_metadata.ViewMetadata",
+    "DEFAULT_METADATA_CLASS": "readerstudy.platform.api_metadata.ViewMetadata",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.UserRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {"user": env_str("API_USER_RATE") or "1200/min"},
-    "EXCEPTION_HANDLER": "readerstudy.api_errors.exception_handler",
+    "EXCEPTION_HANDLER": "readerstudy.platform.api_errors.exception_handler",
 }
-# The OpenAPI schema and /api/docs/ for anonymous visitors too (readerstudy/api_docs.py).
+# The OpenAPI schema and /api/docs/ for anonymous visitors too (readerstudy/platform/api_docs.py).
 API_DOCS_PUBLIC = env_bool("API_DOCS_PUBLIC", False)
 SPECTACULAR_SETTINGS = {
     "TITLE": "ReaderStudy API",
@@ -365,7 +366,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 10 * 1024 *
 PREDICTION_UPLOAD_MAX_BYTES = env_int("PREDICTION_UPLOAD_MAX_BYTES", 50 * 1024 * 1024, minimum=1)
 
 # The console: one line per event, a handled error included (its exception named, not its
-# traceback); the log file keeps every record with its traceback (readerstudy.logs).
+# traceback); the log file keeps every record with its traceback (readerstudy.platform.logs).
 # LOG_LEVEL=DEBUG puts the tracebacks on the console too; LOG_FILE="" (or "-") keeps no file.
 LOG_LEVEL = (env_str("LOG_LEVEL") or "WARNING").upper()
 _log_file = env_str("LOG_FILE")
@@ -379,10 +380,10 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     # Sign-in links carry their secret in the path: no log line says it (log_redaction).
-    "filters": {"redact_secrets": {"()": "readerstudy.log_redaction.RedactSecretsFilter"}},
+    "filters": {"redact_secrets": {"()": "readerstudy.platform.log_redaction.RedactSecretsFilter"}},
     "formatters": {
         "line": {
-            "()": "readerstudy.logs.OneLineFormatter",
+            "()": "readerstudy.platform.logs.OneLineFormatter",
             "format": "%(levelname)s %(name)s: %(message)s",
             "where": LOG_FILE,
         },
@@ -427,7 +428,7 @@ LOGGING = {
         # One line per analysis computed and per figure drawn, naming the study and data
         # version: how an operator sees work done twice (benchmarks/scale counts them).
         "analysis.cache": {"level": "INFO"},
-        "readerstudy.mail": {"level": "INFO"},  # one line per e-mail the demo writes
+        "readerstudy.platform.mail": {"level": "INFO"},  # one line per e-mail the demo writes
         # Django's own console handler (DEBUG) would print its records a second time, whole:
         # they reach the console handler above through the root instead.
         "django": {"handlers": [], "level": "INFO"},

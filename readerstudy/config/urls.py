@@ -3,13 +3,14 @@ from django.urls import include, path
 
 from analysis import triage_views
 from annotation import dashboard_views, expert_views
-from readerstudy import account_views, invite_views
+from readerstudy import invite_views
 from readerstudy import views as study_views
-from readerstudy.browser_storage import SignInView, SignOutView
 from readerstudy.config.api_urls import v1 as api_v1
-from readerstudy.health import health
-from readerstudy.log_redaction import INVITATION_PATH
-from readerstudy.login_limits import BoundedAdminAuthenticationForm
+from readerstudy.platform import account_views
+from readerstudy.platform.browser_storage import SignInView, SignOutView
+from readerstudy.platform.health import health
+from readerstudy.platform.log_redaction import INVITATION_PATH
+from readerstudy.platform.login_limits import BoundedAdminAuthenticationForm
 
 admin.site.login_form = BoundedAdminAuthenticationForm
 
@@ -21,7 +22,7 @@ urlpatterns = [
     path("accounts/token/revoke/", account_views.token_revoke, name="account-token-revoke"),
     path(f"{INVITATION_PATH}<str:token>/", invite_views.accept, name="invitation-accept"),
     path("accounts/", include("django.contrib.auth.urls")),
-    # The admin's sign-out clears the browser's storage too (readerstudy.browser_storage).
+    # The admin's sign-out clears the browser's storage too (readerstudy.platform.browser_storage).
     path("admin/logout/", SignOutView.as_view(next_page="admin:login"), name="admin-logout"),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
@@ -78,7 +79,7 @@ urlpatterns += [
 ]
 
 # Dark error pages in plain words with a way back, for every app (JSON for scripts).
-handler400 = "readerstudy.errors.bad_request"
-handler403 = "readerstudy.errors.permission_denied"
-handler404 = "readerstudy.errors.page_not_found"
-handler500 = "readerstudy.errors.server_error"
+handler400 = "readerstudy.platform.errors.bad_request"
+handler403 = "readerstudy.platform.errors.permission_denied"
+handler404 = "readerstudy.platform.errors.page_not_found"
+handler500 = "readerstudy.platform.errors.server_error"

@@ -17,8 +17,8 @@ from readerstudy.design.rules import DesignError, DesignFrozen, design_frozen
 from readerstudy.design.services import DesignSet, study_design_set
 from readerstudy.design.tasks import study_create_start, study_create_task
 from readerstudy.jobs import JobRefused, job_progress, job_refresh
-from readerstudy.links import site_link
 from readerstudy.models import BackgroundJob, JobStatus, Role
+from readerstudy.platform.links import site_link
 from readerstudy.selectors import design_sentence, roles_of, study_for_user
 
 

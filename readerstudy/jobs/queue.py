@@ -15,19 +15,16 @@ from django.utils import timezone
 from readerstudy.jobs.engine import abandon_record, hand_over
 from readerstudy.jobs.progress import is_stale
 from readerstudy.models import BackgroundJob, JobKind, JobStatus, ReaderStudy
+from readerstudy.platform.errors import TryLater
 
 log = logging.getLogger(__name__)
 
 ACTIVE = (JobStatus.QUEUED, JobStatus.RUNNING)
 
 
-class JobRefused(Exception):
-    """New work refused for now, in words for the person who asked, with the seconds after
-    which asking again may succeed (a 429's Retry-After)."""
-
-    def __init__(self, message: str, retry_after: int):
-        super().__init__(message)
-        self.retry_after = max(1, int(retry_after))
+class JobRefused(TryLater):
+    """New background work refused for now (a 429 with Retry-After where a view lets it
+    through, readerstudy.platform.middleware.TryLaterMiddleware)."""
 
 
 def _fair_priority(job: BackgroundJob) -> int:

@@ -16,6 +16,7 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from readerstudy.platform.storable import unstorable_text
 from readerstudy.prediction_probabilities import (
     CHOSEN,
     COLUMNS,
@@ -25,7 +26,6 @@ from readerstudy.prediction_probabilities import (
     parse,
     unread_names,
 )
-from readerstudy.storable import unstorable_text
 
 MAX_ROWS_SHOWN = 30  # rows named per kind of problem (the count says how many there are)
 
@@ -190,7 +190,7 @@ def read_predictions(content: bytes) -> PredictionFile:
     kept = []
     for row in parsed.rows:
         # A NUL (raw, or JSON's \u0000) or a lone surrogate (JSON's \ud800) is not text a
-        # database can store: PostgreSQL refused it with a 500 (readerstudy.storable).
+        # database can store: PostgreSQL refused it with a 500 (readerstudy.platform.storable).
         why = next(
             (w for value in (row.question_id, row.text, row.raw) if (w := unstorable_text(value))),
             "",

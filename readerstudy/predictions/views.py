@@ -27,9 +27,9 @@ from django.utils.http import urlencode
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_http_methods, require_POST
 
-from readerstudy.http import declared_size_over
-from readerstudy.links import site_link
 from readerstudy.models import Dataset, ReaderStudy, Role
+from readerstudy.platform.http import declared_size_over
+from readerstudy.platform.links import site_link
 from readerstudy.predictions.preview import (
     PREVIEW_MAX_AGE,
     predictions_preview,

@@ -27,8 +27,8 @@ from readerstudy.models import (
     StudyQuestion,
     Task,
 )
+from readerstudy.platform.accounts import username_normalized
 from readerstudy.sampling import SEED_MAX, Candidate, SamplingError, sample
-from readerstudy.services.accounts import username_normalized
 from readerstudy.signals import data_changed
 
 

@@ -1,7 +1,7 @@
 from django import template
 
-from readerstudy import links
 from readerstudy.imaging import WINDOW_PRESETS
+from readerstudy.platform import links
 from readerstudy.vocabulary import PAGE_SHORTCUTS, RESULTS_SHORTCUTS, ReviewFlag, labelled
 
 register = template.Library()
@@ -10,7 +10,7 @@ register = template.Library()
 @register.simple_tag
 def site_link(page: str, *args) -> str:
     """`{% site_link "pi-home" study.slug %}`: a page of a higher layer, as the composition
-    root wires it (readerstudy.links); "" when it wires none."""
+    root wires it (readerstudy.platform.links); "" when it wires none."""
     return links.site_link(page, *args)
 
 

@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from analysis.page_contents import contents_tree, page_contents
-from readerstudy.spreadsheets import XLSX
+from readerstudy.platform.spreadsheets import XLSX
 from tests.analysis_tests.test_analysis_downloads import run_db_worker
 
 pytestmark = pytest.mark.django_db

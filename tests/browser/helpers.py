@@ -15,8 +15,8 @@ from django.urls import reverse
 from playwright.sync_api import expect
 from pydicom.data import get_testdata_file
 
-from readerstudy.browser_storage import LAST_USER_COOKIE, LAST_USER_SALT
 from readerstudy.models import Image, Role
+from readerstudy.platform.browser_storage import LAST_USER_COOKIE, LAST_USER_SALT
 from tests.factories import PASSWORD, MembershipFactory, UserFactory, build_study
 from tests.radiographs import derived_once
 
@@ -66,7 +66,7 @@ def sign_in(page, live_server, username: str) -> None:
     client.force_login(user, backend="django.contrib.auth.backends.ModelBackend")
     session = client.cookies[settings.SESSION_COOKIE_NAME]
     # ...and the browser's memory of who signed in last, as the form's response sets it
-    # (readerstudy.browser_storage): the same person signing in again keeps their drafts.
+    # (readerstudy.platform.browser_storage): the same person signing in again keeps their drafts.
     last_user = get_cookie_signer(salt=LAST_USER_COOKIE + LAST_USER_SALT).sign(str(user.pk))
     page.context.add_cookies(
         [
@@ -167,8 +167,8 @@ def wait_seen(page, number: int | None = None) -> None:
 
 def end_session(page) -> None:
     """The session ends (timeout, sign-out in another tab): its cookies go, while the browser
-    still remembers who signed in last here (readerstudy.browser_storage), so the same person
-    signing in again keeps their drafts."""
+    still remembers who signed in last here (readerstudy.platform.browser_storage), so the same
+    person signing in again keeps their drafts."""
     kept = [c for c in page.context.cookies() if c["name"] == LAST_USER_COOKIE]
     page.context.clear_cookies()
     if kept:

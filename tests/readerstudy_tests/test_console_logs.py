@@ -54,9 +54,9 @@ def test_at_debug_level_the_console_has_the_traceback_and_no_file_when_asked(tmp
 
 
 def test_the_demo_writes_each_email_to_a_file_and_says_so_in_one_line(settings, tmp_path, caplog):
-    settings.EMAIL_BACKEND = "readerstudy.mail.DemoEmailBackend"
+    settings.EMAIL_BACKEND = "readerstudy.platform.mail.DemoEmailBackend"
     settings.EMAIL_FILE_PATH = str(tmp_path / "mail")
-    with caplog.at_level("INFO", logger="readerstudy.mail"):
+    with caplog.at_level("INFO", logger="readerstudy.platform.mail"):
         mail.send_mail(
             "You are invited", "Open http://x/accounts/invitation/secret/", None, ["a@h.org"]
         )

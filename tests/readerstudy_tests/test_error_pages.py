@@ -5,7 +5,7 @@ import pytest
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
-from readerstudy import errors
+from readerstudy.platform import errors
 
 pytestmark = pytest.mark.django_db
 

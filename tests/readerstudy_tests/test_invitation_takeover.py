@@ -12,8 +12,8 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 
 from readerstudy.models import Invitation
+from readerstudy.platform.accounts import api_token_issue
 from readerstudy.selectors import pending_invitations
-from readerstudy.services.accounts import api_token_issue
 from readerstudy.services.invitations import (
     InvitationError,
     invitation_accept,

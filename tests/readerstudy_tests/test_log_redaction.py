@@ -18,8 +18,8 @@ import pytest
 from django.core import mail
 from django.urls import reverse
 
-from readerstudy.log_redaction import RedactSecretsFilter, gunicorn_logger_class, redact
 from readerstudy.models import Invitation
+from readerstudy.platform.log_redaction import RedactSecretsFilter, gunicorn_logger_class, redact
 from tests.readerstudy_tests.test_invitations import _invite, _links
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,11 +99,11 @@ def test_the_demos_email_leaves_the_token_out_of_the_console(
     """The demo writes each e-mail whole to a file (a mailbox the person opens); the console,
     a log, gets one line naming the recipient and the file, never the link."""
     settings.INVITATION_EMAIL = True
-    settings.EMAIL_BACKEND = "readerstudy.mail.DemoEmailBackend"
+    settings.EMAIL_BACKEND = "readerstudy.platform.mail.DemoEmailBackend"
     settings.EMAIL_FILE_PATH = str(tmp_path / "mail")
     client.force_login(pi)
     with (
-        caplog.at_level(logging.INFO, logger="readerstudy.mail"),
+        caplog.at_level(logging.INFO, logger="readerstudy.platform.mail"),
         django_capture_on_commit_callbacks(execute=True),
     ):
         response = _invite(client, study, "mailme, mailme@hospital.org")

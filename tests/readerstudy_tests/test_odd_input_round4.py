@@ -7,7 +7,7 @@ import json
 import pytest
 from rest_framework.test import APIClient
 
-from readerstudy.json_input import MAX_INT_DIGITS
+from readerstudy.platform.json_input import MAX_INT_DIGITS
 from readerstudy.rexvqa import RexvqaError, load_json
 from tests.factories import PASSWORD
 
@@ -131,7 +131,7 @@ def test_usernames_are_normalised_at_creation_as_at_sign_in(client, study, pi):
 
 def test_the_schema_reads_an_api_token(reader, settings):
     """A script holds a token, not a session: the schema refused it (API_DOCS_PUBLIC off)."""
-    from readerstudy.services.accounts import api_token_issue
+    from readerstudy.platform.accounts import api_token_issue
 
     assert settings.API_DOCS_PUBLIC is False
     token = api_token_issue(user=reader)

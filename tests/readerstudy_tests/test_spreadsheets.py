@@ -1,4 +1,4 @@
-"""readerstudy.spreadsheets: formula injection neutralised, numbers left as numbers."""
+"""readerstudy.platform.spreadsheets: formula injection neutralised, numbers left as numbers."""
 
 import io
 
@@ -6,7 +6,13 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from readerstudy.spreadsheets import csv_text, frame_csv, neutralise, write_sheet, xlsx_writer
+from readerstudy.platform.spreadsheets import (
+    csv_text,
+    frame_csv,
+    neutralise,
+    write_sheet,
+    xlsx_writer,
+)
 
 
 @pytest.mark.parametrize("text", ["=1+1", "+1", "-cmd", "@SUM(A1)", "\tx", "\rx"])
@@ -86,7 +92,7 @@ def test_xlsx_sheet_holds_the_cells_pandas_to_excel_writes(index):
 
 
 def test_csv_written_in_chunks_is_the_same_text(monkeypatch):
-    from readerstudy import spreadsheets
+    from readerstudy.platform import spreadsheets
 
     frame = pd.DataFrame({"id": ["=a", "b", "c", "-d", "e"], "x": [0.1, None, 3.0, -2.5, 1e-9]})
     frame.index = pd.Index(["+1", "2", "3", "4", "5"], name="rater")

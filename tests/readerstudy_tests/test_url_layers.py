@@ -30,6 +30,9 @@ def test_the_check_finds_links_upward_and_spares_the_composition_root(tmp_path: 
         "readerstudy/config/urls.py": 'reverse("analysis")\n',  # the composition root
         "readerstudy/views.py": "x = 1\nreturn redirect('pi-dashboard', slug=slug)\n",
         "analysis/views.py": 'redirect("pi-members", slug=slug)\n',  # downward: fine
+        "readerstudy/platform/errors.py": 'reverse("pi-members")\n',  # the domain's, above it
+        "readerstudy/services/studies.py": 'reverse("account")\n',  # the platform's: fine
+        "templates/registration/login.html": '<a href="{% url "pi-members" %}">',  # the frame
         "templates/annotation/nav.html": "<a href=\"{% url 'analysis' study.slug %}\">",
         "templates/base.html": '<a href="{% url "home" %}">',
     }
@@ -40,6 +43,7 @@ def test_the_check_finds_links_upward_and_spares_the_composition_root(tmp_path: 
     assert found == {
         ("annotation/expert_views.py", 1, "expert-next"),
         ("readerstudy/views.py", 2, "pi-dashboard"),
+        ("readerstudy/platform/errors.py", 1, "pi-members"),
         ("templates/annotation/nav.html", 1, "analysis"),
         ("templates/base.html", 1, "home"),
     }

@@ -13,7 +13,7 @@ from analysis.policy import AnalysisSettings
 from analysis.stats import AnalysisInputError, DesignPolicy, design_results, power_table
 from analysis.switches import add_flags
 from readerstudy.models import ReaderStudy
-from readerstudy.spreadsheets import frame_csv
+from readerstudy.platform.spreadsheets import frame_csv
 
 
 class Command(BaseCommand):

@@ -1,6 +1,6 @@
 """The signed-in user's account: API token (when issued, when it expires, revoke it). Django's
 own password views need nothing here: a new password ends the token however it is set
-(readerstudy.password_hooks)."""
+(readerstudy.platform.password_hooks)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 from rest_framework.authtoken.models import Token
 
-from readerstudy.services.accounts import (
+from readerstudy.platform.accounts import (
     api_token_revoke,
     token_expired,
     token_expires_at,

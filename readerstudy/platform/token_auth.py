@@ -7,7 +7,7 @@ from __future__ import annotations
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
 
-from readerstudy.services.accounts import api_token_revoke, can_hold_token, token_expired
+from readerstudy.platform.accounts import api_token_revoke, can_hold_token, token_expired
 
 
 class ExpiringTokenAuthentication(TokenAuthentication):

@@ -2,16 +2,21 @@
 
 A script (the reading page's fetches) gets the same message as JSON so it can show it where
 the reader is looking instead of swapping a whole page into the case.
+
+The error pages know no domain rule, so the domain raises one of these two when a refusal
+has words for the person: `RefusedInWords` (a 403 whose message the page shows, a
+blinding conflict) and `TryLater` (a 429 with Retry-After, background work refused for now,
+answered by readerstudy.platform.middleware.TryLaterMiddleware).
 """
 
 from __future__ import annotations
 
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template import loader
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from readerstudy.blinding import BlindingConflict
-from readerstudy.http import is_script
+from readerstudy.platform.http import is_script
 
 MESSAGES = {
     400: "The request could not be understood.",
@@ -23,6 +28,19 @@ CSRF_FAILED = (
     "This form was too old to accept (the page was open a long time, or you signed in again "
     "elsewhere). Reload the page and submit again."
 )
+
+
+class RefusedInWords(PermissionDenied):
+    """A 403 whose message is written for the person refused; the error page shows it."""
+
+
+class TryLater(Exception):
+    """Refused for now, in words for the person who asked, with the seconds after which asking
+    again may succeed (a 429's Retry-After)."""
+
+    def __init__(self, message: str, retry_after: int):
+        super().__init__(message)
+        self.retry_after = max(1, int(retry_after))
 
 
 def _back_url(request: HttpRequest) -> str:
@@ -51,8 +69,9 @@ def bad_request(request: HttpRequest, exception=None) -> HttpResponse:
 
 
 def permission_denied(request: HttpRequest, exception=None) -> HttpResponse:
-    """A blinding conflict says why (the person belongs to both studies it names)."""
-    if isinstance(exception, BlindingConflict):
+    """A refusal in words says why (a blinding conflict: the person belongs to both studies it
+    names); any other says only that access is denied."""
+    if isinstance(exception, RefusedInWords):
         return page(request, 403, "403.html", str(exception))
     return page(request, 403, "403.html", MESSAGES[403])
 

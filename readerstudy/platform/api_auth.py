@@ -5,7 +5,7 @@ login-failure record (django-axes) then overflows its 255-character column on Po
 the request fails with a 500. Found by the schema fuzzing on PostgreSQL.
 
 Tokens expire API_TOKEN_TTL_HOURS after they were issued (0: never); a password change revokes
-them (readerstudy.services.accounts) and the user may revoke theirs (DELETE on the endpoint,
+them (readerstudy.platform.accounts) and the user may revoke theirs (DELETE on the endpoint,
 or the account page).
 """
 
@@ -20,7 +20,7 @@ from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
-from readerstudy.services.accounts import (
+from readerstudy.platform.accounts import (
     api_token_issue,
     api_token_revoke,
     token_expires_at,
@@ -33,7 +33,7 @@ PASSWORD_MAX = 4096  # bounds the hashing work an anonymous request can cause
 
 class BoundedAuthTokenSerializer(AuthTokenSerializer):
     """Bounded, and the username read as the sign-in form reads it (NFKC, as accounts hold
-    it: readerstudy.services.accounts.username_normalized)."""
+    it: readerstudy.platform.accounts.username_normalized)."""
 
     username = serializers.CharField(label="Username", write_only=True, max_length=USERNAME_MAX)
 

@@ -1,7 +1,7 @@
 """Account writes: API tokens and what a new password must end.
 
 Called from the token endpoint and the account page; `user_password_changed` runs whenever a
-password is saved, from a password-validator hook (readerstudy.password_hooks).
+password is saved, from a password-validator hook (readerstudy.platform.password_hooks).
 """
 
 from __future__ import annotations

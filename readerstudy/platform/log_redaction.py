@@ -12,7 +12,7 @@ e-mail's text says the path without it:
   gunicorn.conf.py at the top of the checkout, which gunicorn reads from its working
   directory): the request line, the path, the query and the Referer of a page opened from a
   link are written without it;
-- the e-mails the demo prints to the console (readerstudy.mail).
+- the e-mails the demo prints to the console (readerstudy.platform.mail).
 
 The link itself is still shown once to the PI on the page that made it, and sent by e-mail
 when e-mail is configured: that is how it reaches its owner.

@@ -21,7 +21,7 @@ from rest_framework.authentication import SessionAuthentication
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.permissions import BasePermission
 
-from readerstudy.token_auth import ExpiringTokenAuthentication
+from readerstudy.platform.token_auth import ExpiringTokenAuthentication
 
 SIGN_IN = "Sign in to read the API schema (API_DOCS_PUBLIC is off)."
 

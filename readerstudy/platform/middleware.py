@@ -4,9 +4,10 @@
 them. PostgreSQL text cannot hold NUL, so a NUL that reaches a query (`?expert=%00`) or a file
 path (`/img/display/aa/%00.png`) failed with a 500; no legitimate request carries one.
 
-`JobRefusedMiddleware`: background work refused for now (readerstudy.jobs.JobRefused: a
-person's limit, or a study's analyses at once) is a 429 in words with Retry-After, as JSON
-for the API and the page's scripts, else the error page; from any view that asks for work.
+`TryLaterMiddleware`: work refused for now (readerstudy.platform.errors.TryLater, which
+background jobs raise at a person's limit or a study's analyses at once) is a 429 in words
+with Retry-After, as JSON for the API and the page's scripts, else the error page; from any
+view that asks for work.
 
 `SessionEndedMiddleware`: a script whose session ended gets 401, not the sign-in page.
 `login_required` answers an anonymous request with a redirect to the sign-in page. A browser
@@ -24,9 +25,9 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import resolve_url
 
-from readerstudy.errors import page as error_page
-from readerstudy.http import is_script
-from readerstudy.jobs import JobRefused
+from readerstudy.platform.errors import TryLater
+from readerstudy.platform.errors import page as error_page
+from readerstudy.platform.http import is_script
 
 MESSAGE = "The URL or its query parameters contain a NUL character (%00), which is not allowed."
 SESSION_ENDED = "Your session has ended. Sign in again to continue; nothing you entered is lost."
@@ -63,7 +64,7 @@ class SessionEndedMiddleware:
         return response
 
 
-class JobRefusedMiddleware:
+class TryLaterMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
 
@@ -71,7 +72,7 @@ class JobRefusedMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception):
-        if not isinstance(exception, JobRefused):
+        if not isinstance(exception, TryLater):
             return None
         if request.path.startswith("/api/"):
             response = JsonResponse({"detail": str(exception)}, status=429)

@@ -12,7 +12,7 @@ token authentication checks the account's state as well, for changes that skip s
 
 from __future__ import annotations
 
-from readerstudy.services.accounts import user_password_changed, user_saved
+from readerstudy.platform.accounts import user_password_changed, user_saved
 
 
 class EndApiTokensOnPasswordChange:

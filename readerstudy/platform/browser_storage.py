@@ -13,10 +13,12 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.http import HttpRequest, HttpResponse
 
-from readerstudy.login_limits import BoundedAuthenticationForm
+from readerstudy.platform.login_limits import BoundedAuthenticationForm
 
 CLEAR_STORAGE = '"storage"'
 LAST_USER_COOKIE = "rs_last_user"
+# The cookie's signing salt, not the module's path: changing it makes every browser's
+# remembered sign-in unreadable, which clears a returning user's drafts once.
 LAST_USER_SALT = "readerstudy.browser_storage"
 
 
