@@ -126,7 +126,7 @@ class AnswerView(GenericAPIView):
             values["scale"] = values["scale"] or None
             outcome = answer_submit(reader=request.user, item=item, **values)
         except InvalidAnswerValue as exc:  # a value its rule refuses: that field's error,
-            # in the API's one shape of a refused input (readerstudy.api_errors)
+            # in the API's one shape of a refused input (readerstudy.platform.api_errors)
             raise serializers.ValidationError({exc.field: [str(exc)]}) from exc
         except AnswerRejected as exc:
             body = {"detail": str(exc)}
