@@ -2,6 +2,8 @@
 upload: the panel arrives by htmx on the review page, the upload is previewed before it is
 written. Both leave a screenshot in artifacts/ (the README's come from these)."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -22,7 +24,10 @@ def test_the_review_page_shows_who_chose_what(page, live_server, demo, artifacts
     panel.wait_for()  # swapped in by htmx from the analysis layer
     text = page.locator("#evidence").inner_text()
     assert "rank 1 of" in text and "Why it ranks here" in text
-    assert "Reader 1" in text  # who chose what: readers and models by name
+    # Who chose what: readers by their page names (in the order they joined; reader1, who
+    # has not read this question, keeps "Reader 1"), never by username, and models by name.
+    assert re.search(r"\bReader \d+\b", text) and "MedGemma-demo" in text, text
+    assert not re.search(r"\breader\d", text), text
     page.locator("#evidence").evaluate("el => el.scrollIntoView({block: 'start'})")
     page.screenshot(path=str(artifacts / "expert-evidence.png"))
 
