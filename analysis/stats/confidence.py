@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.stats.auc_covariance import jackknife
-from analysis.stats.bounded import no_interval_note
+from analysis.stats.bounded import auc_note, no_interval_note
 from analysis.stats.clustered import CLUSTER_CI_METHOD, clustered_proportion_ci
 from analysis.stats.distributions import norm_ppf
 from analysis.stats.frame import AnalysisInputError
@@ -32,7 +32,8 @@ DISCRIMINATION_COLUMNS = ["rater", "n", "right", "wrong", "auc", "se", "ci_low",
 LEVEL_METHOD = CLUSTER_CI_METHOD.format(ci="Wilson interval")
 DISCRIMINATION_METHOD = (
     "empirical AUC of the confidence for right against wrong answers (ties 1/2), normal "
-    "interval from the jackknife leaving out one X-ray at a time"
+    "interval from the jackknife leaving out one X-ray at a time, not clipped to [0, 1] (a "
+    "note says where it passes)"
 )
 
 
@@ -139,7 +140,7 @@ def confidence_discrimination(frame: pd.DataFrame, alpha: float = 0.05) -> pd.Da
                 "se": se,
                 "ci_low": estimate - half,
                 "ci_high": estimate + half,
-                "note": no_interval_note(se),
+                "note": auc_note(estimate - half, estimate + half) or no_interval_note(se),
             }
         )
     return pd.DataFrame(rows, columns=DISCRIMINATION_COLUMNS)

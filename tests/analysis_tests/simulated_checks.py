@@ -263,6 +263,7 @@ INTERVALS: dict[str, list[tuple[str, str, tuple[float, float]]]] = {
     "mrmc_difference": [("", "difference", DIFFERENCE)],
     "reader_arms": [("", "difference", DIFFERENCE)],
     "auc": [("", "auc", PROPORTION)],
+    "confidence_discrimination": [("", "auc", PROPORTION)],
     "auc_difference": [("", "difference", DIFFERENCE)],
     "auc_vs_models": [("", "difference", DIFFERENCE), ("_fixed", "difference", DIFFERENCE)],
 }
@@ -290,7 +291,7 @@ def _pairs(name: str, frame: pd.DataFrame) -> list[tuple[str, str, str, tuple]]:
 # note, to be uninformative beyond (analysis.stats.bounded): the R packages' numbers, shown as
 # computed. An accuracy's interval (logit-transformed) may not.
 PASSES_WORDS = {DIFFERENCE: difference_note(-2.0, 2.0), PROPORTION: auc_note(-1.0, 2.0)}
-MAY_PASS = {"auc"}
+MAY_PASS = {"auc", "confidence_discrimination"}
 
 
 def interval_problems(tables: dict[str, pd.DataFrame]) -> list[str]:

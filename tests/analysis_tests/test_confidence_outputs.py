@@ -18,6 +18,7 @@ from readerstudy.models import Role
 from readerstudy.predictions.services import predictions_import
 from readerstudy.services.studies import membership_add
 from readerstudy.vocabulary import CONFIDENCE_SCALES, ConfidenceScale
+from tests.analysis_tests.simulated_checks import interval_problems
 from tests.factories import (
     CaseFactory,
     ImageFactory,
@@ -178,6 +179,14 @@ def test_the_demos_rated_study_shows_roc_curves_aucs_and_calibration(client, dem
         "Qwen-VL-demo",
         "LLaVA-Med-demo",
     }
+    # Every interval of every table in its range, or its row says in words that it passes it.
+    tables = {
+        name.rsplit("/", 1)[-1][:-4]: pd.read_csv(io.BytesIO(archive.read(name)))
+        for name in archive.namelist()
+        if name.endswith(".csv") and "mrmc/" not in name
+    }
+    assert {"auc", "confidence_discrimination", "calibration"} <= set(tables)
+    assert not interval_problems(tables)
     for slug in ("demo", "demo-aided"):
         other = ReaderStudy.objects.get(slug=slug)
         html = client.get(reverse("analysis", args=[other.slug])).content.decode()

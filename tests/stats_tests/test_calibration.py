@@ -6,6 +6,7 @@ import pytest
 from sklearn.calibration import calibration_curve
 from sklearn.metrics import brier_score_loss, roc_auc_score
 
+from analysis.stats.bounded import auc_note
 from analysis.stats.clustered import clustered_proportion_ci
 from analysis.stats.confidence import accuracy_by_confidence, confidence_discrimination
 from analysis.stats.frame import AnalysisInputError
@@ -210,3 +211,20 @@ def test_a_question_twice_for_one_rater_is_refused():
     answered = answers().assign(question_id=lambda d: d.groupby("rater").cumcount())
     with pytest.raises(AnalysisInputError, match="more than one answer"):
         accuracy_by_confidence(pd.concat([answered, answered.iloc[[0]]]))
+
+
+def test_a_discrimination_interval_past_one_says_so_in_its_note():
+    """Four X-rays, two right and two wrong answers rated nearly apart: the AUC's normal
+    interval reaches past 1. It is shown as computed, with the row's note saying it is
+    uninformative past the bound (as every AUC interval of the analysis)."""
+    data = pd.DataFrame(
+        {
+            "rater": "r",
+            "case_id": [1, 2, 3, 4, 5, 6],
+            "confidence": [5, 4, 2, 1, 3, 3],
+            "correct": [1, 1, 0, 0, 1, 0],
+        }
+    )
+    row = confidence_discrimination(data).iloc[0]
+    assert row["ci_high"] > 1 and row["ci_low"] < row["auc"]
+    assert row["note"] == auc_note(-1.0, 2.0)
