@@ -206,6 +206,15 @@ def _difference(first, second, estimate, se, df, alpha, reader=None) -> Differen
     return Difference(first, second, estimate, se, df, statistic, p, low, high, reader)
 
 
+def _mean_differences(modalities, t_means, pairs, se, df, alpha) -> tuple[Difference, ...]:
+    """Every pair's difference of the modalities' reader-averaged FOMs: one SE and df for all
+    (the analysis's: random readers, fixed readers or fixed cases)."""
+    return tuple(
+        _difference(modalities[i], modalities[j], t_means[i] - t_means[j], se, df, alpha)
+        for i, j in pairs
+    )
+
+
 def _sqrt(value: float) -> float:
     return float(np.sqrt(value)) if value >= 0 else float("nan")
 
@@ -408,17 +417,7 @@ def or_hillis(
     random = Analysis(
         RANDOM,
         random_test,
-        tuple(
-            _difference(
-                modalities[i],
-                modalities[j],
-                t_means[i] - t_means[j],
-                _sqrt(2 / r * den),
-                df2,
-                alpha,
-            )
-            for i, j in pairs
-        ),
+        _mean_differences(modalities, t_means, pairs, _sqrt(2 / r * den), df2, alpha),
         tuple(s.random for s in singles),
     )
 
@@ -456,16 +455,8 @@ def or_hillis(
     fixed_readers = Analysis(
         FIXED_READERS,
         fixed_test,
-        tuple(
-            _difference(
-                modalities[i],
-                modalities[j],
-                t_means[i] - t_means[j],
-                _sqrt(2 / r * fixed_den),
-                float("inf"),
-                alpha,
-            )
-            for i, j in pairs
+        _mean_differences(
+            modalities, t_means, pairs, _sqrt(2 / r * fixed_den), float("inf"), alpha
         ),
         tuple(s.fixed_readers for s in singles),
         tuple(reader_differences),
@@ -484,17 +475,7 @@ def or_hillis(
             float(f_sf(ms_t / ms_tr, t - 1, df_tr)) if ms_tr > 0 else float("nan"),
             ms_tr,
         ),
-        tuple(
-            _difference(
-                modalities[i],
-                modalities[j],
-                t_means[i] - t_means[j],
-                _sqrt(2 / r * ms_tr),
-                df_tr,
-                alpha,
-            )
-            for i, j in pairs
-        ),
+        _mean_differences(modalities, t_means, pairs, _sqrt(2 / r * ms_tr), df_tr, alpha),
         tuple(s.fixed_cases for s in singles),
     )
     return ORHillisResult(
