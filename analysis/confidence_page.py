@@ -15,7 +15,7 @@ from analysis.reporting import table_arm
 # Page title per table (analysis.confidence_analysis.CONFIDENCE_TABLES), and the columns shown:
 # (label, column) or (label, (estimate, low, high)) for an estimate with its interval.
 TITLES = {
-    "auc": "AUC per reader and arm (and each AI model)",
+    "auc": "AUC per reader and arm, and per AI model that gave probabilities",
     "auc_difference": "The arms compared on AUC: OR/Hillis",
     "auc_variance_components": "Variance components of the AUC comparison",
     "auc_power": "Power on AUC: readers × X-rays for a future study",
