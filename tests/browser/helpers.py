@@ -147,6 +147,22 @@ def wait_image_loaded(image, *, timeout: float = 30_000) -> None:
     assert image.evaluate("(img) => img.naturalWidth") > 0, image.get_attribute("src")
 
 
+def finish_on_review(page) -> None:
+    """Finish on the review page by keyboard, as a reader does: once the focus is on "I have
+    finished" (autofocus) and the final button is enabled (no answer is still being sent),
+    Space ticks the box and Enter submits. Pressed before then, the keys are lost."""
+    wait_until(
+        page,
+        """() => { const box = document.activeElement;
+                   const button = document.querySelector('[data-final-submit]');
+                   return box && box.matches('[data-final-confirm]') && button
+                          && !button.disabled; }""",
+    )
+    page.keyboard.press("Space")
+    wait_until(page, "() => document.activeElement.checked === true")
+    page.keyboard.press("Enter")
+
+
 def wait_for_image(page) -> None:
     """The viewer's first view shows its image (the centre pixel is not black)."""
     wait_until(

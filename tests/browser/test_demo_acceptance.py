@@ -10,7 +10,7 @@ from django.urls import reverse
 from annotation.models import Answer, ExpertReview, ReaderCompletion
 from annotation.reviews import review_submit
 from readerstudy.models import Question
-from tests.browser.helpers import sign_in, sign_in_with_form, wait_seen
+from tests.browser.helpers import sign_in, sign_in_with_form, wait_seen, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -49,6 +49,8 @@ def test_reader1_completes_the_demo_with_the_keyboard_alone(page, live_server, d
         page.keyboard.press("Tab")
     page.keyboard.press("Space")
     page.keyboard.press("Tab")
+    # Enter once no answer is still being sent (the final button waits for them).
+    wait_until(page, "() => !document.querySelector('[data-final-submit]').disabled")
     page.keyboard.press("Enter")
     page.wait_for_url(f"**{reverse('reader-done', args=[demo.slug])}")
 

@@ -27,7 +27,13 @@ from playwright.sync_api import expect
 
 from annotation.models import Answer, AnswerRevision, ReaderCompletion, ReadingPreference
 from readerstudy.models import ReaderAssignment, ReaderStudy
-from tests.browser.helpers import contents_reach_every_section, sign_in, wait_for_image, wait_seen
+from tests.browser.helpers import (
+    contents_reach_every_section,
+    finish_on_review,
+    sign_in,
+    wait_for_image,
+    wait_seen,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.engine, pytest.mark.django_db(transaction=True)]
 
@@ -145,8 +151,7 @@ def read_session(page, base: str, study: ReaderStudy, session: int, *, laptop_wa
     assert page.evaluate("document.activeElement.name") == "confirm"
     if laptop_walk and session == 1:
         page.screenshot(path=str(shots() / "reader-finish.png"))
-    page.keyboard.press("Space")
-    page.keyboard.press("Enter")  # finishing: 2 keys after the last answer
+    finish_on_review(page)  # finishing: 2 keys after the last answer
     page.wait_for_url(f"**{reverse('reader-done', args=[study.slug])}")
     page.wait_for_load_state("networkidle")
 

@@ -15,7 +15,13 @@ from annotation.models import Answer
 from annotation.practice import practice_set_create
 from annotation.selectors import item_at
 from readerstudy.models import ReaderStudy, Role
-from tests.browser.helpers import sign_in, study_with_radiographs, wait_for_image, wait_seen
+from tests.browser.helpers import (
+    finish_on_review,
+    sign_in,
+    study_with_radiographs,
+    wait_for_image,
+    wait_seen,
+)
 from tests.factories import MembershipFactory, UserFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -72,8 +78,7 @@ def test_a_practice_set_by_keyboard_shows_each_key_and_enter_goes_on(page, live_
     page.wait_for_url("**/read/review/")
     answers = Answer.objects.filter(item__study=study, reader=resident)
     assert answers.count() == 4 and all(answers.values_list("practice", flat=True))
-    page.keyboard.press("Space")
-    page.keyboard.press("Enter")
+    finish_on_review(page)
     page.wait_for_url("**/read/done/")
     page.keyboard.press("Enter")  # "Your results" has the focus
     page.wait_for_url("**/results/")

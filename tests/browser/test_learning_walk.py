@@ -36,7 +36,7 @@ from annotation.services import answer_submit, reader_finish
 from readerstudy.demo import TEACHING_DATASET_NAME
 from readerstudy.models import Dataset, PracticePlan, ReaderStudy, StudyQuestion, Task
 from readerstudy.vocabulary import ResultsVisibility
-from tests.browser.helpers import sign_in, wait_for_image, wait_seen
+from tests.browser.helpers import finish_on_review, sign_in, wait_for_image, wait_seen
 
 pytestmark = [pytest.mark.browser, pytest.mark.engine, pytest.mark.django_db(transaction=True)]
 
@@ -256,8 +256,7 @@ def test_debrief_practice_misses_progress_and_programme_on_the_demo(page, live_s
         if number < N_PRACTICE:
             page.wait_for_selector(f"#workspace[data-case-number='{number + 1}']")
     page.wait_for_url("**/read/review/")
-    page.keyboard.press("Space")
-    page.keyboard.press("Enter")
+    finish_on_review(page)
     page.wait_for_url("**/read/done/")
     page.keyboard.press("Enter")  # "Your results" has the focus
     page.wait_for_url("**/results/")
@@ -306,8 +305,7 @@ def test_debrief_practice_misses_progress_and_programme_on_the_demo(page, live_s
         if number < len(MISSED):
             page.wait_for_selector(f"#workspace[data-case-number='{number + 1}']")
     page.wait_for_url("**/read/review/")
-    page.keyboard.press("Space")
-    page.keyboard.press("Enter")
+    finish_on_review(page)
     page.wait_for_url("**/read/done/")
     page.wait_for_load_state("networkidle")
 
