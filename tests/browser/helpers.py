@@ -163,6 +163,15 @@ def finish_on_review(page) -> None:
     page.keyboard.press("Enter")
 
 
+def open_results_from_done(page) -> None:
+    """On the "done" page, Enter opens "Your results" once its link has the focus (autofocus,
+    applied at the page's first rendering, which can come after the load event on a busy
+    machine: Enter pressed before then is lost)."""
+    expect(page.locator("a[href$='/results/'][autofocus]")).to_be_focused()
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/results/")
+
+
 def wait_for_image(page) -> None:
     """The viewer's first view shows its image (the centre pixel is not black)."""
     wait_until(

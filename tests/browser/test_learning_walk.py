@@ -36,7 +36,13 @@ from annotation.services import answer_submit, reader_finish
 from readerstudy.demo import TEACHING_DATASET_NAME
 from readerstudy.models import Dataset, PracticePlan, ReaderStudy, StudyQuestion, Task
 from readerstudy.vocabulary import ResultsVisibility
-from tests.browser.helpers import finish_on_review, sign_in, wait_for_image, wait_seen
+from tests.browser.helpers import (
+    finish_on_review,
+    open_results_from_done,
+    sign_in,
+    wait_for_image,
+    wait_seen,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.engine, pytest.mark.django_db(transaction=True)]
 
@@ -258,8 +264,7 @@ def test_debrief_practice_misses_progress_and_programme_on_the_demo(page, live_s
     page.wait_for_url("**/read/review/")
     finish_on_review(page)
     page.wait_for_url("**/read/done/")
-    page.keyboard.press("Enter")  # "Your results" has the focus
-    page.wait_for_url("**/results/")
+    open_results_from_done(page)
     practice_answers = Answer.objects.filter(item__study=practice, reader=reader2)
     assert practice_answers.count() == N_PRACTICE
     assert all(practice_answers.values_list("practice", flat=True))
