@@ -35,7 +35,10 @@ def checked(page) -> str | None:
 
 
 @pytest.fixture
-def reading(page, live_server):
+def reading(page, live_server, settings):
+    # A burst must land inside the case's dwell: at the default 400 ms a busy machine can
+    # space two key presses further apart than that, and the second one then acts on purpose.
+    settings.READER_MIN_DWELL_MS = 1500
     study = study_with_radiographs(4)
     reader = reader_of(study)
     sign_in(page, live_server, "resident")
