@@ -3,6 +3,7 @@ pytest-django runs): isolated media, an empty cache, personas around one study, 
 seeded once per run."""
 
 import fcntl
+import importlib
 import io
 import os
 import shutil
@@ -16,13 +17,43 @@ from readerstudy.models import Role
 from tests.factories import PASSWORD, MembershipFactory, UserFactory, build_study
 from tests.radiographs import derived_once, place
 
+# What an analysis imports when it first runs (Django starts without them): imported before
+# tests/conftest.py freezes the collected heap, so that their ~150,000 objects are frozen with it
+# instead of walked by every collection of the test that happens to run the first analysis.
+ANALYSIS_STACK = (
+    "analysis.exports",
+    "analysis.pipeline",
+    "analysis.plots",
+    "openpyxl",
+    "scipy.special",
+    "scipy.stats",
+    "statsmodels.stats.contingency_tables",
+    "statsmodels.stats.inter_rater",
+    "statsmodels.stats.proportion",
+)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_finish(session):
+    for module in ANALYSIS_STACK:
+        importlib.import_module(module)
+
 
 @pytest.fixture(autouse=True, scope="session")
-def _fast_password_hasher():
-    """A real PBKDF2 hash costs ~0.4 s per test user; no test is about the hash's strength."""
+def _fast_settings():
+    """Settings whose production cost is paid once per process but once per test here.
+
+    A real PBKDF2 hash costs ~0.4 s per test user; no test is about the hash's strength.
+    WhiteNoise indexes every static file when its middleware is built (~30 ms): a server builds
+    it once, but each test client builds its own (15 of the authorization matrix's 58 s). With
+    autorefresh it looks a static file up when asked instead; no test serves static files
+    through it (the live server's own handler serves them to the browser)."""
     from django.test.utils import override_settings
 
-    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+    with override_settings(
+        PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"],
+        WHITENOISE_AUTOREFRESH=True,
+    ):
         yield
 
 
