@@ -20,7 +20,9 @@ from tests.analysis_tests.export_readme import about_tables
 from tests.factories import MembershipFactory, UserFactory
 from tests.stats_tests.test_uncertainty import Z, wilson
 
-pytestmark = pytest.mark.django_db
+# Their ZIPs are read for tables, README and methods: the figures are built, not saved
+# (the figure tests save them).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("figures_unrendered")]
 
 WORDS = ("caveat", "note", "warning")
 INTERVALS = [("ci_low", "ci_high"), ("ci_low_fixed", "ci_high_fixed")]

@@ -23,7 +23,9 @@ from readerstudy.jobs import JobRefused
 from readerstudy.models import BackgroundJob, JobKind, JobStatus
 from tests.factories import MembershipFactory, UserFactory, build_study
 
-pytestmark = pytest.mark.django_db
+# Their ZIPs are read for tables, README and methods: the figures are built, not saved
+# (the figure tests save them).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("figures_unrendered")]
 MARGINS = [f"{0.01 + 0.005 * i:.3f}" for i in range(10)]
 
 

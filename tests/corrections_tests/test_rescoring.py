@@ -33,7 +33,9 @@ from readerstudy.vocabulary import DEFAULT_KEY_POLICY, AdjudicationRule, KeyPoli
 from tests.corrections_tests.conftest import propose, review
 from tests.factories import MembershipFactory, UserFactory
 
-pytestmark = pytest.mark.django_db
+# Their ZIPs are read for tables, README and methods: the figures are built, not saved
+# (the figure tests save them).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("figures_unrendered")]
 
 # The study's four questions are keyed A, B, C, D (build_study). Choices per question, in
 # the order reader, other_reader, reader3, then the models M1, M2, M3.

@@ -33,7 +33,9 @@ from tests.analysis_tests.package_readers import read_mrmcaov
 from tests.design_tests.conftest import add_model, add_readers, crossover
 from tests.factories import UserFactory, build_study
 
-pytestmark = pytest.mark.django_db
+# Their ZIPs are read for tables, README and methods: the figures are built, not saved
+# (the figure tests save them).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("figures_unrendered")]
 
 PACKAGE_FILES = {"mrmc/mrmcaov.csv", "mrmc/imrmc.imrmc", "mrmc/rjafroc.xlsx"}
 

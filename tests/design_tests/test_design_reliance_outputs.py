@@ -16,7 +16,9 @@ from analysis.design_frame import design_frame
 from analysis.stats import AGREEMENT_CHANGES, RELIANCE_LABELS, RELIANCE_POOLED
 from tests.design_tests.test_design_analysis import two_arm  # noqa: F401 (fixture)
 
-pytestmark = pytest.mark.django_db
+# Their ZIPs are read for tables, README and methods: the figures are built, not saved
+# (the figure tests save them).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("figures_unrendered")]
 
 
 def independent_counts(study, ai_right: bool) -> dict[str, int]:
