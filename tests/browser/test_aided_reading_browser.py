@@ -13,7 +13,13 @@ from annotation.models import Answer, ReaderCompletion
 from annotation.sessions import reading_of
 from readerstudy.design.services import study_design_set
 from readerstudy.models import ReaderAssignment
-from tests.browser.helpers import reader_of, sign_in, study_with_radiographs, wait_seen
+from tests.browser.helpers import (
+    press_on_autofocus,
+    reader_of,
+    sign_in,
+    study_with_radiographs,
+    wait_seen,
+)
 from tests.design_tests.conftest import add_model, crossover
 from tests.factories import imported_as
 
@@ -49,7 +55,7 @@ def test_crossover_read_in_both_arms_with_shuffled_options(page, live_server):
     # Session 1, unaided: no AI anywhere; the key "1" picks the option shown first.
     page.goto(live_server.url + reverse("reader-start", args=[study.slug]))
     page.wait_for_selector("text=Session 1 of 2: unaided")
-    page.keyboard.press("Enter")
+    press_on_autofocus(page)
     expected = {}
     for number in (1, 2):
         page.wait_for_selector(f"text=Case {number} of 2")
@@ -77,7 +83,7 @@ def test_crossover_read_in_both_arms_with_shuffled_options(page, live_server):
     )
     page.goto(live_server.url + reverse("reader-start", args=[study.slug]))
     page.wait_for_selector("text=Session 2 of 2: aided by AI")
-    page.keyboard.press("Enter")
+    press_on_autofocus(page)
     page.wait_for_selector("text=Case 1 of 2")
     page.wait_for_load_state("networkidle")
     aid = page.inner_text("[data-ai-aid]")

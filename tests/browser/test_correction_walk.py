@@ -29,7 +29,7 @@ from readerstudy.models import BackgroundJob, JobKind, JobStatus
 from readerstudy.predictions.models import Prediction
 from readerstudy.vocabulary import KeyPolicy, ProposalStatus
 from tests.browser.conftest import ARTIFACTS
-from tests.browser.helpers import sign_in, wait_for_image, wait_seen
+from tests.browser.helpers import press_on_autofocus, sign_in, wait_for_image, wait_seen
 from tests.browser.test_expert_triage_browser import SCREEN, Keyboard
 from tests.browser.test_publish_walk import download_zip, shots
 
@@ -147,7 +147,7 @@ def _read_up_to_the_miskeyed(page, live_server, demo, reader) -> int:
     other case, and leaves with the rest unanswered; return the mis-keyed question's number."""
     page.goto(live_server.url + reverse("reader-start", args=[demo.slug]))
     page.wait_for_selector("text=Begin with case 1")
-    page.keyboard.press("Enter")
+    press_on_autofocus(page)
     page.wait_for_selector("text=Case 1 of")
     reading = reading_of(demo, reader)  # the order as the reader's started reading has it
     order = ordered_item_ids(demo, reader, reading)

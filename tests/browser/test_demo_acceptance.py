@@ -10,7 +10,13 @@ from django.urls import reverse
 from annotation.models import Answer, ExpertReview, ReaderCompletion
 from annotation.reviews import review_submit
 from readerstudy.models import Question
-from tests.browser.helpers import sign_in, sign_in_with_form, wait_seen, wait_until
+from tests.browser.helpers import (
+    press_on_autofocus,
+    sign_in,
+    sign_in_with_form,
+    wait_seen,
+    wait_until,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -35,7 +41,7 @@ def test_reader1_completes_the_demo_with_the_keyboard_alone(page, live_server, d
     sign_in_with_form(page, live_server, "reader1")  # the one walk-through that types it
     page.goto(live_server.url + reverse("reader-start", args=[demo.slug]))
     page.wait_for_selector("text=Begin with case 1")  # the instructions come first
-    page.keyboard.press("Enter")
+    press_on_autofocus(page)
     for number in range(1, total + 1):
         page.wait_for_selector(f"text=Case {number} of {total}")
         wait_seen(page, number)

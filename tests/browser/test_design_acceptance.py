@@ -15,7 +15,7 @@ from django.urls import reverse
 from analysis.selectors import study_raters
 from annotation.models import Answer, ReaderCompletion
 from readerstudy.models import ReaderAssignment, ReaderStudy
-from tests.browser.helpers import create_crossover, sign_in, wait_seen
+from tests.browser.helpers import create_crossover, press_on_autofocus, sign_in, wait_seen
 from tests.factories import UserFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.engine, pytest.mark.django_db(transaction=True)]
@@ -31,7 +31,7 @@ def _read_session(page, live_server, session: int) -> str:
     page.goto(live_server.url + reverse("reader-start", args=[SLUG]))
     banner = page.wait_for_selector(f"text=Session {session} of 2")
     arm = "aided" if "aided by AI" in banner.inner_text() else "unaided"
-    page.keyboard.press("Enter")  # past the instructions
+    press_on_autofocus(page)  # past the instructions
     for number in range(1, SAMPLE + 1):
         page.wait_for_selector(f"text=Case {number} of {SAMPLE}")
         # The AI's answer is on the case in the aided session only.

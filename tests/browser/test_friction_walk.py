@@ -30,6 +30,7 @@ from readerstudy.models import ReaderAssignment, ReaderStudy
 from tests.browser.helpers import (
     contents_reach_every_section,
     finish_on_review,
+    press_on_autofocus,
     sign_in,
     wait_for_image,
     wait_seen,
@@ -106,12 +107,13 @@ def read_session(page, base: str, study: ReaderStudy, session: int, *, laptop_wa
     (session 1), and opens the review page with R from case 3 (session 2)."""
     page.goto(f"{base}/")
     assert page.locator("a.button.primary[autofocus]").count() == 1
+    expect(page.locator("a.button.primary[autofocus]")).to_be_focused()
     focused = page.evaluate("document.activeElement.textContent").strip()
     assert focused.startswith(("Start", "Resume")), focused
     page.keyboard.press("Enter")  # Start, one key (issue 34: 5 Tabs)
     banner = page.wait_for_selector(f"text=Session {session} of 2")
     aided = "aided by AI" in banner.inner_text()
-    page.keyboard.press("Enter")  # past the instructions
+    press_on_autofocus(page)  # past the instructions
     width = page.viewport_size["width"]
     number = 1
     while number <= SAMPLE:

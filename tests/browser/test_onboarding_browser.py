@@ -5,7 +5,13 @@ from django.urls import reverse
 
 from annotation.models import Answer
 from readerstudy.models import Membership, Role
-from tests.browser.helpers import sign_in, study_with_radiographs, wait_for_image, wait_seen
+from tests.browser.helpers import (
+    press_on_autofocus,
+    sign_in,
+    study_with_radiographs,
+    wait_for_image,
+    wait_seen,
+)
 from tests.factories import MembershipFactory, UserFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -40,7 +46,7 @@ def test_pi_onboards_residents_and_one_reads_a_case(page, new_context, live_serv
     newcomer.wait_for_selector(f"text={study.title}")
     newcomer.goto(live_server.url + reverse("reader-start", args=[study.slug]))
     newcomer.wait_for_selector("text=Begin with case 1")
-    newcomer.keyboard.press("Enter")
+    press_on_autofocus(newcomer)
     newcomer.wait_for_selector("text=Case 1 of 3")
     wait_for_image(newcomer)
     wait_seen(newcomer, 1)

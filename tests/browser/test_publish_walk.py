@@ -36,7 +36,13 @@ from analysis.selectors import study_raters
 from annotation.models import Answer, ExpertReview
 from readerstudy.models import Question, ReaderAssignment, ReaderStudy, StudyQuestion
 from tests.browser.conftest import ARTIFACTS
-from tests.browser.helpers import create_crossover, sign_in, wait_image_loaded, wait_seen
+from tests.browser.helpers import (
+    create_crossover,
+    press_on_autofocus,
+    sign_in,
+    wait_image_loaded,
+    wait_seen,
+)
 from tests.factories import UserFactory
 
 # Not `engine`: the numbers it checks are the analysis's, which the simulated-study and design
@@ -87,7 +93,7 @@ def read(page, live_server, skill, session: int, start: int = 1, upto: int = SAM
     banner = page.wait_for_selector(f"text=Session {session} of 2")
     arm = "aided" if "aided by AI" in banner.inner_text() else "unaided"
     if start == 1:
-        page.keyboard.press("Enter")  # past the instructions
+        press_on_autofocus(page)  # past the instructions
     for number in range(start, upto + 1):
         page.wait_for_selector(f"text=Case {number} of {SAMPLE}")
         wait_seen(page, number)

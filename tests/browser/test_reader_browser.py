@@ -6,6 +6,7 @@ from django.urls import reverse
 from annotation.models import Answer
 from tests.browser.helpers import (
     canvas_pixels,
+    press_on_autofocus,
     reader_of,
     sign_in,
     study_with_radiographs,
@@ -22,7 +23,7 @@ def test_keyboard_only_reading_and_resume(page, live_server, artifacts):
     sign_in(page, live_server, "resident")
     page.goto(live_server.url + reverse("reader-start", args=[study.slug]))
     page.wait_for_selector("text=Begin with case 1")  # the instructions come first
-    page.keyboard.press("Enter")
+    press_on_autofocus(page)
     page.wait_for_selector("text=Case 1 of 6")
     wait_for_image(page)
     page.screenshot(path=str(artifacts / "case-page.png"))

@@ -17,6 +17,7 @@ from annotation.services import answer_submit, reader_finish
 from readerstudy.models import StudyQuestion
 from tests.browser.helpers import (
     end_session,
+    press_on_autofocus,
     reader_of,
     sign_in,
     sign_in_with_form,
@@ -453,7 +454,7 @@ def test_instructions_open_from_the_menu_without_leaving_the_case(page, live_ser
     study.save()
     page.goto(live_server.url + reverse("reader-start", args=[study.slug]))
     assert "Answer as you would report in clinic." in page.inner_text("main")
-    page.keyboard.press("Enter")  # "Begin with case 1" has the focus
+    press_on_autofocus(page)  # "Begin with case 1"
     wait_shown(page, 1, 4)
     page.keyboard.press("2")
     page.click(".reading-menu >> text=Instructions")
