@@ -30,6 +30,11 @@ DB_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 RQ_URL = "redis://127.0.0.1:6379/6"
 
 
+# The jobs' tests: what is prepared, when and how often, not what a figure's file holds (the
+# first two tests render them and open the PNG and the PDF).
+UNRENDERED = pytest.mark.usefixtures("figures_unrendered")
+
+
 @pytest.fixture(autouse=True)
 def _prepare_downloads(settings):
     settings.ANALYSIS_PREPARE_DOWNLOADS = True
@@ -128,6 +133,7 @@ def test_a_figure_shows_as_drawing_until_the_worker_has_drawn_it(client, answere
     assert client.get(unknown, {"v": analysis.version}).status_code == 404
 
 
+@UNRENDERED
 def test_the_zip_asked_for_early_shows_progress_and_then_downloads(
     client, answered, pi, db_backend
 ):
@@ -145,6 +151,7 @@ def test_the_zip_asked_for_early_shows_progress_and_then_downloads(
     assert "report.xlsx" in download_zip(client, answered).namelist()
 
 
+@UNRENDERED
 def test_while_newer_answers_are_analysed_the_page_shows_the_older_analysis_as_of(
     client, answered, pi, reader, db_backend
 ):
@@ -161,6 +168,7 @@ def test_while_newer_answers_are_analysed_the_page_shows_the_older_analysis_as_o
     assert b"Showing the analysis as of" not in page(client, answered).content
 
 
+@UNRENDERED
 def test_an_older_data_version_is_not_prepared_after_the_data_changed(
     client, answered, pi, reader, db_backend
 ):
@@ -175,6 +183,7 @@ def test_an_older_data_version_is_not_prepared_after_the_data_changed(
     assert new.has("zip") and not old.has("zip")
 
 
+@UNRENDERED
 def test_switching_policy_prepares_what_the_pi_now_looks_at(client, answered, pi, db_backend):
     client.force_login(pi)
     page(client, answered, missing="exclude")
@@ -183,6 +192,7 @@ def test_switching_policy_prepares_what_the_pi_now_looks_at(client, answered, pi
     assert not StudyAnalysis(answered, AnalysisSettings()).has("zip")
 
 
+@UNRENDERED
 def test_a_failed_job_shows_its_error_in_words_and_runs_again_when_asked(
     client, answered, pi, db_backend
 ):
@@ -200,6 +210,7 @@ def test_a_failed_job_shows_its_error_in_words_and_runs_again_when_asked(
     assert shown.status_code == 200
 
 
+@UNRENDERED
 def test_the_failure_is_shown_on_the_page(client, answered, pi, settings):
     """Immediate backend: the page shows the job's error instead of a progress bar."""
     client.force_login(pi)
@@ -214,6 +225,7 @@ class Killed(BaseException):
     """Stands for SIGKILL: nothing in the job's own code sees it."""
 
 
+@UNRENDERED
 def test_a_killed_workers_job_is_run_again_cleanly(client, answered, pi, db_backend, settings):
     client.force_login(pi)
     real = downloads.build_zip
@@ -237,6 +249,7 @@ def test_a_killed_workers_job_is_run_again_cleanly(client, answered, pi, db_back
     assert "report.xlsx" in download_zip(client, answered).namelist()
 
 
+@UNRENDERED
 def test_answers_changing_schedule_one_debounced_reanalysis(
     client, answered, pi, reader, db_backend, settings, django_capture_on_commit_callbacks
 ):
@@ -268,6 +281,7 @@ def test_answers_changing_schedule_one_debounced_reanalysis(
     assert b"job-status" not in response.content and spy.calls == []
 
 
+@UNRENDERED
 def test_the_same_work_through_rq_on_redis(
     client, answered, pi, settings, django_capture_on_commit_callbacks
 ):
@@ -299,6 +313,7 @@ def test_the_same_work_through_rq_on_redis(
         connection.flushdb()
 
 
+@UNRENDERED
 def test_answers_given_while_a_pi_waits_queue_one_analysis_not_one_per_answer(
     client, answered, pi, reader, db_backend
 ):
@@ -322,6 +337,7 @@ def status_code(client, url, **params) -> int:
     return client.get(url, params).status_code
 
 
+@UNRENDERED
 def test_a_zip_asked_for_while_readers_answer_is_served_once_one_as_new_is_ready(
     client, answered, pi, reader, db_backend
 ):
@@ -355,6 +371,7 @@ def test_a_zip_asked_for_while_readers_answer_is_served_once_one_as_new_is_ready
     assert client.get(done["HX-Redirect"]).content.startswith(b"PK")
 
 
+@UNRENDERED
 def test_a_job_whose_worker_died_before_it_started_is_not_waited_for(
     client, answered, pi, reader, db_backend
 ):
@@ -371,6 +388,7 @@ def test_a_job_whose_worker_died_before_it_started_is_not_waited_for(
     assert preparation.ready(StudyAnalysis(answered, AnalysisSettings()))
 
 
+@UNRENDERED
 def test_a_figure_waits_for_a_job_asked_for_an_older_version_instead_of_being_drawn_in_the_request(
     client, answered, pi, reader, db_backend
 ):
