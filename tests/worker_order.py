@@ -1,6 +1,8 @@
 """The order in which pytest-xdist's workers receive the tests (a plugin tests/conftest.py
 loads)."""
 
+import itertools
+
 import pytest
 
 # Tests that take tens of seconds each (a browser, R): started first, so that none of them is
@@ -30,7 +32,7 @@ def pytest_collection_modifyitems(config, items):
     for worker in range(workers):
         size = left // (workers - worker)  # as worksteal's first distribution
         head = long[worker::workers]
-        ordered += head + [next(short) for _ in range(size - len(head))]
+        ordered += head + list(itertools.islice(short, max(0, size - len(head))))
         left -= size
     ordered += list(short)
     assert len(ordered) == len(items)
