@@ -138,7 +138,7 @@ def read_session(page, base: str, study: ReaderStudy, session: int, *, laptop_wa
             if session == 2 and number == 3:
                 page.keyboard.press("r")  # All cases and the final submit, from any case
                 page.wait_for_url(f"**{reverse('reader-review', args=[study.slug])}")
-                assert page.evaluate("document.activeElement.name") == "confirm"
+                expect(page.locator("input[name=confirm]")).to_be_focused()
                 page.go_back()
                 page.wait_for_selector(f"text=Case {number} of {SAMPLE}")
                 wait_seen(page, number)
@@ -150,7 +150,7 @@ def read_session(page, base: str, study: ReaderStudy, session: int, *, laptop_wa
         number += 1
     page.wait_for_url(f"**{reverse('reader-review', args=[study.slug])}")
     page.wait_for_selector(f"text=All {SAMPLE} cases are answered")
-    assert page.evaluate("document.activeElement.name") == "confirm"
+    expect(page.locator("input[name=confirm]")).to_be_focused()
     if laptop_walk and session == 1:
         page.screenshot(path=str(shots() / "reader-finish.png"))
     finish_on_review(page)  # finishing: 2 keys after the last answer
