@@ -23,11 +23,11 @@ def pytest_collection_modifyitems(config, items):
     workers = getattr(config, "workerinput", {}).get("workercount", 1)
     if workers < 2:
         return
-    long = [item for item in items if any(item.get_closest_marker(m) for m in LONG)]
+    is_long = [any(item.get_closest_marker(m) for m in LONG) for item in items]
+    long = list(itertools.compress(items, is_long))
     if not long:
         return
-    chosen = set(map(id, long))
-    short = iter([item for item in items if id(item) not in chosen])
+    short = itertools.compress(items, [not flag for flag in is_long])
     ordered, left = [], len(items)
     for worker in range(workers):
         size = left // (workers - worker)  # as worksteal's first distribution
