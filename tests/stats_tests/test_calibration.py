@@ -214,7 +214,7 @@ def test_a_question_twice_for_one_rater_is_refused():
 
 
 def test_a_discrimination_interval_past_one_says_so_in_its_note():
-    """Four X-rays, two right and two wrong answers rated nearly apart: the AUC's normal
+    """Six X-rays, three right and three wrong answers rated nearly apart: the AUC's normal
     interval reaches past 1. It is shown as computed, with the row's note saying it is
     uninformative past the bound (as every AUC interval of the analysis)."""
     data = pd.DataFrame(
