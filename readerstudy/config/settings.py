@@ -32,7 +32,10 @@ DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = env_str("SECRET_KEY") or ""
 if not SECRET_KEY:
     if not DEBUG:
-        raise ImproperlyConfigured("SECRET_KEY is required when DEBUG is off.")
+        raise ImproperlyConfigured(
+            "SECRET_KEY is required when DEBUG is off: set it in the environment or in .env "
+            "(cp .env.example .env), or DEBUG=1 on a development checkout."
+        )
     SECRET_KEY = "insecure-development-key"
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"] if DEBUG else [])
