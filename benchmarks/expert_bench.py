@@ -46,6 +46,8 @@ from reader_bench import (  # run as a script: its own folder is on sys.path abo
     summary,
 )
 
+from tools import headless_chromium  # on the path since reader_bench
+
 LOOK_MS = 400  # how long the expert looks at a question before pressing Enter
 VIEWPORT = {"width": 1280, "height": 720}
 
@@ -154,7 +156,7 @@ def main() -> None:
         with sync_playwright() as p:
             browser = p.chromium.launch(
                 executable_path=CHROMIUM,
-                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+                args=headless_chromium.launch_args(),
             )
             # The loads open the last questions: the ones save-and-next reaches are new to
             # its browser too (another context: its own cache).

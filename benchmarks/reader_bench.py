@@ -38,11 +38,14 @@ from pathlib import Path
 
 import requests
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
+from tools import headless_chromium
+
 ROOT = Path(__file__).resolve().parents[1]
 PORT = 8766
 BASE = f"http://127.0.0.1:{PORT}"
 PASSWORD = "reader-bench-pass-1"
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM = headless_chromium.PATH
 LOOK_MS = 400  # how long the "reader" looks at a case before pressing Enter
 
 
@@ -123,7 +126,6 @@ def prepare(
     """Database, static files, the study and its readers, in this process (Django set up on
     the benchmark's settings), through the commands a PI uses."""
     os.environ.update(env)
-    sys.path.insert(0, str(ROOT))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "readerstudy.config.settings")
     import django
 
@@ -314,7 +316,7 @@ def main() -> None:
         with sync_playwright() as p:
             browser = p.chromium.launch(
                 executable_path=CHROMIUM,
-                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+                args=headless_chromium.launch_args(),
             )
             query = f"?viewer={args.viewer}" if args.viewer != "auto" else ""
             load, load_done = fresh_loads(browser, args.cases, query)

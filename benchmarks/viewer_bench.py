@@ -27,21 +27,16 @@ import tempfile
 import threading
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tools import headless_chromium
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "readerstudy.config.settings")
 os.environ.setdefault("DEBUG", "1")
 os.environ.setdefault("ENV_FILE", os.devnull)
 
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--use-gl=angle",
-    "--use-angle=swiftshader",
-    "--enable-unsafe-swiftshader",
-    "--disable-background-networking",
-    "--no-first-run",
-]
+CHROMIUM = headless_chromium.PATH
+CHROMIUM_ARGS = headless_chromium.launch_args(headless_chromium.SWIFTSHADER_GL)
 VIEWPORT = {"width": 1920, "height": 1080}
 PAGE = """<!doctype html>
 <html><head><meta charset="utf-8"><link rel="stylesheet" href="/static/css/app.css">

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import argparse
 import io
+import sys
 from pathlib import Path
 
 from PIL import Image
 from playwright.sync_api import sync_playwright
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
+from tools import headless_chromium
+
 OUT = Path(__file__).resolve().parent / "screenshots"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+ARGS = headless_chromium.launch_args()
 
 
 def sign_in(page, base: str, username: str, password: str) -> None:
@@ -195,7 +199,7 @@ def main() -> None:
     base, password = args.base, args.password
     OUT.mkdir(exist_ok=True)
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        browser = p.chromium.launch(executable_path=headless_chromium.PATH, args=ARGS)
         if "reader-case" in wanted:
             reader_case(browser, base, password)
         if "expert-queue" in wanted:

@@ -12,7 +12,9 @@ import pytest
 from django.core.signals import request_finished, request_started
 from playwright.sync_api import expect
 
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+from tools import headless_chromium
+
+CHROMIUM = headless_chromium.PATH
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 
 # `expect` waits as long as the page's own waits (Playwright's 30 s, not expect's 5 s): on a
@@ -96,14 +98,7 @@ def browser_type_launch_args(browser_type_launch_args):
     return {
         **browser_type_launch_args,
         "executable_path": CHROMIUM,
-        "args": [
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-        ],
+        "args": headless_chromium.launch_args(),
     }
 
 

@@ -1,8 +1,13 @@
-"""The browser tests' own harness: what the drain before each flush counts."""
+"""The browser tests' own harness: what the drain before each flush counts, and the switches
+Chromium is launched with."""
 
 import threading
+from pathlib import Path
+
+import pytest
 
 from tests.browser.conftest import _IN_FLIGHT
+from tools import headless_chromium
 
 
 def test_the_drain_counts_only_the_live_servers_requests():
@@ -24,3 +29,63 @@ def test_the_drain_counts_only_the_live_servers_requests():
     thread.start()
     thread.join()
     assert seen == [before + 1] and _IN_FLIGHT.count == before
+
+
+def _browser_features(pids_before: set[int]) -> list[list[str]]:
+    """The `--disable-features` lists on the command line of each Chromium browser process
+    (not a renderer, GPU or utility process) started since `pids_before` was taken."""
+    found = []
+    for pid in _chromium_browsers() - pids_before:
+        args = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+        found.append([a.split("=", 1)[1].split(",") for a in args if a.startswith(_DISABLE)])
+    return found
+
+
+_DISABLE = "--disable-features="
+
+
+def _chromium_browsers() -> set[int]:
+    pids = set()
+    for entry in Path("/proc").iterdir():
+        try:
+            args = (entry / "cmdline").read_bytes().decode().split("\0")
+        except (OSError, ValueError):
+            continue
+        is_chromium = args[0].endswith("/chromium")
+        if (
+            is_chromium
+            and "--remote-debugging-pipe" in args
+            and not any(a.startswith("--type=") for a in args)
+        ):
+            pids.add(int(entry.name))
+    return pids
+
+
+@pytest.mark.browser
+def test_our_disabled_features_keep_playwrights_and_leave_out_the_omnibox(playwright, browser):
+    """Chromium applies only the last `--disable-features`: ours must carry every feature
+    Playwright disables itself (its list changes with its version), and the omnibox's WebUI
+    renderers must be gone from every window the tests open."""
+    before = _chromium_browsers()
+    plain = playwright.chromium.launch(executable_path=headless_chromium.PATH)
+    try:
+        (playwrights,) = _browser_features(before)
+    finally:
+        plain.close()
+    assert len(playwrights) == 1, playwrights
+    ours = headless_chromium.launch_args()
+    (last,) = [a for a in ours if a.startswith(_DISABLE)]
+    missing = set(playwrights[0]) - set(last.removeprefix(_DISABLE).split(","))
+    assert not missing, (
+        f"Playwright now disables {sorted(missing)}: add them to tools/headless_chromium.py"
+    )
+
+    context = browser.new_context()
+    try:
+        context.new_page().set_content("<p>a page</p>")
+        session = browser.new_browser_cdp_session()
+        targets = session.send("Target.getTargets")["targetInfos"]
+        urls = [t["url"] for t in targets]
+        assert "about:blank" in urls and not [u for u in urls if "omnibox" in u], urls
+    finally:
+        context.close()
