@@ -1,6 +1,7 @@
 """The browser tests' own harness: what the drain before each flush counts, and the switches
 Chromium is launched with."""
 
+import os
 import threading
 from pathlib import Path
 
@@ -45,19 +46,29 @@ _DISABLE = "--disable-features="
 
 
 def _chromium_browsers() -> set[int]:
-    pids = set()
-    for entry in Path("/proc").iterdir():
+    """This test process's Chromium browsers (whatever CHROMIUM_PATH names): its descendants
+    started with Playwright's pipe and without a `--type` (a renderer, GPU or utility process
+    has one). Other xdist workers' browsers are not this process's descendants."""
+    parents = {}
+    for entry in Path("/proc").glob("[0-9]*"):
         try:
-            args = (entry / "cmdline").read_bytes().decode().split("\0")
-        except (OSError, ValueError):
+            stat = (entry / "stat").read_text()
+        except OSError:
             continue
-        is_chromium = args[0].endswith("/chromium")
-        if (
-            is_chromium
-            and "--remote-debugging-pipe" in args
-            and not any(a.startswith("--type=") for a in args)
-        ):
-            pids.add(int(entry.name))
+        parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    mine, grew = {os.getpid()}, True
+    while grew:
+        found = {pid for pid, parent in parents.items() if parent in mine} - mine
+        mine |= found
+        grew = bool(found)
+    pids = set()
+    for pid in mine - {os.getpid()}:
+        try:
+            args = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+        except OSError:
+            continue
+        if "--remote-debugging-pipe" in args and not any(a.startswith("--type=") for a in args):
+            pids.add(pid)
     return pids
 
 
