@@ -32,7 +32,10 @@ from readerstudy.predictions.services import predictions_import
 from readerstudy.question_versions import QuestionVersion
 from tests.factories import MembershipFactory, UserFactory, build_study
 
-pytestmark = pytest.mark.django_db
+# Who may reach what, by status code and by what a body holds: the analysis's figures are built
+# (one that cannot be built fails here too) but not saved as PNG, SVG and PDF; only the PI may
+# have a figure, and a PI's bodies are not searched for the truth.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("figures_unrendered")]
 PERSONAS = [
     "anonymous",
     "outsider",
