@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import profiles
+from tests import profiles, roracle
 
 RESOURCES = Path(__file__).parent / "resources"
 
@@ -63,6 +63,16 @@ def pytest_runtest_logfinish(nodeid, location):
     as the process, like what collection made."""
     if len(sys.modules) > _Frozen.modules:
         _freeze_what_lives()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """The test being run, for tests/roracle.py's check of its mark."""
+    roracle.Running.item = item
+    try:
+        return (yield)
+    finally:
+        roracle.Running.item = None
 
 
 def pytest_configure(config):

@@ -26,8 +26,23 @@ def require(*packages: str) -> None:
             pytest.skip(f"the R package {package} is not in R_LIBS={R_LIBS}")
 
 
+class Running:
+    """The test being run (set by tests/conftest.py around its setup, call and teardown)."""
+
+    item: pytest.Item | None = None
+
+
+def _check_marked() -> None:
+    """A test that runs R carries the `roracle` mark: .ci/run runs those once, on SQLite, and
+    tests/worker_order.py starts them first; an unmarked one ran R twice in CI, late."""
+    item = Running.item
+    if item is not None and item.get_closest_marker("roracle") is None:
+        raise AssertionError(f"{item.nodeid} runs R: mark it `pytest.mark.roracle`")
+
+
 def rscript(*args: str, timeout: int = 300, cwd: Path = ROC_RESULTS) -> str:
     """Run `Rscript args...` in `cwd` with R_LIBS set; fail with R's error."""
+    _check_marked()
     out = subprocess.run(
         ["Rscript", *args],
         cwd=cwd,

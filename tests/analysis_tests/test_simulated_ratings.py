@@ -22,7 +22,11 @@ from tests import roracle
 from tests.analysis_tests.simulated_checks import interval_problems
 from tests.design_tests.roracle_zip import r_commands
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("figures_unrendered")]
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.roracle,
+    pytest.mark.usefixtures("figures_unrendered"),
+]
 
 
 def simulated(tmp_path, design: str):

@@ -35,7 +35,11 @@ from tests.factories import (
 )
 from tests.stats_tests.mrmcaov_reference import compare
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("figures_unrendered")]
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.roracle,
+    pytest.mark.usefixtures("figures_unrendered"),
+]
 VANDYKE = pd.read_csv(roracle.ROC_RESULTS / "vandyke.csv")
 REFERENCE = json.loads((roracle.ROC_RESULTS / "mrmcaov_vandyke.json").read_text())["factorial"]
 # VanDyke's treatment 1 is read in the aided arm: the page's aided − unaided is MRMCaov's 1 − 2.
