@@ -3,7 +3,6 @@ pytest-django runs): isolated media, an empty cache, personas around one study, 
 seeded once per run."""
 
 import fcntl
-import importlib
 import io
 import os
 import shutil
@@ -16,27 +15,6 @@ import pytest
 from readerstudy.models import Role
 from tests.factories import PASSWORD, MembershipFactory, UserFactory, build_study
 from tests.radiographs import derived_once, place
-
-# What an analysis imports when it first runs (Django starts without them): imported before
-# tests/conftest.py freezes the collected heap, so that their ~150,000 objects are frozen with it
-# instead of walked by every collection of the test that happens to run the first analysis.
-ANALYSIS_STACK = (
-    "analysis.exports",
-    "analysis.pipeline",
-    "analysis.plots",
-    "openpyxl",
-    "scipy.special",
-    "scipy.stats",
-    "statsmodels.stats.contingency_tables",
-    "statsmodels.stats.inter_rater",
-    "statsmodels.stats.proportion",
-)
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_finish(session):
-    for module in ANALYSIS_STACK:
-        importlib.import_module(module)
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -32,44 +32,32 @@ def test_the_drain_counts_only_the_live_servers_requests():
     assert seen == [before + 1] and _IN_FLIGHT.count == before
 
 
-def _browser_features(pids_before: set[int]) -> list[list[str]]:
-    """The `--disable-features` lists on the command line of each Chromium browser process
-    (not a renderer, GPU or utility process) started since `pids_before` was taken."""
-    found = []
-    for pid in _chromium_browsers() - pids_before:
-        args = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
-        found.append([a.split("=", 1)[1].split(",") for a in args if a.startswith(_DISABLE)])
-    return found
-
-
 _DISABLE = "--disable-features="
 
 
-def _chromium_browsers() -> set[int]:
-    """This test process's Chromium browsers (whatever CHROMIUM_PATH names): its descendants
-    started with Playwright's pipe and without a `--type` (a renderer, GPU or utility process
-    has one). Other xdist workers' browsers are not this process's descendants."""
-    parents = {}
+def _chromium_browsers() -> dict[int, list[str]]:
+    """This test process's Chromium browsers (whatever CHROMIUM_PATH names), by pid, with
+    their command lines: its descendants started with Playwright's pipe and without a `--type`
+    (a renderer, GPU or utility process has one). Other xdist workers' browsers are not this
+    process's descendants."""
+    children: dict[int, list[int]] = {}
     for entry in Path("/proc").glob("[0-9]*"):
         try:
-            stat = (entry / "stat").read_text()
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
         except OSError:
             continue
-        parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
-    mine, grew = {os.getpid()}, True
-    while grew:
-        found = {pid for pid, parent in parents.items() if parent in mine} - mine
-        mine |= found
-        grew = bool(found)
-    pids = set()
-    for pid in mine - {os.getpid()}:
+        children.setdefault(parent, []).append(int(entry.name))
+    browsers, stack = {}, list(children.get(os.getpid(), []))
+    while stack:
+        pid = stack.pop()
+        stack += children.get(pid, [])
         try:
             args = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
         except OSError:
             continue
         if "--remote-debugging-pipe" in args and not any(a.startswith("--type=") for a in args):
-            pids.add(pid)
-    return pids
+            browsers[pid] = args
+    return browsers
 
 
 @pytest.mark.browser
@@ -80,13 +68,12 @@ def test_our_disabled_features_keep_playwrights_and_leave_out_the_omnibox(playwr
     before = _chromium_browsers()
     plain = playwright.chromium.launch(executable_path=headless_chromium.PATH)
     try:
-        (playwrights,) = _browser_features(before)
+        (args,) = [a for pid, a in _chromium_browsers().items() if pid not in before]
     finally:
         plain.close()
-    assert len(playwrights) == 1, playwrights
-    ours = headless_chromium.launch_args()
-    (last,) = [a for a in ours if a.startswith(_DISABLE)]
-    missing = set(playwrights[0]) - set(last.removeprefix(_DISABLE).split(","))
+    (playwrights,) = [a.removeprefix(_DISABLE).split(",") for a in args if a.startswith(_DISABLE)]
+    (ours,) = [a for a in headless_chromium.launch_args() if a.startswith(_DISABLE)]
+    missing = set(playwrights) - set(ours.removeprefix(_DISABLE).split(","))
     assert not missing, (
         f"Playwright now disables {sorted(missing)}: add them to tools/headless_chromium.py"
     )
